@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "api/gravitino/errors.h"
+
+#include <nlohmann/json.hpp>
+
+namespace cairn::api::gravitino {
+
+namespace {
+
+// Entity name as it appears in Gravitino's exception class names.
+std::string_view ClassEntity(EntityKind kind) {
+  switch (kind) {
+    case EntityKind::kMetalake: return "Metalake";
+    case EntityKind::kCatalog: return "Catalog";
+    case EntityKind::kSchema: return "Schema";
+    case EntityKind::kTable: return "Table";
+    case EntityKind::kView: return "View";
+    case EntityKind::kFileset: return "Fileset";
+    case EntityKind::kTopic: return "Topic";
+    case EntityKind::kModel: return "Model";
+    case EntityKind::kFunction: return "Function";
+    case EntityKind::kColumn: return "Column";
+    case EntityKind::kPartition: return "Partition";
+    case EntityKind::kIndex:
+    case EntityKind::kNone: return "";
+  }
+  return "";
+}
+
+std::string Prefixed(EntityKind kind, std::string_view prefix, std::string_view suffix,
+                     std::string_view fallback) {
+  const std::string_view entity = ClassEntity(kind);
+  if (entity.empty()) return std::string(fallback);
+  return fmt::format("{}{}{}", prefix, entity, suffix);
+}
+
+}  // namespace
+
+ErrorMapping MapError(const Error& error) {
+  const EntityKind e = error.entity;
+  switch (error.code) {
+    case ErrorCode::kInvalidArgument:
+      return {400, 1001, "IllegalArgumentException"};
+    case ErrorCode::kNotFound:
+      return {404, 1003, Prefixed(e, "NoSuch", "Exception", "NotFoundException")};
+    case ErrorCode::kAlreadyExists:
+      return {409, 1004, Prefixed(e, "", "AlreadyExistsException", "AlreadyExistsException")};
+    case ErrorCode::kNotEmpty:
+      return {409, 1005, Prefixed(e, "NonEmpty", "Exception", "NonEmptyException")};
+    case ErrorCode::kNotInUse:
+      if (e == EntityKind::kMetalake || e == EntityKind::kCatalog) {
+        return {409, 1009, Prefixed(e, "", "NotInUseException", "NotInUseException")};
+      }
+      return {409, 1009, "NotInUseException"};
+    case ErrorCode::kInUse:
+      if (e == EntityKind::kMetalake || e == EntityKind::kCatalog) {
+        return {409, 1010, Prefixed(e, "", "InUseException", "InUseException")};
+      }
+      return {409, 1010, "InUseException"};
+    case ErrorCode::kConflict:
+      return {409, 1100, "ConcurrentModificationException"};
+    case ErrorCode::kCommitStateUnknown:
+      return {500, 1002, "RuntimeException"};
+    case ErrorCode::kUnauthenticated:
+      return {401, 1011, "UnauthorizedException"};
+    case ErrorCode::kPermissionDenied:
+      return {403, 1008, "ForbiddenException"};
+    case ErrorCode::kUnsupported:
+      return {405, 1006, "UnsupportedOperationException"};
+    case ErrorCode::kConnectionFailed:
+      return {502, 1007, "ConnectionFailedException"};
+    case ErrorCode::kUnavailable:
+      return {503, 1002, "RuntimeException"};
+    case ErrorCode::kInternal:
+      return {500, 1002, "RuntimeException"};
+  }
+  return {500, 1002, "RuntimeException"};
+}
+
+http::Response PlainErrorResponse(int http_status, int code, std::string_view type,
+                                  std::string_view message) {
+  nlohmann::ordered_json body;
+  body["code"] = code;
+  body["type"] = type;
+  body["message"] = message;
+  body["stack"] = nlohmann::json::array();
+  http::Response r;
+  r.status = http_status;
+  r.body = body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return r;
+}
+
+http::Response ErrorResponse(const Error& error, const Operation& op) {
+  const ErrorMapping m = MapError(error);
+  std::string message;
+  if (op.op.empty()) {
+    message = error.message;
+  } else if (op.parent.empty()) {
+    message = fmt::format("Failed to operate {}(s) [{}] operation [{}], reason [{}]",
+                          EntityKindName(op.kind), op.name, op.op, error.message);
+  } else {
+    message = fmt::format("Failed to operate {}(s) [{}] operation [{}] under {} [{}], reason [{}]",
+                          EntityKindName(op.kind), op.name, op.op, EntityKindName(op.parent_kind),
+                          op.parent, error.message);
+  }
+  return PlainErrorResponse(m.http_status, m.code, m.type, message);
+}
+
+}  // namespace cairn::api::gravitino

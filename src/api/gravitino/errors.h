@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: Apache-2.0
+// The one place where errors become Gravitino's HTTP status, error code and exception type.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "common/error.h"
+#include "http/message.h"
+
+namespace cairn::api::gravitino {
+
+/// What the failed request was doing, for Gravitino's message template:
+/// `Failed to operate <kind>(s) [<name>] operation [<OP>] under <parent kind> [<parent>], reason [..]`.
+struct Operation {
+  EntityKind kind = EntityKind::kNone;
+  std::string name;
+  std::string op;  // LIST CREATE LOAD ALTER DROP ENABLE DISABLE ...
+  EntityKind parent_kind = EntityKind::kNone;
+  std::string parent;
+};
+
+struct ErrorMapping {
+  int http_status;
+  int code;
+  std::string type;
+};
+
+/// Gravitino's (HTTP status, code, exception type) for an error.
+ErrorMapping MapError(const Error& error);
+
+/// The error envelope `{"code","type","message","stack":[]}` as a response.
+http::Response ErrorResponse(const Error& error, const Operation& op);
+/// An envelope for transport-level failures (bad target, body too large, unknown route).
+http::Response PlainErrorResponse(int http_status, int code, std::string_view type, std::string_view message);
+
+}  // namespace cairn::api::gravitino

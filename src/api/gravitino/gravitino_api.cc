@@ -1,0 +1,458 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "api/gravitino/gravitino_api.h"
+
+#include <optional>
+#include <vector>
+
+#include "api/gravitino/errors.h"
+#include "api/gravitino/serde.h"
+#include "common/util.h"
+#include "service/authn.h"
+
+namespace cairn::api::gravitino {
+
+namespace {
+
+using http::Request;
+using http::Response;
+
+Response Ok(OrderedJson body) {
+  OrderedJson out;
+  out["code"] = 0;
+  for (auto& [k, v] : body.items()) out[k] = std::move(v);
+  Response r;
+  r.body = out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return r;
+}
+
+Response OkEmpty() { return Ok(OrderedJson::object()); }
+
+Response Dropped(bool dropped) { return Ok(OrderedJson{{"dropped", dropped}}); }
+
+bool QueryFlag(const Request& r, std::string_view name) {
+  auto v = r.Query(name);
+  return v && EqualsIgnoreCase(Trim(*v), "true");
+}
+
+OrderedJson Identifiers(const std::vector<std::string>& ns, const std::vector<std::string>& names) {
+  OrderedJson arr = OrderedJson::array();
+  for (const auto& n : names) arr.push_back(OrderedJson{{"namespace", ns}, {"name", n}});
+  return OrderedJson{{"identifiers", std::move(arr)}};
+}
+
+// The accepted API version from `Accept: application/vnd.gravitino.vN+json`; nullopt when the
+// client asks for one this server does not speak.
+bool AcceptsV1(const Request& r) {
+  auto accept = r.Header("Accept");
+  if (!accept) return true;
+  constexpr std::string_view kPrefix = "application/vnd.gravitino.v";
+  const size_t pos = accept->find(kPrefix);
+  if (pos == std::string::npos) return true;
+  const size_t start = pos + kPrefix.size();
+  const size_t end = accept->find('+', start);
+  return accept->substr(start, end - start) == "1";
+}
+
+// Parses a JSON body, or answers with the error.
+struct Call {
+  const Request& request;
+  service::CallContext ctx;
+  Operation op;
+
+  Response Fail(const Error& e) const { return ErrorResponse(e, op); }
+};
+
+}  // namespace
+
+GravitinoApi::GravitinoApi(service::MetadataService& service, ApiInfo info, std::function<bool()> ready)
+    : service_(service), info_(std::move(info)), ready_(std::move(ready)) {}
+
+Response GravitinoApi::Health(std::string_view which) const {
+  const bool ready = ready_();
+  OrderedJson http_check{{"name", "httpServer"}, {"status", "up"}, {"details", OrderedJson::object()}};
+  OrderedJson store_check{{"name", "entityStore"}, {"status", ready ? "up" : "down"},
+                          {"details", OrderedJson::object()}};
+  OrderedJson checks = OrderedJson::array();
+  bool up = true;
+  if (which != "ready") checks.push_back(http_check);
+  if (which != "live") {
+    checks.push_back(store_check);
+    up = ready;
+  }
+  Response r = Ok(OrderedJson{{"status", up ? "up" : "down"}, {"checks", std::move(checks)}});
+  if (!up) r.status = 503;
+  return r;
+}
+
+Response GravitinoApi::Handle(const Request& request) const {
+  if (!AcceptsV1(request)) {
+    Response r;
+    r.status = 406;
+    r.content_type = "text/plain";
+    r.body = "Unsupported version";
+    return r;
+  }
+  // Decode path segments after /api.
+  std::vector<std::string> seg;
+  {
+    std::string_view rest = std::string_view(request.path).substr(4);  // after "/api"
+    for (const auto& raw : Split(rest, '/')) {
+      if (raw.empty()) continue;
+      auto decoded = PercentDecode(raw);
+      if (!decoded) {
+        return PlainErrorResponse(400, 1001, "IllegalArgumentException",
+                                  "Malformed percent-encoding in the request path");
+      }
+      seg.push_back(std::move(*decoded));
+    }
+  }
+  const std::string& method = request.method;
+  Call call{request, {service::SimplePrincipal(request.Header("Authorization")), NowMillis()}, {}};
+  auto not_allowed = [&] {
+    return PlainErrorResponse(405, 1006, "UnsupportedOperationException",
+                              fmt::format("Method {} is not allowed on {}", method, request.path));
+  };
+  auto parse_body = [&]() -> Result<Json> { return ParseBody(request.body); };
+
+  const size_t n = seg.size();
+  // ---- service endpoints ----
+  if (n == 1 && seg[0] == "version") {
+    if (method != "GET") return not_allowed();
+    return Ok(OrderedJson{{"version", OrderedJson{{"version", info_.version},
+                                                  {"compileDate", info_.compile_date},
+                                                  {"gitCommit", info_.git_commit}}}});
+  }
+  if (n >= 1 && seg[0] == "health" && n <= 2) {
+    if (method != "GET") return not_allowed();
+    return Health(n == 2 ? seg[1] : "");
+  }
+  if (n == 2 && seg[0] == "authn" && seg[1] == "me") {
+    if (method != "GET") return not_allowed();
+    return Ok(OrderedJson{{"principal", call.ctx.principal}});
+  }
+  if (n == 0 || seg[0] != "metalakes") {
+    return PlainErrorResponse(404, 1003, "NotFoundException",
+                              fmt::format("No endpoint matches {} {}", method, request.path));
+  }
+
+  // ---- metalakes ----
+  if (n == 1) {
+    if (method == "GET") {
+      call.op = {EntityKind::kMetalake, "*", "LIST"};
+      auto list = service_.ListMetalakes();
+      if (!list) return call.Fail(list.error());
+      OrderedJson arr = OrderedJson::array();
+      for (const auto& m : *list) arr.push_back(MetalakeToJson(m));
+      return Ok(OrderedJson{{"metalakes", std::move(arr)}});
+    }
+    if (method == "POST") {
+      call.op = {EntityKind::kMetalake, "", "CREATE"};
+      auto body = parse_body();
+      if (!body) return call.Fail(body.error());
+      model::Metalake m;
+      auto name = RequiredString(*body, "name");
+      if (!name) return call.Fail(name.error());
+      m.name = *name;
+      call.op.name = m.name;
+      auto comment = OptionalString(*body, "comment");
+      if (!comment) return call.Fail(comment.error());
+      m.comment = *comment;
+      auto props = PropertiesFromJson(*body, "properties");
+      if (!props) return call.Fail(props.error());
+      m.properties = *props;
+      auto created = service_.CreateMetalake(call.ctx, m);
+      if (!created) return call.Fail(created.error());
+      return Ok(OrderedJson{{"metalake", MetalakeToJson(*created)}});
+    }
+    return not_allowed();
+  }
+  const std::string& ml = seg[1];
+  if (n == 2) {
+    call.op = {EntityKind::kMetalake, ml, ""};
+    if (method == "GET") {
+      call.op.op = "LOAD";
+      auto m = service_.LoadMetalake(ml);
+      if (!m) return call.Fail(m.error());
+      return Ok(OrderedJson{{"metalake", MetalakeToJson(*m)}});
+    }
+    if (method == "PUT") {
+      call.op.op = "ALTER";
+      auto body = parse_body();
+      if (!body) return call.Fail(body.error());
+      auto changes = EntityUpdatesFromJson(*body, EntityKind::kMetalake);
+      if (!changes) return call.Fail(changes.error());
+      auto m = service_.AlterMetalake(call.ctx, ml, *changes);
+      if (!m) return call.Fail(m.error());
+      return Ok(OrderedJson{{"metalake", MetalakeToJson(*m)}});
+    }
+    if (method == "PATCH") {
+      auto body = parse_body();
+      if (!body) return call.Fail(body.error());
+      auto in_use = body->find("inUse");
+      if (in_use == body->end() || !in_use->is_boolean()) {
+        return call.Fail(InvalidArgument("Field 'inUse' is required and must be a boolean"));
+      }
+      call.op.op = in_use->get<bool>() ? "ENABLE" : "DISABLE";
+      auto s = service_.SetMetalakeInUse(call.ctx, ml, in_use->get<bool>());
+      if (!s) return call.Fail(s.error());
+      return OkEmpty();
+    }
+    if (method == "DELETE") {
+      call.op.op = "DROP";
+      auto dropped = service_.DropMetalake(call.ctx, ml, QueryFlag(request, "force"));
+      if (!dropped) return call.Fail(dropped.error());
+      return Dropped(*dropped);
+    }
+    return not_allowed();
+  }
+  if (seg[2] != "catalogs") {
+    return PlainErrorResponse(404, 1003, "NotFoundException",
+                              fmt::format("No endpoint matches {} {}", method, request.path));
+  }
+
+  // ---- catalogs ----
+  auto catalog_from_body = [&](const Json& body) -> Result<model::Catalog> {
+    model::Catalog c;
+    c.metalake = ml;
+    CAIRN_ASSIGN_OR_RETURN(c.name, RequiredString(body, "name"));
+    CAIRN_ASSIGN_OR_RETURN(std::string type, RequiredString(body, "type"));
+    auto parsed = model::ParseCatalogType(type);
+    if (!parsed) {
+      return InvalidArgument("Field 'type' has an unknown catalog type '{}'; expected one of relational, fileset, messaging, model", type);
+    }
+    c.type = *parsed;
+    CAIRN_ASSIGN_OR_RETURN(auto provider, OptionalString(body, "provider"));
+    if (!provider || Trim(*provider).empty()) {
+      if (c.type == model::CatalogType::kFileset) {
+        provider = "fileset";
+      } else if (c.type == model::CatalogType::kModel) {
+        provider = "model";
+      } else {
+        return InvalidArgument("Field 'provider' is required for catalogs of type '{}'", type);
+      }
+    }
+    c.provider = *provider == "hadoop" ? "fileset" : *provider;
+    CAIRN_ASSIGN_OR_RETURN(c.comment, OptionalString(body, "comment"));
+    CAIRN_ASSIGN_OR_RETURN(c.properties, PropertiesFromJson(body, "properties"));
+    return c;
+  };
+  if (n == 3) {
+    call.op = {EntityKind::kCatalog, "*", "", EntityKind::kMetalake, ml};
+    if (method == "GET") {
+      call.op.op = "LIST";
+      auto list = service_.ListCatalogs(ml);
+      if (!list) return call.Fail(list.error());
+      if (QueryFlag(request, "details")) {
+        OrderedJson arr = OrderedJson::array();
+        for (const auto& c : *list) arr.push_back(CatalogToJson(c));
+        return Ok(OrderedJson{{"catalogs", std::move(arr)}});
+      }
+      std::vector<std::string> names;
+      for (const auto& c : *list) names.push_back(c.name);
+      return Ok(Identifiers({ml}, names));
+    }
+    if (method == "POST") {
+      call.op.op = "CREATE";
+      auto body = parse_body();
+      if (!body) return call.Fail(body.error());
+      auto c = catalog_from_body(*body);
+      if (!c) return call.Fail(c.error());
+      call.op.name = c->name;
+      auto created = service_.CreateCatalog(call.ctx, *c);
+      if (!created) return call.Fail(created.error());
+      return Ok(OrderedJson{{"catalog", CatalogToJson(*created)}});
+    }
+    return not_allowed();
+  }
+  if (n == 4 && seg[3] == "testConnection" && method == "POST") {
+    call.op = {EntityKind::kCatalog, "", "CREATE", EntityKind::kMetalake, ml};
+    auto body = parse_body();
+    if (!body) return call.Fail(body.error());
+    auto c = catalog_from_body(*body);
+    if (!c) return call.Fail(c.error());
+    call.op.name = c->name;
+    auto s = service_.TestConnection(*c);
+    if (!s) return call.Fail(s.error());
+    return OkEmpty();
+  }
+  const std::string& cat = seg[3];
+  if (n == 4) {
+    call.op = {EntityKind::kCatalog, cat, "", EntityKind::kMetalake, ml};
+    if (method == "GET") {
+      call.op.op = "LOAD";
+      auto c = service_.LoadCatalog(ml, cat);
+      if (!c) return call.Fail(c.error());
+      return Ok(OrderedJson{{"catalog", CatalogToJson(*c)}});
+    }
+    if (method == "PUT") {
+      call.op.op = "ALTER";
+      auto body = parse_body();
+      if (!body) return call.Fail(body.error());
+      auto changes = EntityUpdatesFromJson(*body, EntityKind::kCatalog);
+      if (!changes) return call.Fail(changes.error());
+      auto c = service_.AlterCatalog(call.ctx, ml, cat, *changes);
+      if (!c) return call.Fail(c.error());
+      return Ok(OrderedJson{{"catalog", CatalogToJson(*c)}});
+    }
+    if (method == "PATCH") {
+      auto body = parse_body();
+      if (!body) return call.Fail(body.error());
+      auto in_use = body->find("inUse");
+      if (in_use == body->end() || !in_use->is_boolean()) {
+        return call.Fail(InvalidArgument("Field 'inUse' is required and must be a boolean"));
+      }
+      call.op.op = in_use->get<bool>() ? "ENABLE" : "DISABLE";
+      auto s = service_.SetCatalogInUse(call.ctx, ml, cat, in_use->get<bool>());
+      if (!s) return call.Fail(s.error());
+      return OkEmpty();
+    }
+    if (method == "DELETE") {
+      call.op.op = "DROP";
+      auto dropped = service_.DropCatalog(call.ctx, ml, cat, QueryFlag(request, "force"));
+      if (!dropped) return call.Fail(dropped.error());
+      return Dropped(*dropped);
+    }
+    return not_allowed();
+  }
+  if (seg[4] != "schemas") {
+    return PlainErrorResponse(404, 1003, "NotFoundException",
+                              fmt::format("No endpoint matches {} {}", method, request.path));
+  }
+
+  // ---- schemas ----
+  const std::string catalog_full = cat;
+  if (n == 5) {
+    call.op = {EntityKind::kSchema, "*", "", EntityKind::kCatalog, catalog_full};
+    if (method != "GET" && method != "POST") return not_allowed();
+    auto conn = service_.OpenCatalog(ml, cat);
+    if (method == "GET") {
+      call.op.op = "LIST";
+      if (!conn) return call.Fail(conn.error());
+      auto names = (*conn)->ListSchemas();
+      if (!names) return call.Fail(names.error());
+      return Ok(Identifiers({ml, cat}, *names));
+    }
+    call.op.op = "CREATE";
+    auto body = parse_body();
+    if (!body) return call.Fail(body.error());
+    model::Schema s;
+    auto name = RequiredString(*body, "name");
+    if (!name) return call.Fail(name.error());
+    s.name = *name;
+    call.op.name = s.name;
+    auto comment = OptionalString(*body, "comment");
+    if (!comment) return call.Fail(comment.error());
+    s.comment = *comment;
+    auto props = PropertiesFromJson(*body, "properties");
+    if (!props) return call.Fail(props.error());
+    s.properties = *props;
+    auto valid = model::ValidateObjectName(EntityKind::kSchema, s.name);
+    if (!valid) return call.Fail(valid.error());
+    if (!conn) return call.Fail(conn.error());
+    auto created = (*conn)->CreateSchema(call.ctx, s);
+    if (!created) return call.Fail(created.error());
+    return Ok(OrderedJson{{"schema", SchemaToJson(*created)}});
+  }
+  const std::string& sch = seg[5];
+  if (n == 6) {
+    call.op = {EntityKind::kSchema, sch, "", EntityKind::kCatalog, catalog_full};
+    if (method != "GET" && method != "PUT" && method != "DELETE") return not_allowed();
+    auto conn = service_.OpenCatalog(ml, cat);
+    if (method == "GET") {
+      call.op.op = "LOAD";
+      if (!conn) return call.Fail(conn.error());
+      auto s = (*conn)->LoadSchema(sch);
+      if (!s) return call.Fail(s.error());
+      return Ok(OrderedJson{{"schema", SchemaToJson(*s)}});
+    }
+    if (method == "PUT") {
+      call.op.op = "ALTER";
+      auto body = parse_body();
+      if (!body) return call.Fail(body.error());
+      auto changes = EntityUpdatesFromJson(*body, EntityKind::kSchema);
+      if (!changes) return call.Fail(changes.error());
+      if (!conn) return call.Fail(conn.error());
+      auto s = (*conn)->AlterSchema(call.ctx, sch, *changes);
+      if (!s) return call.Fail(s.error());
+      return Ok(OrderedJson{{"schema", SchemaToJson(*s)}});
+    }
+    call.op.op = "DROP";
+    if (!conn) return call.Fail(conn.error());
+    auto dropped = (*conn)->DropSchema(call.ctx, sch, QueryFlag(request, "cascade"));
+    if (!dropped) return call.Fail(dropped.error());
+    return Dropped(*dropped);
+  }
+  if (seg[6] != "tables") {
+    return PlainErrorResponse(404, 1003, "NotFoundException",
+                              fmt::format("No endpoint matches {} {}", method, request.path));
+  }
+
+  // ---- tables ----
+  const std::string schema_full = cat + "." + sch;
+  if (n == 7) {
+    call.op = {EntityKind::kTable, "*", "", EntityKind::kSchema, schema_full};
+    if (method != "GET" && method != "POST") return not_allowed();
+    auto conn = service_.OpenCatalog(ml, cat);
+    if (method == "GET") {
+      call.op.op = "LIST";
+      if (!conn) return call.Fail(conn.error());
+      auto names = (*conn)->ListTables(sch);
+      if (!names) return call.Fail(names.error());
+      return Ok(Identifiers({ml, cat, sch}, *names));
+    }
+    call.op.op = "CREATE";
+    auto body = parse_body();
+    if (!body) return call.Fail(body.error());
+    auto table = TableFromJson(*body);
+    if (!table) {
+      if (auto nm = OptionalString(*body, "name"); nm && *nm) call.op.name = **nm;
+      return call.Fail(table.error());
+    }
+    call.op.name = table->name;
+    auto valid = model::ValidateObjectName(EntityKind::kTable, table->name);
+    if (!valid) return call.Fail(valid.error());
+    if (!conn) return call.Fail(conn.error());
+    auto created = (*conn)->CreateTable(call.ctx, sch, *table);
+    if (!created) return call.Fail(created.error());
+    return Ok(OrderedJson{{"table", TableToJson(*created)}});
+  }
+  const std::string& tbl = seg[7];
+  if (n == 8) {
+    call.op = {EntityKind::kTable, tbl, "", EntityKind::kSchema, schema_full};
+    if (method != "GET" && method != "PUT" && method != "DELETE") return not_allowed();
+    auto conn = service_.OpenCatalog(ml, cat);
+    if (method == "GET") {
+      call.op.op = "LOAD";
+      if (!conn) return call.Fail(conn.error());
+      auto t = (*conn)->LoadTable(sch, tbl);
+      if (!t) return call.Fail(t.error());
+      return Ok(OrderedJson{{"table", TableToJson(*t)}});
+    }
+    if (method == "PUT") {
+      call.op.op = "ALTER";
+      auto body = parse_body();
+      if (!body) return call.Fail(body.error());
+      auto changes = TableUpdatesFromJson(*body);
+      if (!changes) return call.Fail(changes.error());
+      for (const auto& c : *changes) {
+        if (c.kind == model::TableChange::Kind::kRename) {
+          auto v = model::ValidateObjectName(EntityKind::kTable, c.new_name);
+          if (!v) return call.Fail(v.error());
+        }
+      }
+      if (!conn) return call.Fail(conn.error());
+      auto t = (*conn)->AlterTable(call.ctx, sch, tbl, *changes);
+      if (!t) return call.Fail(t.error());
+      return Ok(OrderedJson{{"table", TableToJson(*t)}});
+    }
+    call.op.op = "DROP";
+    if (!conn) return call.Fail(conn.error());
+    auto dropped = (*conn)->DropTable(call.ctx, sch, tbl, QueryFlag(request, "purge"));
+    if (!dropped) return call.Fail(dropped.error());
+    return Dropped(*dropped);
+  }
+  return PlainErrorResponse(404, 1003, "NotFoundException",
+                            fmt::format("No endpoint matches {} {}", method, request.path));
+}
+
+}  // namespace cairn::api::gravitino

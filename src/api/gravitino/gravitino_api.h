@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <string>
+
+#include "http/message.h"
+#include "service/metadata_service.h"
+
+namespace cairn::api::gravitino {
+
+struct ApiInfo {
+  std::string version = "1.3.1";      // reported to clients; 1.3 clients need >= 1.3.0
+  std::string compile_date;
+  std::string git_commit;
+};
+
+/// The Gravitino-compatible REST API under `/api`: routing, request parsing, response
+/// envelopes and error mapping. Holds no state of its own; safe from many threads.
+class GravitinoApi {
+ public:
+  GravitinoApi(service::MetadataService& service, ApiInfo info, std::function<bool()> ready);
+
+  /// Handles a request whose path starts with `/api`.
+  http::Response Handle(const http::Request& request) const;
+
+  /// `/health`, `/health/live`, `/health/ready` (also served outside `/api`).
+  http::Response Health(std::string_view which) const;
+
+ private:
+  service::MetadataService& service_;
+  ApiInfo info_;
+  std::function<bool()> ready_;
+};
+
+}  // namespace cairn::api::gravitino

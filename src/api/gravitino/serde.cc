@@ -1,0 +1,834 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "api/gravitino/serde.h"
+
+#include "common/util.h"
+
+namespace cairn::api::gravitino {
+
+using model::TypeKind;
+
+namespace {
+
+std::string TypeName(const Json& j) {
+  switch (j.type()) {
+    case Json::value_t::null: return "null";
+    case Json::value_t::object: return "an object";
+    case Json::value_t::array: return "an array";
+    case Json::value_t::string: return "a string";
+    case Json::value_t::boolean: return "a boolean";
+    case Json::value_t::number_integer:
+    case Json::value_t::number_unsigned: return "an integer";
+    case Json::value_t::number_float: return "a number";
+    default: return "an unsupported value";
+  }
+}
+
+Error WrongType(const std::string& field, const char* expected, const Json& got) {
+  return InvalidArgument("Field '{}' must be {}, got {}", field, expected, TypeName(got));
+}
+
+const Json* Find(const Json& j, const char* field) {
+  if (!j.is_object()) return nullptr;
+  auto it = j.find(field);
+  if (it == j.end() || it->is_null()) return nullptr;
+  return &*it;
+}
+
+std::string Path(const std::string& parent, const char* field) {
+  return parent.empty() ? std::string(field) : parent + "." + field;
+}
+
+Result<bool> OptionalBool(const Json& j, const char* field, bool fallback, const std::string& ctx) {
+  const Json* v = Find(j, field);
+  if (v == nullptr) return fallback;
+  if (!v->is_boolean()) return WrongType(Path(ctx, field), "a boolean", *v);
+  return v->get<bool>();
+}
+
+Result<int> OptionalInt(const Json& j, const char* field, int fallback, const std::string& ctx) {
+  const Json* v = Find(j, field);
+  if (v == nullptr) return fallback;
+  if (!v->is_number_integer()) return WrongType(Path(ctx, field), "an integer", *v);
+  const auto value = v->get<int64_t>();
+  if (value < INT32_MIN || value > INT32_MAX) {
+    return InvalidArgument("Field '{}' is out of range", Path(ctx, field));
+  }
+  return static_cast<int>(value);
+}
+
+Result<std::string> StringIn(const Json& j, const char* field, const std::string& ctx) {
+  const Json* v = Find(j, field);
+  if (v == nullptr) return InvalidArgument("Field '{}' is required", Path(ctx, field));
+  if (!v->is_string()) return WrongType(Path(ctx, field), "a string", *v);
+  return v->get<std::string>();
+}
+
+Result<model::FieldName> FieldNameFromJson(const Json& j, const char* field, const std::string& ctx) {
+  const Json* v = Find(j, field);
+  const std::string path = Path(ctx, field);
+  if (v == nullptr) return InvalidArgument("Field '{}' is required", path);
+  if (!v->is_array() || v->empty()) return InvalidArgument("Field '{}' must be a non-empty array of strings", path);
+  model::FieldName out;
+  for (const auto& e : *v) {
+    if (!e.is_string() || e.get<std::string>().empty()) {
+      return InvalidArgument("Field '{}' must be a non-empty array of non-empty strings", path);
+    }
+    out.push_back(e.get<std::string>());
+  }
+  return out;
+}
+
+Result<std::vector<model::FieldName>> FieldNamesFromJson(const Json& j, const char* field,
+                                                         const std::string& ctx) {
+  const Json* v = Find(j, field);
+  const std::string path = Path(ctx, field);
+  if (v == nullptr) return InvalidArgument("Field '{}' is required", path);
+  if (!v->is_array()) return WrongType(path, "an array of field names", *v);
+  std::vector<model::FieldName> out;
+  Json wrapper = Json::object();
+  for (const auto& e : *v) {
+    wrapper["n"] = e;
+    CAIRN_ASSIGN_OR_RETURN(auto name, FieldNameFromJson(wrapper, "n", path));
+    out.push_back(std::move(name));
+  }
+  return out;
+}
+
+Result<std::vector<model::Expression>> ExpressionsFromJson(const Json& j, const char* field,
+                                                           const std::string& ctx) {
+  const Json* v = Find(j, field);
+  std::vector<model::Expression> out;
+  if (v == nullptr) return out;
+  const std::string path = Path(ctx, field);
+  if (!v->is_array()) return WrongType(path, "an array", *v);
+  for (size_t i = 0; i < v->size(); ++i) {
+    CAIRN_ASSIGN_OR_RETURN(auto e, ExpressionFromJson((*v)[i], fmt::format("{}[{}]", path, i)));
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+OrderedJson FieldNameToJson(const model::FieldName& f) {
+  OrderedJson a = OrderedJson::array();
+  for (const auto& s : f) a.push_back(s);
+  return a;
+}
+
+}  // namespace
+
+Result<Json> ParseBody(const std::string& body) {
+  Json j = Json::parse(body, nullptr, false);
+  if (j.is_discarded()) return InvalidArgument("Malformed json request: the body is not valid JSON");
+  if (!j.is_object()) return InvalidArgument("Malformed json request: the body must be a JSON object");
+  return j;
+}
+
+Result<std::optional<std::string>> OptionalString(const Json& j, const char* field) {
+  const Json* v = Find(j, field);
+  if (v == nullptr) return std::optional<std::string>();
+  if (!v->is_string()) return WrongType(field, "a string", *v);
+  return std::optional<std::string>(v->get<std::string>());
+}
+
+Result<std::string> RequiredString(const Json& j, const char* field) {
+  const Json* v = Find(j, field);
+  if (v == nullptr) return InvalidArgument("Field '{}' is required", field);
+  if (!v->is_string()) return WrongType(field, "a string", *v);
+  if (Trim(v->get<std::string>()).empty()) return InvalidArgument("Field '{}' must not be blank", field);
+  return v->get<std::string>();
+}
+
+Result<model::Properties> PropertiesFromJson(const Json& j, const char* field) {
+  model::Properties out;
+  const Json* v = Find(j, field);
+  if (v == nullptr) return out;
+  if (!v->is_object()) return WrongType(field, "an object of string values", *v);
+  for (const auto& [k, val] : v->items()) {
+    if (!val.is_string()) {
+      return InvalidArgument("Field '{}.{}' must be a string, got {}", field, k, TypeName(val));
+    }
+    out[k] = val.get<std::string>();
+  }
+  return out;
+}
+
+// ---- types ----
+
+Result<model::TypePtr> TypeFromJson(const Json& j, const std::string& field) {
+  if (j.is_string()) {
+    auto t = model::ParsePrimitiveType(j.get<std::string>());
+    if (!t) return InvalidArgument("Field '{}' has an invalid type '{}'", field, j.get<std::string>());
+    return t;
+  }
+  if (!j.is_object()) return WrongType(field, "a type string or object", j);
+  CAIRN_ASSIGN_OR_RETURN(std::string kind, StringIn(j, "type", field));
+  kind = ToLower(kind);
+  if (kind == "struct") {
+    const Json* fields = Find(j, "fields");
+    if (fields == nullptr || !fields->is_array()) {
+      return InvalidArgument("Field '{}.fields' is required and must be an array", field);
+    }
+    std::vector<model::StructField> out;
+    for (size_t i = 0; i < fields->size(); ++i) {
+      const Json& f = (*fields)[i];
+      const std::string path = fmt::format("{}.fields[{}]", field, i);
+      if (!f.is_object()) return WrongType(path, "an object", f);
+      model::StructField sf;
+      CAIRN_ASSIGN_OR_RETURN(sf.name, StringIn(f, "name", path));
+      if (sf.name.empty()) return InvalidArgument("Field '{}.name' must not be empty", path);
+      const Json* ft = Find(f, "type");
+      if (ft == nullptr) return InvalidArgument("Field '{}.type' is required", path);
+      CAIRN_ASSIGN_OR_RETURN(sf.type, TypeFromJson(*ft, path + ".type"));
+      CAIRN_ASSIGN_OR_RETURN(sf.nullable, OptionalBool(f, "nullable", true, path));
+      const Json* c = Find(f, "comment");
+      if (c != nullptr) {
+        if (!c->is_string()) return WrongType(path + ".comment", "a string", *c);
+        sf.comment = c->get<std::string>();
+      }
+      out.push_back(std::move(sf));
+    }
+    return model::MakeStruct(std::move(out));
+  }
+  if (kind == "list") {
+    const Json* e = Find(j, "elementType");
+    if (e == nullptr) return InvalidArgument("Field '{}.elementType' is required", field);
+    CAIRN_ASSIGN_OR_RETURN(auto element, TypeFromJson(*e, field + ".elementType"));
+    CAIRN_ASSIGN_OR_RETURN(bool contains_null, OptionalBool(j, "containsNull", true, field));
+    return model::MakeList(element, contains_null);
+  }
+  if (kind == "map") {
+    const Json* k = Find(j, "keyType");
+    const Json* v = Find(j, "valueType");
+    if (k == nullptr) return InvalidArgument("Field '{}.keyType' is required", field);
+    if (v == nullptr) return InvalidArgument("Field '{}.valueType' is required", field);
+    CAIRN_ASSIGN_OR_RETURN(auto key, TypeFromJson(*k, field + ".keyType"));
+    CAIRN_ASSIGN_OR_RETURN(auto value, TypeFromJson(*v, field + ".valueType"));
+    CAIRN_ASSIGN_OR_RETURN(bool value_null, OptionalBool(j, "valueContainsNull", true, field));
+    return model::MakeMap(key, value, value_null);
+  }
+  if (kind == "union") {
+    const Json* types = Find(j, "types");
+    if (types == nullptr || !types->is_array() || types->empty()) {
+      return InvalidArgument("Field '{}.types' is required and must be a non-empty array", field);
+    }
+    auto t = std::make_shared<model::Type>();
+    t->kind = TypeKind::kUnion;
+    for (size_t i = 0; i < types->size(); ++i) {
+      CAIRN_ASSIGN_OR_RETURN(auto member, TypeFromJson((*types)[i], fmt::format("{}.types[{}]", field, i)));
+      t->types.push_back(member);
+    }
+    return model::TypePtr(t);
+  }
+  if (kind == "unparsed") {
+    auto t = std::make_shared<model::Type>();
+    t->kind = TypeKind::kUnparsed;
+    CAIRN_ASSIGN_OR_RETURN(t->raw, StringIn(j, "unparsedType", field));
+    return model::TypePtr(t);
+  }
+  if (kind == "external") {
+    auto t = std::make_shared<model::Type>();
+    t->kind = TypeKind::kExternal;
+    CAIRN_ASSIGN_OR_RETURN(t->raw, StringIn(j, "catalogString", field));
+    return model::TypePtr(t);
+  }
+  return InvalidArgument("Field '{}.type' has an unknown complex type '{}'", field, kind);
+}
+
+OrderedJson TypeToJson(const model::Type& t) {
+  switch (t.kind) {
+    case TypeKind::kStruct: {
+      OrderedJson fields = OrderedJson::array();
+      for (const auto& f : t.fields) {
+        OrderedJson o;
+        o["name"] = f.name;
+        o["type"] = TypeToJson(*f.type);
+        o["nullable"] = f.nullable;
+        if (f.comment) o["comment"] = *f.comment;
+        fields.push_back(std::move(o));
+      }
+      return OrderedJson{{"type", "struct"}, {"fields", std::move(fields)}};
+    }
+    case TypeKind::kList:
+      return OrderedJson{{"type", "list"}, {"containsNull", t.element_nullable},
+                         {"elementType", TypeToJson(*t.element)}};
+    case TypeKind::kMap:
+      return OrderedJson{{"type", "map"}, {"keyType", TypeToJson(*t.key)},
+                         {"valueType", TypeToJson(*t.value)}, {"valueContainsNull", t.value_nullable}};
+    case TypeKind::kUnion: {
+      OrderedJson types = OrderedJson::array();
+      for (const auto& m : t.types) types.push_back(TypeToJson(*m));
+      return OrderedJson{{"type", "union"}, {"types", std::move(types)}};
+    }
+    case TypeKind::kUnparsed:
+      return OrderedJson{{"type", "unparsed"}, {"unparsedType", t.raw}};
+    case TypeKind::kExternal:
+      return OrderedJson{{"type", "external"}, {"catalogString", t.raw}};
+    default:
+      return model::PrimitiveTypeString(t);
+  }
+}
+
+// ---- expressions ----
+
+Result<model::Expression> ExpressionFromJson(const Json& j, const std::string& field) {
+  if (!j.is_object()) return WrongType(field, "an expression object", j);
+  CAIRN_ASSIGN_OR_RETURN(std::string kind, StringIn(j, "type", field));
+  kind = ToLower(kind);
+  model::Expression e;
+  if (kind == "literal") {
+    e.kind = model::Expression::Kind::kLiteral;
+    const Json* dt = Find(j, "dataType");
+    if (dt == nullptr) return InvalidArgument("Field '{}.dataType' is required", field);
+    CAIRN_ASSIGN_OR_RETURN(e.data_type, TypeFromJson(*dt, field + ".dataType"));
+    const Json* v = Find(j, "value");
+    if (v != nullptr) {
+      if (!v->is_string()) return WrongType(field + ".value", "a string", *v);
+      e.value = v->get<std::string>();
+    }
+    return e;
+  }
+  if (kind == "field") {
+    e.kind = model::Expression::Kind::kField;
+    CAIRN_ASSIGN_OR_RETURN(e.field_name, FieldNameFromJson(j, "fieldName", field));
+    return e;
+  }
+  if (kind == "function") {
+    e.kind = model::Expression::Kind::kFunction;
+    CAIRN_ASSIGN_OR_RETURN(e.func_name, StringIn(j, "funcName", field));
+    CAIRN_ASSIGN_OR_RETURN(e.args, ExpressionsFromJson(j, "funcArgs", field));
+    return e;
+  }
+  if (kind == "unparsed") {
+    e.kind = model::Expression::Kind::kUnparsed;
+    CAIRN_ASSIGN_OR_RETURN(e.unparsed, StringIn(j, "unparsedExpression", field));
+    return e;
+  }
+  return InvalidArgument("Field '{}.type' has an unknown expression type '{}'", field, kind);
+}
+
+OrderedJson ExpressionToJson(const model::Expression& e) {
+  switch (e.kind) {
+    case model::Expression::Kind::kLiteral: {
+      OrderedJson o{{"type", "literal"}, {"dataType", TypeToJson(*e.data_type)}};
+      if (e.value) o["value"] = *e.value;
+      return o;
+    }
+    case model::Expression::Kind::kField:
+      return OrderedJson{{"type", "field"}, {"fieldName", FieldNameToJson(e.field_name)}};
+    case model::Expression::Kind::kFunction: {
+      OrderedJson args = OrderedJson::array();
+      for (const auto& a : e.args) args.push_back(ExpressionToJson(a));
+      return OrderedJson{{"type", "function"}, {"funcName", e.func_name}, {"funcArgs", std::move(args)}};
+    }
+    case model::Expression::Kind::kUnparsed:
+      return OrderedJson{{"type", "unparsed"}, {"unparsedExpression", e.unparsed}};
+  }
+  return nullptr;
+}
+
+// ---- columns ----
+
+Result<model::Column> ColumnFromJson(const Json& j, const std::string& field) {
+  if (!j.is_object()) return WrongType(field, "a column object", j);
+  model::Column c;
+  CAIRN_ASSIGN_OR_RETURN(c.name, StringIn(j, "name", field));
+  if (Trim(c.name).empty()) return InvalidArgument("Field '{}.name' must not be blank", field);
+  const Json* t = Find(j, "type");
+  if (t == nullptr) return InvalidArgument("Field '{}.type' is required", field);
+  CAIRN_ASSIGN_OR_RETURN(c.type, TypeFromJson(*t, field + ".type"));
+  const Json* comment = Find(j, "comment");
+  if (comment != nullptr) {
+    if (!comment->is_string()) return WrongType(field + ".comment", "a string", *comment);
+    c.comment = comment->get<std::string>();
+  }
+  CAIRN_ASSIGN_OR_RETURN(c.nullable, OptionalBool(j, "nullable", true, field));
+  CAIRN_ASSIGN_OR_RETURN(c.auto_increment, OptionalBool(j, "autoIncrement", false, field));
+  const Json* dv = Find(j, "defaultValue");
+  if (dv != nullptr) {
+    CAIRN_ASSIGN_OR_RETURN(auto e, ExpressionFromJson(*dv, field + ".defaultValue"));
+    c.default_value = std::move(e);
+  }
+  return c;
+}
+
+OrderedJson ColumnToJson(const model::Column& c) {
+  OrderedJson o;
+  o["name"] = c.name;
+  o["type"] = TypeToJson(*c.type);
+  if (c.comment) o["comment"] = *c.comment;
+  o["nullable"] = c.nullable;
+  o["autoIncrement"] = c.auto_increment;
+  if (c.default_value) o["defaultValue"] = ExpressionToJson(*c.default_value);
+  return o;
+}
+
+// ---- partitioning, distribution, sort orders, indexes ----
+
+Result<model::Transform> TransformFromJson(const Json& j, const std::string& field) {
+  if (!j.is_object()) return WrongType(field, "a partitioning object", j);
+  model::Transform t;
+  CAIRN_ASSIGN_OR_RETURN(t.strategy, StringIn(j, "strategy", field));
+  t.strategy = ToLower(t.strategy);
+  const std::string& s = t.strategy;
+  if (s == "identity" || s == "year" || s == "month" || s == "day" || s == "hour") {
+    CAIRN_ASSIGN_OR_RETURN(t.field_name, FieldNameFromJson(j, "fieldName", field));
+  } else if (s == "bucket") {
+    CAIRN_ASSIGN_OR_RETURN(t.num_buckets, OptionalInt(j, "numBuckets", 0, field));
+    if (t.num_buckets <= 0) return InvalidArgument("Field '{}.numBuckets' must be a positive integer", field);
+    CAIRN_ASSIGN_OR_RETURN(t.field_names, FieldNamesFromJson(j, "fieldNames", field));
+  } else if (s == "truncate") {
+    CAIRN_ASSIGN_OR_RETURN(t.width, OptionalInt(j, "width", 0, field));
+    if (t.width <= 0) return InvalidArgument("Field '{}.width' must be a positive integer", field);
+    CAIRN_ASSIGN_OR_RETURN(t.field_name, FieldNameFromJson(j, "fieldName", field));
+  } else if (s == "list") {
+    CAIRN_ASSIGN_OR_RETURN(t.field_names, FieldNamesFromJson(j, "fieldNames", field));
+    if (const Json* a = Find(j, "assignments"); a != nullptr) t.assignments_json = a->dump();
+  } else if (s == "range") {
+    CAIRN_ASSIGN_OR_RETURN(t.field_name, FieldNameFromJson(j, "fieldName", field));
+    if (const Json* a = Find(j, "assignments"); a != nullptr) t.assignments_json = a->dump();
+  } else if (s == "function") {
+    CAIRN_ASSIGN_OR_RETURN(t.func_name, StringIn(j, "funcName", field));
+    CAIRN_ASSIGN_OR_RETURN(t.args, ExpressionsFromJson(j, "funcArgs", field));
+  } else {
+    return InvalidArgument("Field '{}.strategy' has an unknown partitioning strategy '{}'", field, s);
+  }
+  return t;
+}
+
+OrderedJson TransformToJson(const model::Transform& t) {
+  OrderedJson o{{"strategy", t.strategy}};
+  const std::string& s = t.strategy;
+  if (s == "bucket") {
+    o["numBuckets"] = t.num_buckets;
+    OrderedJson names = OrderedJson::array();
+    for (const auto& f : t.field_names) names.push_back(FieldNameToJson(f));
+    o["fieldNames"] = std::move(names);
+  } else if (s == "truncate") {
+    o["width"] = t.width;
+    o["fieldName"] = FieldNameToJson(t.field_name);
+  } else if (s == "list") {
+    OrderedJson names = OrderedJson::array();
+    for (const auto& f : t.field_names) names.push_back(FieldNameToJson(f));
+    o["fieldNames"] = std::move(names);
+    o["assignments"] = t.assignments_json.empty() ? OrderedJson::array()
+                                                  : OrderedJson::parse(t.assignments_json, nullptr, false);
+  } else if (s == "range") {
+    o["fieldName"] = FieldNameToJson(t.field_name);
+    o["assignments"] = t.assignments_json.empty() ? OrderedJson::array()
+                                                  : OrderedJson::parse(t.assignments_json, nullptr, false);
+  } else if (s == "function") {
+    o["funcName"] = t.func_name;
+    OrderedJson args = OrderedJson::array();
+    for (const auto& a : t.args) args.push_back(ExpressionToJson(a));
+    o["funcArgs"] = std::move(args);
+  } else {
+    o["fieldName"] = FieldNameToJson(t.field_name);
+  }
+  return o;
+}
+
+Result<model::Distribution> DistributionFromJson(const Json& j, const std::string& field) {
+  model::Distribution d;
+  if (j.is_null()) return d;
+  if (!j.is_object()) return WrongType(field, "a distribution object", j);
+  const Json* s = Find(j, "strategy");
+  if (s != nullptr) {
+    if (!s->is_string()) return WrongType(field + ".strategy", "a string", *s);
+    d.strategy = ToLower(s->get<std::string>());
+  }
+  if (d.strategy == "random") d.strategy = "even";
+  if (d.strategy != "none" && d.strategy != "hash" && d.strategy != "range" && d.strategy != "even") {
+    return InvalidArgument("Field '{}.strategy' has an unknown distribution strategy '{}'", field, d.strategy);
+  }
+  CAIRN_ASSIGN_OR_RETURN(d.number, OptionalInt(j, "number", 0, field));
+  if (d.number < 0) return InvalidArgument("Field '{}.number' must not be negative", field);
+  CAIRN_ASSIGN_OR_RETURN(d.args, ExpressionsFromJson(j, "funcArgs", field));
+  return d;
+}
+
+OrderedJson DistributionToJson(const model::Distribution& d) {
+  OrderedJson args = OrderedJson::array();
+  for (const auto& a : d.args) args.push_back(ExpressionToJson(a));
+  return OrderedJson{{"strategy", d.strategy}, {"number", d.number}, {"funcArgs", std::move(args)}};
+}
+
+Result<model::SortOrder> SortOrderFromJson(const Json& j, const std::string& field) {
+  if (!j.is_object()) return WrongType(field, "a sort order object", j);
+  model::SortOrder s;
+  const Json* term = Find(j, "sortTerm");
+  if (term == nullptr) return InvalidArgument("Field '{}.sortTerm' is required", field);
+  CAIRN_ASSIGN_OR_RETURN(s.term, ExpressionFromJson(*term, field + ".sortTerm"));
+  const Json* dir = Find(j, "direction");
+  if (dir != nullptr) {
+    if (!dir->is_string()) return WrongType(field + ".direction", "a string", *dir);
+    s.direction = ToLower(dir->get<std::string>());
+    if (s.direction == "ascending") s.direction = "asc";
+    if (s.direction == "descending") s.direction = "desc";
+    if (s.direction != "asc" && s.direction != "desc") {
+      return InvalidArgument("Field '{}.direction' must be 'asc' or 'desc', got '{}'", field, s.direction);
+    }
+  }
+  s.null_ordering = s.direction == "asc" ? "nulls_first" : "nulls_last";
+  const Json* nulls = Find(j, "nullOrdering");
+  if (nulls != nullptr) {
+    if (!nulls->is_string()) return WrongType(field + ".nullOrdering", "a string", *nulls);
+    s.null_ordering = ToLower(nulls->get<std::string>());
+    if (s.null_ordering != "nulls_first" && s.null_ordering != "nulls_last") {
+      return InvalidArgument("Field '{}.nullOrdering' must be 'nulls_first' or 'nulls_last', got '{}'",
+                             field, s.null_ordering);
+    }
+  }
+  return s;
+}
+
+OrderedJson SortOrderToJson(const model::SortOrder& s) {
+  return OrderedJson{{"sortTerm", ExpressionToJson(s.term)},
+                     {"direction", s.direction},
+                     {"nullOrdering", s.null_ordering}};
+}
+
+Result<model::Index> IndexFromJson(const Json& j, const std::string& field) {
+  if (!j.is_object()) return WrongType(field, "an index object", j);
+  model::Index i;
+  CAIRN_ASSIGN_OR_RETURN(i.index_type, StringIn(j, "indexType", field));
+  i.index_type = ToUpper(i.index_type);
+  static const char* kTypes[] = {"PRIMARY_KEY", "UNIQUE_KEY", "SCALAR", "BTREE", "BITMAP",
+                                 "LABEL_LIST", "INVERTED", "VECTOR", "IVF_FLAT", "IVF_SQ",
+                                 "IVF_PQ", "IVF_HNSW_SQ", "IVF_HNSW_PQ", "DATA_SKIPPING_MINMAX",
+                                 "DATA_SKIPPING_BLOOM_FILTER", "DATA_SKIPPING_SET"};
+  bool known = false;
+  for (const char* t : kTypes) known = known || i.index_type == t;
+  if (!known) return InvalidArgument("Field '{}.indexType' has an unknown index type '{}'", field, i.index_type);
+  const Json* name = Find(j, "name");
+  if (name != nullptr) {
+    if (!name->is_string()) return WrongType(field + ".name", "a string", *name);
+    i.name = name->get<std::string>();
+  }
+  CAIRN_ASSIGN_OR_RETURN(i.field_names, FieldNamesFromJson(j, "fieldNames", field));
+  if (i.field_names.empty()) return InvalidArgument("Field '{}.fieldNames' must not be empty", field);
+  const Json* props = Find(j, "properties");
+  if (props != nullptr) {
+    Json wrapper{{"p", *props}};
+    CAIRN_ASSIGN_OR_RETURN(i.properties, PropertiesFromJson(wrapper, "p"));
+  }
+  return i;
+}
+
+OrderedJson IndexToJson(const model::Index& i) {
+  OrderedJson o{{"indexType", i.index_type}};
+  if (i.name) o["name"] = *i.name;
+  OrderedJson names = OrderedJson::array();
+  for (const auto& f : i.field_names) names.push_back(FieldNameToJson(f));
+  o["fieldNames"] = std::move(names);
+  OrderedJson props = OrderedJson::object();
+  for (const auto& [k, v] : i.properties) props[k] = v;
+  o["properties"] = std::move(props);
+  return o;
+}
+
+OrderedJson AuditToJson(const model::Audit& a) {
+  OrderedJson o;
+  o["creator"] = a.creator;
+  o["createTime"] = FormatIsoMillis(a.create_time);
+  if (a.last_modifier) o["lastModifier"] = *a.last_modifier;
+  if (a.last_modified_time) o["lastModifiedTime"] = FormatIsoMillis(*a.last_modified_time);
+  return o;
+}
+
+namespace {
+
+OrderedJson PropertiesToJson(const model::Properties& p) {
+  OrderedJson o = OrderedJson::object();
+  for (const auto& [k, v] : p) o[k] = v;
+  return o;
+}
+
+template <typename T, typename F>
+Result<std::vector<T>> ArrayOf(const Json& j, const char* field, F parse) {
+  std::vector<T> out;
+  const Json* v = Find(j, field);
+  if (v == nullptr) return out;
+  if (!v->is_array()) return WrongType(field, "an array", *v);
+  for (size_t i = 0; i < v->size(); ++i) {
+    CAIRN_ASSIGN_OR_RETURN(T item, parse((*v)[i], fmt::format("{}[{}]", field, i)));
+    out.push_back(std::move(item));
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<model::Table> TableFromJson(const Json& j) {
+  model::Table t;
+  CAIRN_ASSIGN_OR_RETURN(t.name, RequiredString(j, "name"));
+  CAIRN_ASSIGN_OR_RETURN(t.comment, OptionalString(j, "comment"));
+  const Json* cols = Find(j, "columns");
+  if (cols == nullptr) return InvalidArgument("Field 'columns' is required");
+  if (!cols->is_array()) return WrongType("columns", "an array", *cols);
+  if (cols->empty()) return InvalidArgument("Field 'columns' must not be empty");
+  CAIRN_ASSIGN_OR_RETURN(t.columns, ArrayOf<model::Column>(j, "columns", ColumnFromJson));
+  CAIRN_ASSIGN_OR_RETURN(t.properties, PropertiesFromJson(j, "properties"));
+  CAIRN_ASSIGN_OR_RETURN(t.partitioning, ArrayOf<model::Transform>(j, "partitioning", TransformFromJson));
+  if (const Json* d = Find(j, "distribution"); d != nullptr) {
+    CAIRN_ASSIGN_OR_RETURN(t.distribution, DistributionFromJson(*d, "distribution"));
+  }
+  CAIRN_ASSIGN_OR_RETURN(t.sort_orders, ArrayOf<model::SortOrder>(j, "sortOrders", SortOrderFromJson));
+  CAIRN_ASSIGN_OR_RETURN(t.indexes, ArrayOf<model::Index>(j, "indexes", IndexFromJson));
+  return t;
+}
+
+OrderedJson TableToJson(const model::Table& t) {
+  OrderedJson o;
+  o["name"] = t.name;
+  if (t.comment) o["comment"] = *t.comment;
+  OrderedJson cols = OrderedJson::array();
+  for (const auto& c : t.columns) cols.push_back(ColumnToJson(c));
+  o["columns"] = std::move(cols);
+  o["properties"] = PropertiesToJson(t.properties);
+  o["audit"] = AuditToJson(t.audit);
+  o["distribution"] = DistributionToJson(t.distribution);
+  OrderedJson sorts = OrderedJson::array();
+  for (const auto& s : t.sort_orders) sorts.push_back(SortOrderToJson(s));
+  o["sortOrders"] = std::move(sorts);
+  OrderedJson parts = OrderedJson::array();
+  for (const auto& p : t.partitioning) parts.push_back(TransformToJson(p));
+  o["partitioning"] = std::move(parts);
+  OrderedJson idx = OrderedJson::array();
+  for (const auto& i : t.indexes) idx.push_back(IndexToJson(i));
+  o["indexes"] = std::move(idx);
+  return o;
+}
+
+OrderedJson MetalakeToJson(const model::Metalake& m) {
+  OrderedJson o;
+  o["name"] = m.name;
+  if (m.comment) o["comment"] = *m.comment;
+  OrderedJson props = PropertiesToJson(m.properties);
+  props["in-use"] = m.in_use ? "true" : "false";
+  o["properties"] = std::move(props);
+  o["audit"] = AuditToJson(m.audit);
+  return o;
+}
+
+OrderedJson CatalogToJson(const model::Catalog& c) {
+  OrderedJson o;
+  o["name"] = c.name;
+  o["type"] = model::CatalogTypeName(c.type);
+  o["provider"] = c.provider;
+  if (c.comment) o["comment"] = *c.comment;
+  OrderedJson props = OrderedJson::object();
+  for (const auto& [k, v] : c.properties) {
+    // Secrets are stored but never returned.
+    if (k.find("password") != std::string::npos || k.find("secret") != std::string::npos ||
+        k == "jdbc-user") {
+      continue;
+    }
+    props[k] = v;
+  }
+  props["in-use"] = c.in_use ? "true" : "false";
+  o["properties"] = std::move(props);
+  o["audit"] = AuditToJson(c.audit);
+  return o;
+}
+
+OrderedJson SchemaToJson(const model::Schema& s) {
+  OrderedJson o;
+  o["name"] = s.name;
+  if (s.comment) o["comment"] = *s.comment;
+  o["properties"] = PropertiesToJson(s.properties);
+  o["audit"] = AuditToJson(s.audit);
+  return o;
+}
+
+// ---- update requests ----
+
+namespace {
+
+Result<const Json*> UpdatesArray(const Json& body) {
+  const Json* updates = Find(body, "updates");
+  if (updates == nullptr) return InvalidArgument("Field 'updates' is required");
+  if (!updates->is_array()) return WrongType("updates", "an array", *updates);
+  return updates;
+}
+
+Result<std::string> UpdateType(const Json& u, const std::string& field) {
+  if (!u.is_object()) return WrongType(field, "an object", u);
+  const Json* t = Find(u, "@type");
+  if (t == nullptr) return InvalidArgument("Field '{}.@type' is required", field);
+  if (!t->is_string()) return WrongType(field + ".@type", "a string", *t);
+  return t->get<std::string>();
+}
+
+Result<model::ColumnPosition> PositionFromJson(const Json* p, const std::string& field) {
+  model::ColumnPosition pos;
+  if (p == nullptr) return pos;
+  if (p->is_string()) {
+    const std::string s = ToLower(p->get<std::string>());
+    if (s == "first") {
+      pos.kind = model::ColumnPosition::Kind::kFirst;
+      return pos;
+    }
+    if (s == "default") return pos;
+  } else if (p->is_object()) {
+    const Json* after = Find(*p, "after");
+    if (after != nullptr && after->is_string() && !after->get<std::string>().empty()) {
+      pos.kind = model::ColumnPosition::Kind::kAfter;
+      pos.after = after->get<std::string>();
+      return pos;
+    }
+  }
+  return InvalidArgument("Field '{}' must be \"first\", \"default\" or {{\"after\": \"<column>\"}}", field);
+}
+
+}  // namespace
+
+Result<std::vector<model::EntityChange>> EntityUpdatesFromJson(const Json& body, EntityKind kind) {
+  CAIRN_ASSIGN_OR_RETURN(const Json* updates, UpdatesArray(body));
+  std::vector<model::EntityChange> out;
+  for (size_t i = 0; i < updates->size(); ++i) {
+    const Json& u = (*updates)[i];
+    const std::string field = fmt::format("updates[{}]", i);
+    CAIRN_ASSIGN_OR_RETURN(std::string type, UpdateType(u, field));
+    model::EntityChange c;
+    const bool full = kind != EntityKind::kSchema;
+    if (full && type == "rename") {
+      c.kind = model::EntityChange::Kind::kRename;
+      CAIRN_ASSIGN_OR_RETURN(c.new_name, StringIn(u, "newName", field));
+    } else if (full && type == "updateComment") {
+      c.kind = model::EntityChange::Kind::kUpdateComment;
+      const Json* v = Find(u, "newComment");
+      if (v != nullptr) {
+        if (!v->is_string()) return WrongType(field + ".newComment", "a string", *v);
+        c.comment = v->get<std::string>();
+      }
+    } else if (type == "setProperty") {
+      c.kind = model::EntityChange::Kind::kSetProperty;
+      CAIRN_ASSIGN_OR_RETURN(c.property, StringIn(u, "property", field));
+      CAIRN_ASSIGN_OR_RETURN(c.value, StringIn(u, "value", field));
+      if (c.property.empty()) return InvalidArgument("Field '{}.property' must not be empty", field);
+    } else if (type == "removeProperty") {
+      c.kind = model::EntityChange::Kind::kRemoveProperty;
+      CAIRN_ASSIGN_OR_RETURN(c.property, StringIn(u, "property", field));
+    } else {
+      return InvalidArgument("Field '{}.@type' has an unknown {} update type '{}'", field,
+                             EntityKindName(kind), type);
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+Result<std::vector<model::TableChange>> TableUpdatesFromJson(const Json& body) {
+  using K = model::TableChange::Kind;
+  CAIRN_ASSIGN_OR_RETURN(const Json* updates, UpdatesArray(body));
+  std::vector<model::TableChange> out;
+  for (size_t i = 0; i < updates->size(); ++i) {
+    const Json& u = (*updates)[i];
+    const std::string field = fmt::format("updates[{}]", i);
+    CAIRN_ASSIGN_OR_RETURN(std::string type, UpdateType(u, field));
+    model::TableChange c;
+    if (type == "rename") {
+      c.kind = K::kRename;
+      CAIRN_ASSIGN_OR_RETURN(c.new_name, StringIn(u, "newName", field));
+      if (const Json* s = Find(u, "newSchemaName"); s != nullptr) {
+        if (!s->is_string()) return WrongType(field + ".newSchemaName", "a string", *s);
+        c.new_schema = s->get<std::string>();
+      }
+    } else if (type == "updateComment") {
+      c.kind = K::kUpdateComment;
+      if (const Json* v = Find(u, "newComment"); v != nullptr) {
+        if (!v->is_string()) return WrongType(field + ".newComment", "a string", *v);
+        c.comment = v->get<std::string>();
+      }
+    } else if (type == "setProperty") {
+      c.kind = K::kSetProperty;
+      CAIRN_ASSIGN_OR_RETURN(c.property, StringIn(u, "property", field));
+      CAIRN_ASSIGN_OR_RETURN(c.value, StringIn(u, "value", field));
+      if (c.property.empty()) return InvalidArgument("Field '{}.property' must not be empty", field);
+    } else if (type == "removeProperty") {
+      c.kind = K::kRemoveProperty;
+      CAIRN_ASSIGN_OR_RETURN(c.property, StringIn(u, "property", field));
+    } else if (type == "addColumn") {
+      c.kind = K::kAddColumn;
+      CAIRN_ASSIGN_OR_RETURN(c.field_name, FieldNameFromJson(u, "fieldName", field));
+      const Json* t = Find(u, "type");
+      if (t == nullptr) return InvalidArgument("Field '{}.type' is required", field);
+      CAIRN_ASSIGN_OR_RETURN(c.type, TypeFromJson(*t, field + ".type"));
+      if (const Json* v = Find(u, "comment"); v != nullptr) {
+        if (!v->is_string()) return WrongType(field + ".comment", "a string", *v);
+        c.comment = v->get<std::string>();
+      }
+      CAIRN_ASSIGN_OR_RETURN(c.position, PositionFromJson(Find(u, "position"), field + ".position"));
+      CAIRN_ASSIGN_OR_RETURN(c.nullable, OptionalBool(u, "nullable", true, field));
+      CAIRN_ASSIGN_OR_RETURN(c.auto_increment, OptionalBool(u, "autoIncrement", false, field));
+      if (const Json* dv = Find(u, "defaultValue"); dv != nullptr) {
+        CAIRN_ASSIGN_OR_RETURN(auto e, ExpressionFromJson(*dv, field + ".defaultValue"));
+        c.default_value = std::move(e);
+      }
+    } else if (type == "renameColumn") {
+      c.kind = K::kRenameColumn;
+      CAIRN_ASSIGN_OR_RETURN(c.field_name, FieldNameFromJson(u, "oldFieldName", field));
+      CAIRN_ASSIGN_OR_RETURN(c.new_name, StringIn(u, "newFieldName", field));
+      if (c.new_name.empty()) return InvalidArgument("Field '{}.newFieldName' must not be empty", field);
+    } else if (type == "updateColumnDefaultValue") {
+      c.kind = K::kUpdateColumnDefaultValue;
+      CAIRN_ASSIGN_OR_RETURN(c.field_name, FieldNameFromJson(u, "fieldName", field));
+      const Json* dv = Find(u, "newDefaultValue");
+      if (dv == nullptr) return InvalidArgument("Field '{}.newDefaultValue' is required", field);
+      CAIRN_ASSIGN_OR_RETURN(auto e, ExpressionFromJson(*dv, field + ".newDefaultValue"));
+      c.default_value = std::move(e);
+    } else if (type == "updateColumnType") {
+      c.kind = K::kUpdateColumnType;
+      CAIRN_ASSIGN_OR_RETURN(c.field_name, FieldNameFromJson(u, "fieldName", field));
+      const Json* t = Find(u, "newType");
+      if (t == nullptr) return InvalidArgument("Field '{}.newType' is required", field);
+      CAIRN_ASSIGN_OR_RETURN(c.type, TypeFromJson(*t, field + ".newType"));
+    } else if (type == "updateColumnComment") {
+      c.kind = K::kUpdateColumnComment;
+      CAIRN_ASSIGN_OR_RETURN(c.field_name, FieldNameFromJson(u, "fieldName", field));
+      if (const Json* v = Find(u, "newComment"); v != nullptr) {
+        if (!v->is_string()) return WrongType(field + ".newComment", "a string", *v);
+        c.comment = v->get<std::string>();
+      }
+    } else if (type == "updateColumnPosition") {
+      c.kind = K::kUpdateColumnPosition;
+      CAIRN_ASSIGN_OR_RETURN(c.field_name, FieldNameFromJson(u, "fieldName", field));
+      const Json* p = Find(u, "newPosition");
+      if (p == nullptr) return InvalidArgument("Field '{}.newPosition' is required", field);
+      CAIRN_ASSIGN_OR_RETURN(c.position, PositionFromJson(p, field + ".newPosition"));
+    } else if (type == "updateColumnNullability") {
+      c.kind = K::kUpdateColumnNullability;
+      CAIRN_ASSIGN_OR_RETURN(c.field_name, FieldNameFromJson(u, "fieldName", field));
+      const Json* v = Find(u, "nullable");
+      if (v == nullptr) return InvalidArgument("Field '{}.nullable' is required", field);
+      if (!v->is_boolean()) return WrongType(field + ".nullable", "a boolean", *v);
+      c.nullable = v->get<bool>();
+    } else if (type == "deleteColumn") {
+      c.kind = K::kDeleteColumn;
+      CAIRN_ASSIGN_OR_RETURN(c.field_name, FieldNameFromJson(u, "fieldName", field));
+      CAIRN_ASSIGN_OR_RETURN(c.if_exists, OptionalBool(u, "ifExists", false, field));
+    } else if (type == "updateColumnAutoIncrement") {
+      c.kind = K::kUpdateColumnAutoIncrement;
+      CAIRN_ASSIGN_OR_RETURN(c.field_name, FieldNameFromJson(u, "fieldName", field));
+      const Json* v = Find(u, "autoIncrement");
+      if (v == nullptr) return InvalidArgument("Field '{}.autoIncrement' is required", field);
+      if (!v->is_boolean()) return WrongType(field + ".autoIncrement", "a boolean", *v);
+      c.auto_increment = v->get<bool>();
+    } else if (type == "addTableIndex") {
+      c.kind = K::kAddIndex;
+      const Json* idx = Find(u, "index");
+      if (idx == nullptr) return InvalidArgument("Field '{}.index' is required", field);
+      CAIRN_ASSIGN_OR_RETURN(c.index, IndexFromJson(*idx, field + ".index"));
+    } else if (type == "deleteTableIndex") {
+      c.kind = K::kDeleteIndex;
+      CAIRN_ASSIGN_OR_RETURN(c.index_name, StringIn(u, "name", field));
+      CAIRN_ASSIGN_OR_RETURN(c.if_exists, OptionalBool(u, "ifExists", false, field));
+    } else {
+      return InvalidArgument("Field '{}.@type' has an unknown table update type '{}'", field, type);
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+}  // namespace cairn::api::gravitino

@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "app/config.h"
+
+#include <cstdlib>
+#include <fstream>
+
+#include "common/util.h"
+
+namespace cairn::app {
+
+const std::vector<std::string>& ConfigKeys() {
+  static const std::vector<std::string> keys = {
+      "cairn.server.host",         "cairn.server.port",          "cairn.data-dir",
+      "cairn.server.workers",      "cairn.store.type",           "cairn.store.sqlite.path",
+      "cairn.store.postgres.url",  "cairn.store.pool-size",      "cairn.http.max-body-bytes",
+      "cairn.http.max-header-bytes", "cairn.http.idle-timeout-ms", "cairn.server.shutdown-grace-ms",
+      "cairn.log.level",
+  };
+  return keys;
+}
+
+std::string EnvName(const std::string& key) {
+  std::string rest = key.rfind("cairn.", 0) == 0 ? key.substr(6) : key;
+  std::string out = "CAIRN_";
+  for (char c : ToUpper(rest)) out += (c == '.' || c == '-') ? '_' : c;
+  return out;
+}
+
+namespace {
+
+Result<int64_t> ParseNumber(const std::string& key, const std::string& value, int64_t min, int64_t max) {
+  auto v = ParseInt64(Trim(value));
+  if (!v || *v < min || *v > max) {
+    return InvalidArgument("Config key '{}' must be an integer in [{}, {}], got '{}'", key, min, max, value);
+  }
+  return *v;
+}
+
+}  // namespace
+
+Status SetConfigValue(Config& c, const std::string& key, const std::string& raw) {
+  const std::string value(Trim(raw));
+  if (key == "cairn.server.host") {
+    c.host = value;
+  } else if (key == "cairn.server.port") {
+    CAIRN_ASSIGN_OR_RETURN(auto v, ParseNumber(key, value, 0, 65535));
+    c.port = static_cast<int>(v);
+  } else if (key == "cairn.data-dir") {
+    if (value.empty()) return InvalidArgument("Config key '{}' must not be empty", key);
+    c.data_dir = value;
+  } else if (key == "cairn.server.workers") {
+    CAIRN_ASSIGN_OR_RETURN(auto v, ParseNumber(key, value, 0, 1024));
+    c.workers = static_cast<int>(v);
+  } else if (key == "cairn.store.type") {
+    if (value != "sqlite" && value != "postgres") {
+      return InvalidArgument("Config key '{}' must be 'sqlite' or 'postgres', got '{}'", key, value);
+    }
+    c.store_type = value;
+  } else if (key == "cairn.store.sqlite.path") {
+    c.sqlite_path = value;
+  } else if (key == "cairn.store.postgres.url") {
+    c.postgres_url = value;
+  } else if (key == "cairn.store.pool-size") {
+    CAIRN_ASSIGN_OR_RETURN(auto v, ParseNumber(key, value, 0, 1024));
+    c.store_pool_size = static_cast<int>(v);
+  } else if (key == "cairn.http.max-body-bytes") {
+    CAIRN_ASSIGN_OR_RETURN(auto v, ParseNumber(key, value, 1024, int64_t{1} << 34));
+    c.max_body_bytes = static_cast<size_t>(v);
+  } else if (key == "cairn.http.max-header-bytes") {
+    CAIRN_ASSIGN_OR_RETURN(auto v, ParseNumber(key, value, 1024, 1 << 24));
+    c.max_header_bytes = static_cast<size_t>(v);
+  } else if (key == "cairn.http.idle-timeout-ms") {
+    CAIRN_ASSIGN_OR_RETURN(auto v, ParseNumber(key, value, 100, 3'600'000));
+    c.idle_timeout_ms = static_cast<int>(v);
+  } else if (key == "cairn.server.shutdown-grace-ms") {
+    CAIRN_ASSIGN_OR_RETURN(auto v, ParseNumber(key, value, 0, 3'600'000));
+    c.shutdown_grace_ms = static_cast<int>(v);
+  } else if (key == "cairn.log.level") {
+    static const char* kLevels[] = {"trace", "debug", "info", "warn", "error", "off"};
+    bool ok = false;
+    for (const char* l : kLevels) ok = ok || value == l;
+    if (!ok) return InvalidArgument("Config key '{}' must be one of trace, debug, info, warn, error, off", key);
+    c.log_level = value;
+  } else {
+    return InvalidArgument("Unknown config key '{}'", key);
+  }
+  return Ok();
+}
+
+Status LoadConfigFile(Config& config, const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return InvalidArgument("Cannot read config file '{}'", path);
+  std::string line;
+  int number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    std::string_view l = Trim(line);
+    if (l.empty() || l.front() == '#') continue;
+    const size_t eq = l.find('=');
+    if (eq == std::string_view::npos) {
+      return InvalidArgument("{}:{}: expected 'key = value'", path, number);
+    }
+    const std::string key(Trim(l.substr(0, eq)));
+    const std::string value(Trim(l.substr(eq + 1)));
+    auto s = SetConfigValue(config, key, value);
+    if (!s) return InvalidArgument("{}:{}: {}", path, number, s.error().message);
+  }
+  return Ok();
+}
+
+Status LoadConfigEnv(Config& config) {
+  for (const auto& key : ConfigKeys()) {
+    const char* v = std::getenv(EnvName(key).c_str());
+    if (v == nullptr) continue;
+    auto s = SetConfigValue(config, key, v);
+    if (!s) return InvalidArgument("{} (from environment variable {})", s.error().message, EnvName(key));
+  }
+  return Ok();
+}
+
+}  // namespace cairn::app

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+
+namespace cairn::app {
+
+/// Every setting of the server. Sources, later ones winning: built-in defaults, the config file
+/// (`key = value` lines), environment variables (`CAIRN_<KEY>`: the key without its `cairn.`
+/// prefix, upper-cased, with `.` and `-` as `_`), then command-line flags.
+struct Config {
+  std::string host = "127.0.0.1";
+  int port = 8090;
+  std::string data_dir = "./data";
+  int workers = 0;  // 0: max(2, cores)
+  std::string store_type = "sqlite";
+  std::string sqlite_path;  // default <data-dir>/cairn.db
+  std::string postgres_url;
+  int store_pool_size = 0;  // 0: workers
+  size_t max_body_bytes = 10 * 1024 * 1024;
+  size_t max_header_bytes = 64 * 1024;
+  int idle_timeout_ms = 60'000;
+  int shutdown_grace_ms = 15'000;
+  std::string log_level = "info";
+};
+
+/// The documented keys, for docs and for rejecting typos.
+const std::vector<std::string>& ConfigKeys();
+
+/// Environment variable name of a key: `cairn.store.postgres.url` -> CAIRN_STORE_POSTGRES_URL.
+std::string EnvName(const std::string& key);
+
+/// Applies one `key = value`; kInvalidArgument naming the key for unknown keys or bad values.
+Status SetConfigValue(Config& config, const std::string& key, const std::string& value);
+
+/// Reads a config file. kInvalidArgument naming the file and line on a syntax error.
+Status LoadConfigFile(Config& config, const std::string& path);
+
+/// Applies every CAIRN_* variable of the environment that names a known key.
+Status LoadConfigEnv(Config& config);
+
+}  // namespace cairn::app

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cairn {
+
+/// Milliseconds since the Unix epoch, from the system clock.
+int64_t NowMillis();
+
+/// ISO-8601 UTC instant with millisecond precision: 2026-01-01T00:00:00.123Z.
+std::string FormatIsoMillis(int64_t epoch_ms);
+
+/// A random (version 4) UUID in canonical lower-case text form.
+std::string RandomUuid();
+
+/// Case-insensitive ASCII comparison.
+bool EqualsIgnoreCase(std::string_view a, std::string_view b);
+std::string ToLower(std::string_view s);
+std::string ToUpper(std::string_view s);
+std::string_view Trim(std::string_view s);
+std::vector<std::string> Split(std::string_view s, char sep);
+std::string Join(const std::vector<std::string>& parts, std::string_view sep);
+
+/// Parses a whole string as a base-10 integer; nullopt on anything else (no exceptions).
+std::optional<int64_t> ParseInt64(std::string_view s);
+
+/// Decodes %XX escapes (and nothing else); nullopt when an escape is malformed.
+std::optional<std::string> PercentDecode(std::string_view s);
+
+}  // namespace cairn

@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/result.h"
+#include "model/entities.h"
+#include "model/table.h"
+
+namespace cairn::store {
+class MetadataStore;
+}
+
+namespace cairn::connector {
+
+/// Who is calling and when; connectors stamp audit fields from it.
+struct CallContext {
+  std::string principal = "anonymous";
+  int64_t now_ms = 0;
+};
+
+/// What a connector is built from: the catalog row and the server-wide dependencies.
+struct CatalogInfo {
+  int64_t catalog_id = 0;
+  std::string metalake;
+  std::string name;
+  model::CatalogType type = model::CatalogType::kRelational;
+  std::string provider;
+  model::Properties properties;
+};
+
+struct ConnectorDeps {
+  store::MetadataStore* store = nullptr;  // not owned; outlives every connector
+  std::string data_dir;                  // server data directory (default warehouse root)
+};
+
+/// A live connection to one catalog's source. One implementation per provider. Schema and table
+/// calls read and write through to the source; a provider that lacks an operation answers
+/// kUnsupported. Implementations are safe to call from many threads.
+class Connector {
+ public:
+  virtual ~Connector() = default;
+
+  /// Checks that the source is reachable with the catalog's properties.
+  /// kConnectionFailed when it is not.
+  virtual Status TestConnection() = 0;
+
+  virtual Result<std::vector<std::string>> ListSchemas() = 0;
+  /// kAlreadyExists when taken.
+  virtual Result<model::Schema> CreateSchema(const CallContext& ctx, const model::Schema& schema) = 0;
+  /// kNotFound (EntityKind::kSchema) when absent.
+  virtual Result<model::Schema> LoadSchema(std::string_view name) = 0;
+  virtual Result<model::Schema> AlterSchema(const CallContext& ctx, std::string_view name,
+                                            const std::vector<model::EntityChange>& changes) = 0;
+  /// False when absent; kNotEmpty when it has tables and `cascade` is false.
+  virtual Result<bool> DropSchema(const CallContext& ctx, std::string_view name, bool cascade) = 0;
+  /// True when the catalog holds at least one schema (for the non-empty catalog check).
+  virtual Result<bool> HasSchemas() = 0;
+
+  /// kNotFound (kSchema) when the schema is absent.
+  virtual Result<std::vector<std::string>> ListTables(std::string_view schema) = 0;
+  /// kInvalidArgument for definitions the source cannot hold; nothing is left behind on failure.
+  virtual Result<model::Table> CreateTable(const CallContext& ctx, std::string_view schema,
+                                           const model::Table& table) = 0;
+  virtual Result<model::Table> LoadTable(std::string_view schema, std::string_view name) = 0;
+  /// Applies all changes atomically, in order; concurrent alters never lose an update.
+  virtual Result<model::Table> AlterTable(const CallContext& ctx, std::string_view schema,
+                                          std::string_view name,
+                                          const std::vector<model::TableChange>& changes) = 0;
+  /// False when absent. `purge` also deletes the table's data and metadata files.
+  virtual Result<bool> DropTable(const CallContext& ctx, std::string_view schema,
+                                 std::string_view name, bool purge) = 0;
+
+  /// Removes everything the connector keeps for this catalog (called on catalog force drop).
+  virtual Status DropAll() = 0;
+
+  /// Properties the connector resolved from defaults at creation (e.g. the warehouse location)
+  /// that must be stored with the catalog so later renames do not change them.
+  virtual model::Properties ResolvedProperties() const { return {}; }
+};
+
+/// Builds connectors by provider name. Validates catalog properties at catalog creation.
+class ConnectorRegistry {
+ public:
+  using Factory = std::function<Result<std::unique_ptr<Connector>>(const CatalogInfo&, const ConnectorDeps&)>;
+
+  explicit ConnectorRegistry(ConnectorDeps deps) : deps_(std::move(deps)) {}
+  void Register(std::string provider, model::CatalogType type, Factory factory);
+
+  /// kInvalidArgument for an unknown provider or a type the provider does not serve.
+  Status CheckProvider(model::CatalogType type, std::string_view provider) const;
+  /// Builds the connector (which validates the properties).
+  Result<std::unique_ptr<Connector>> Create(const CatalogInfo& info) const;
+
+ private:
+  struct Entry {
+    model::CatalogType type;
+    Factory factory;
+  };
+  ConnectorDeps deps_;
+  std::map<std::string, Entry, std::less<>> factories_;
+};
+
+/// A registry with every built-in provider.
+std::unique_ptr<ConnectorRegistry> MakeDefaultRegistry(ConnectorDeps deps);
+
+}  // namespace cairn::connector

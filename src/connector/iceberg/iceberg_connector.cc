@@ -1,0 +1,371 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "connector/iceberg/iceberg_connector.h"
+
+#include <filesystem>
+
+#include <spdlog/spdlog.h>
+
+#include "common/util.h"
+#include "iceberg/partitioning.h"
+#include "iceberg/table_metadata.h"
+#include "storage/file_io.h"
+#include "store/metadata_store.h"
+
+namespace cairn::connector {
+
+namespace {
+
+using store::EntityRecord;
+using store::EntityType;
+
+constexpr int kMaxCommitAttempts = 16;
+constexpr const char* kBackendProperty = "catalog-backend";
+constexpr const char* kWarehouseProperty = "warehouse";
+
+class ManagedIcebergConnector final : public Connector {
+ public:
+  ManagedIcebergConnector(CatalogInfo info, store::MetadataStore& store, std::string warehouse,
+                          bool warehouse_defaulted)
+      : info_(std::move(info)),
+        store_(store),
+        warehouse_(std::move(warehouse)),
+        warehouse_defaulted_(warehouse_defaulted) {}
+
+  model::Properties ResolvedProperties() const override {
+    if (!warehouse_defaulted_) return {};
+    return {{kWarehouseProperty, warehouse_}};
+  }
+
+  Status TestConnection() override {
+    auto io = storage::FileIOFor(warehouse_);
+    if (!io) return MakeError(ErrorCode::kConnectionFailed, EntityKind::kCatalog, "{}", io.error().message);
+    if (warehouse_.rfind("file:", 0) == 0 || warehouse_.rfind('/', 0) == 0) {
+      std::string path = warehouse_.rfind("file://", 0) == 0 ? warehouse_.substr(7) : warehouse_;
+      std::error_code ec;
+      std::filesystem::create_directories(path, ec);
+      if (ec) {
+        return MakeError(ErrorCode::kConnectionFailed, EntityKind::kCatalog,
+                         "Warehouse '{}' is not usable: {}", warehouse_, ec.message());
+      }
+    }
+    return Ok();
+  }
+
+  // ---- schemas ----
+
+  Result<std::vector<std::string>> ListSchemas() override {
+    CAIRN_ASSIGN_OR_RETURN(auto rows, store_.List(EntityType::kSchema, info_.catalog_id, "", 0));
+    std::vector<std::string> out;
+    out.reserve(rows.size());
+    for (const auto& r : rows) out.push_back(r.name);
+    return out;
+  }
+
+  Result<model::Schema> CreateSchema(const CallContext& ctx, const model::Schema& schema) override {
+    EntityRecord row;
+    row.type = EntityType::kSchema;
+    row.parent_id = info_.catalog_id;
+    row.name = schema.name;
+    row.comment = schema.comment;
+    row.properties = schema.properties;
+    row.payload = "{}";
+    row.audit.creator = ctx.principal;
+    row.audit.create_time = ctx.now_ms;
+    auto inserted = store_.Insert(row);
+    if (!inserted) {
+      if (inserted.error().code == ErrorCode::kAlreadyExists) {
+        return AlreadyExists(EntityKind::kSchema, "Schema {}.{} already exists", info_.name, schema.name);
+      }
+      return std::move(inserted).error();
+    }
+    return ToSchema(*inserted);
+  }
+
+  Result<model::Schema> LoadSchema(std::string_view name) override {
+    CAIRN_ASSIGN_OR_RETURN(EntityRecord row, SchemaRow(name));
+    return ToSchema(row);
+  }
+
+  Result<model::Schema> AlterSchema(const CallContext& ctx, std::string_view name,
+                                    const std::vector<model::EntityChange>& changes) override {
+    for (int attempt = 0; attempt < kMaxCommitAttempts; ++attempt) {
+      CAIRN_ASSIGN_OR_RETURN(EntityRecord row, SchemaRow(name));
+      for (const auto& c : changes) {
+        if (c.kind == model::EntityChange::Kind::kSetProperty) {
+          row.properties[c.property] = c.value;
+        } else if (c.kind == model::EntityChange::Kind::kRemoveProperty) {
+          row.properties.erase(c.property);
+        } else {
+          return InvalidArgument("Schemas support only setProperty and removeProperty updates");
+        }
+      }
+      row.audit.last_modifier = ctx.principal;
+      row.audit.last_modified_time = ctx.now_ms;
+      auto updated = store_.CompareAndSet(row);
+      if (updated) return ToSchema(*updated);
+      if (updated.error().code != ErrorCode::kConflict) return std::move(updated).error();
+    }
+    return Unavailable("too many concurrent updates of schema {}; try again", name);
+  }
+
+  Result<bool> DropSchema(const CallContext& /*ctx*/, std::string_view name, bool cascade) override {
+    auto row = SchemaRow(name);
+    if (!row) {
+      if (row.error().code == ErrorCode::kNotFound) return false;
+      return std::move(row).error();
+    }
+    CAIRN_ASSIGN_OR_RETURN(int64_t children, store_.CountChildren(row->id));
+    if (children > 0 && !cascade) {
+      return MakeError(ErrorCode::kNotEmpty, EntityKind::kSchema,
+                       "Schema {}.{} is not empty, it has {} table(s); drop them first or use cascade",
+                       info_.name, name, children);
+    }
+    return store_.Delete(row->id);
+  }
+
+  Result<bool> HasSchemas() override {
+    CAIRN_ASSIGN_OR_RETURN(int64_t n, store_.CountChildren(info_.catalog_id));
+    return n > 0;
+  }
+
+  // ---- tables ----
+
+  Result<std::vector<std::string>> ListTables(std::string_view schema) override {
+    CAIRN_ASSIGN_OR_RETURN(EntityRecord s, SchemaRow(schema));
+    CAIRN_ASSIGN_OR_RETURN(auto rows, store_.List(EntityType::kTable, s.id, "", 0));
+    std::vector<std::string> out;
+    out.reserve(rows.size());
+    for (const auto& r : rows) out.push_back(r.name);
+    return out;
+  }
+
+  Result<model::Table> CreateTable(const CallContext& ctx, std::string_view schema,
+                                   const model::Table& table) override {
+    CAIRN_ASSIGN_OR_RETURN(EntityRecord s, SchemaRow(schema));
+    if (!table.indexes.empty()) {
+      return InvalidArgument("Iceberg tables do not support indexes (table {})", table.name);
+    }
+    if (store_.Get(EntityType::kTable, s.id, table.name)) {
+      return TableExists(schema, table.name);
+    }
+    iceberg::NewTableRequest request;
+    auto explicit_location = table.properties.find("location");
+    request.location = explicit_location != table.properties.end()
+                           ? explicit_location->second
+                           : fmt::format("{}/{}/{}", warehouse_, schema, table.name);
+    CAIRN_ASSIGN_OR_RETURN(request.location, storage::NormalizeLocation(request.location));
+    request.columns = table.columns;
+    request.partitioning = table.partitioning;
+    request.sort_orders = table.sort_orders;
+    request.properties = table.properties;
+    request.properties.erase("location");
+    if (table.comment) request.properties["comment"] = *table.comment;
+    CAIRN_ASSIGN_OR_RETURN(
+        std::string mode,
+        iceberg::DistributionMode(table.distribution, !table.partitioning.empty(), !table.sort_orders.empty()));
+    if (table.distribution.strategy != "none") request.properties["write.distribution-mode"] = mode;
+    request.now_ms = ctx.now_ms;
+    CAIRN_ASSIGN_OR_RETURN(iceberg::Json metadata, iceberg::NewTableMetadata(request));
+
+    const std::string metadata_location = iceberg::NextMetadataLocation(request.location, "");
+    CAIRN_ASSIGN_OR_RETURN(auto io, storage::FileIOFor(metadata_location));
+    CAIRN_RETURN_IF_ERROR(io->WriteNew(metadata_location, iceberg::ToJsonText(metadata)));
+
+    EntityRecord row;
+    row.type = EntityType::kTable;
+    row.parent_id = s.id;
+    row.name = table.name;
+    row.payload = "{}";
+    row.location = metadata_location;
+    row.audit.creator = ctx.principal;
+    row.audit.create_time = ctx.now_ms;
+    auto inserted = store_.Insert(row);
+    if (!inserted) {
+      (void)io->Delete(metadata_location);  // never leave a file no row points at
+      if (inserted.error().code == ErrorCode::kAlreadyExists) return TableExists(schema, table.name);
+      return std::move(inserted).error();
+    }
+    return ToTable(*inserted, metadata);
+  }
+
+  Result<model::Table> LoadTable(std::string_view schema, std::string_view name) override {
+    CAIRN_ASSIGN_OR_RETURN(EntityRecord s, SchemaRow(schema));
+    CAIRN_ASSIGN_OR_RETURN(EntityRecord row, TableRow(s, name));
+    CAIRN_ASSIGN_OR_RETURN(iceberg::Json metadata, ReadMetadata(row));
+    return ToTable(row, metadata);
+  }
+
+  Result<model::Table> AlterTable(const CallContext& ctx, std::string_view schema,
+                                  std::string_view name,
+                                  const std::vector<model::TableChange>& changes) override {
+    std::vector<model::TableChange> metadata_changes;
+    const model::TableChange* rename = nullptr;
+    for (const auto& c : changes) {
+      if (c.kind == model::TableChange::Kind::kRename) {
+        rename = &c;
+      } else {
+        metadata_changes.push_back(c);
+      }
+    }
+    CAIRN_ASSIGN_OR_RETURN(EntityRecord s, SchemaRow(schema));
+    int64_t target_schema_id = s.id;
+    if (rename != nullptr && rename->new_schema && *rename->new_schema != schema) {
+      CAIRN_ASSIGN_OR_RETURN(EntityRecord target, SchemaRow(*rename->new_schema));
+      target_schema_id = target.id;
+    }
+    for (int attempt = 0; attempt < kMaxCommitAttempts; ++attempt) {
+      CAIRN_ASSIGN_OR_RETURN(EntityRecord row, TableRow(s, name));
+      CAIRN_ASSIGN_OR_RETURN(iceberg::Json base, ReadMetadata(row));
+      iceberg::Json metadata = base;
+      std::string new_location;
+      std::unique_ptr<storage::FileIO> io;
+      if (!metadata_changes.empty()) {
+        CAIRN_ASSIGN_OR_RETURN(metadata, iceberg::ApplyTableChanges(base, metadata_changes, ctx.now_ms));
+        metadata = iceberg::FinishCommit(std::move(metadata), *row.location,
+                                         base.value("last-updated-ms", int64_t{0}), ctx.now_ms);
+        new_location = iceberg::NextMetadataLocation(base.value("location", ""), *row.location);
+        CAIRN_ASSIGN_OR_RETURN(io, storage::FileIOFor(new_location));
+        CAIRN_RETURN_IF_ERROR(io->WriteNew(new_location, iceberg::ToJsonText(metadata)));
+        row.location = new_location;
+      }
+      if (rename != nullptr) {
+        row.name = rename->new_name;
+        row.parent_id = target_schema_id;
+      }
+      row.audit.last_modifier = ctx.principal;
+      row.audit.last_modified_time = ctx.now_ms;
+      auto updated = store_.CompareAndSet(row);
+      if (updated) return ToTable(*updated, metadata);
+      if (io) (void)io->Delete(new_location);
+      if (updated.error().code == ErrorCode::kAlreadyExists) {
+        return TableExists(rename != nullptr && rename->new_schema ? *rename->new_schema : std::string(schema),
+                           rename != nullptr ? rename->new_name : std::string(name));
+      }
+      if (updated.error().code != ErrorCode::kConflict) return std::move(updated).error();
+      // Another writer moved the pointer: re-read and re-apply the changes on the new base.
+    }
+    return Unavailable("too many concurrent updates of table {}.{}; try again", schema, name);
+  }
+
+  Result<bool> DropTable(const CallContext& /*ctx*/, std::string_view schema, std::string_view name,
+                         bool purge) override {
+    CAIRN_ASSIGN_OR_RETURN(EntityRecord s, SchemaRow(schema));
+    auto row = TableRow(s, name);
+    if (!row) {
+      if (row.error().code == ErrorCode::kNotFound) return false;
+      return std::move(row).error();
+    }
+    std::string table_location;
+    if (purge) {
+      auto metadata = ReadMetadata(*row);
+      if (metadata) table_location = metadata->value("location", "");
+    }
+    CAIRN_ASSIGN_OR_RETURN(bool dropped, store_.Delete(row->id));
+    if (dropped && purge && !table_location.empty()) {
+      auto io = storage::FileIOFor(table_location);
+      if (io) {
+        auto s2 = (*io)->DeletePrefix(table_location);
+        if (!s2) spdlog::warn("event=purge_failed location=\"{}\" error=\"{}\"", table_location, s2.error().message);
+      }
+    }
+    return dropped;
+  }
+
+  Status DropAll() override { return Ok(); }
+
+ private:
+  Result<EntityRecord> SchemaRow(std::string_view name) {
+    auto row = store_.Get(EntityType::kSchema, info_.catalog_id, name);
+    if (!row && row.error().code == ErrorCode::kNotFound) {
+      return NotFound(EntityKind::kSchema, "Schema {}.{} does not exist", info_.name, name);
+    }
+    return row;
+  }
+
+  Result<EntityRecord> TableRow(const EntityRecord& schema, std::string_view name) {
+    auto row = store_.Get(EntityType::kTable, schema.id, name);
+    if (!row && row.error().code == ErrorCode::kNotFound) {
+      return NotFound(EntityKind::kTable, "Table {}.{}.{} does not exist", info_.name, schema.name, name);
+    }
+    return row;
+  }
+
+  Error TableExists(std::string_view schema, std::string_view name) const {
+    return AlreadyExists(EntityKind::kTable, "Table {}.{}.{} already exists", info_.name, schema, name);
+  }
+
+  static Result<iceberg::Json> ReadMetadata(const EntityRecord& row) {
+    if (!row.location || row.location->empty()) {
+      return Internal("table {} has no metadata location", row.name);
+    }
+    CAIRN_ASSIGN_OR_RETURN(auto io, storage::FileIOFor(*row.location));
+    auto text = io->Read(*row.location);
+    if (!text) {
+      if (text.error().code == ErrorCode::kNotFound) {
+        return Unavailable("metadata file '{}' of table {} is missing", *row.location, row.name);
+      }
+      return std::move(text).error();
+    }
+    return iceberg::ParseMetadata(*text);
+  }
+
+  static model::Schema ToSchema(const EntityRecord& row) {
+    model::Schema s;
+    s.name = row.name;
+    s.comment = row.comment;
+    s.properties = row.properties;
+    s.audit = row.audit;
+    return s;
+  }
+
+  static Result<model::Table> ToTable(const EntityRecord& row, const iceberg::Json& metadata) {
+    CAIRN_ASSIGN_OR_RETURN(model::Table t, iceberg::TableFromMetadata(metadata));
+    t.name = row.name;
+    t.audit = row.audit;
+    return t;
+  }
+
+  CatalogInfo info_;
+  store::MetadataStore& store_;
+  std::string warehouse_;
+  bool warehouse_defaulted_;
+};
+
+Result<std::unique_ptr<Connector>> MakeIcebergConnector(const CatalogInfo& info, const ConnectorDeps& deps) {
+  const auto& props = info.properties;
+  auto backend = props.find(kBackendProperty);
+  if (backend != props.end() && !EqualsIgnoreCase(backend->second, "managed")) {
+    if (EqualsIgnoreCase(backend->second, "rest")) {
+      return InvalidArgument("Property '{}' = 'rest' (federation) is not supported by this server yet; use 'managed'",
+                             kBackendProperty);
+    }
+    return InvalidArgument("Property '{}' has an unsupported value '{}'; supported: managed", kBackendProperty,
+                           backend->second);
+  }
+  std::string warehouse;
+  bool defaulted = false;
+  auto wh = props.find(kWarehouseProperty);
+  if (wh != props.end()) {
+    auto normalized = storage::NormalizeLocation(wh->second);
+    if (!normalized) {
+      return InvalidArgument("Property '{}' is invalid: {}", kWarehouseProperty, normalized.error().message);
+    }
+    warehouse = *normalized;
+    auto io = storage::FileIOFor(warehouse);
+    if (!io) return InvalidArgument("Property '{}' is invalid: {}", kWarehouseProperty, io.error().message);
+  } else {
+    warehouse = fmt::format("{}/warehouse/{}/{}", deps.data_dir, info.metalake, info.name);
+    defaulted = true;
+  }
+  if (deps.store == nullptr) return Internal("the Iceberg connector needs the metadata store");
+  return std::unique_ptr<Connector>(
+      std::make_unique<ManagedIcebergConnector>(info, *deps.store, warehouse, defaulted));
+}
+
+}  // namespace
+
+void RegisterIcebergConnector(ConnectorRegistry& registry) {
+  registry.Register("lakehouse-iceberg", model::CatalogType::kRelational, MakeIcebergConnector);
+}
+
+}  // namespace cairn::connector

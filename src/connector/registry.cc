@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "connector/connector.h"
+
+#include <array>
+
+#include "common/util.h"
+
+namespace cairn::connector {
+
+namespace {
+
+// Providers of the Gravitino API that this server does not serve (yet); named in the error so a
+// user knows the name was understood.
+constexpr std::array<std::string_view, 15> kKnownProviders = {
+    "hive",           "lakehouse-paimon", "lakehouse-hudi", "lakehouse-generic", "jdbc-mysql",
+    "jdbc-postgresql", "jdbc-doris",      "jdbc-starrocks", "jdbc-clickhouse",   "jdbc-hologres",
+    "jdbc-oceanbase", "glue",             "fileset",        "kafka",             "model"};
+
+}  // namespace
+
+void ConnectorRegistry::Register(std::string provider, model::CatalogType type, Factory factory) {
+  factories_[std::move(provider)] = Entry{type, std::move(factory)};
+}
+
+Status ConnectorRegistry::CheckProvider(model::CatalogType type, std::string_view provider) const {
+  auto it = factories_.find(provider);
+  if (it == factories_.end()) {
+    std::vector<std::string> supported;
+    for (const auto& [name, entry] : factories_) supported.push_back(name);
+    for (auto known : kKnownProviders) {
+      if (known == provider) {
+        return InvalidArgument("Catalog provider '{}' is not supported by this server; supported providers: {}",
+                               provider, Join(supported, ", "));
+      }
+    }
+    return InvalidArgument("Unknown catalog provider '{}'; supported providers: {}", provider,
+                           Join(supported, ", "));
+  }
+  if (it->second.type != type) {
+    return InvalidArgument("Catalog provider '{}' serves catalogs of type '{}', not '{}'", provider,
+                           model::CatalogTypeName(it->second.type), model::CatalogTypeName(type));
+  }
+  return Ok();
+}
+
+Result<std::unique_ptr<Connector>> ConnectorRegistry::Create(const CatalogInfo& info) const {
+  CAIRN_RETURN_IF_ERROR(CheckProvider(info.type, info.provider));
+  return factories_.find(info.provider)->second.factory(info, deps_);
+}
+
+}  // namespace cairn::connector

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "http/message.h"
+
+#include <strings.h>
+
+#include "common/util.h"
+
+namespace cairn::http {
+
+bool HeaderLess::operator()(const std::string& a, const std::string& b) const {
+  return strcasecmp(a.c_str(), b.c_str()) < 0;
+}
+
+std::optional<std::string> Request::Query(std::string_view name) const {
+  for (const auto& [k, v] : query) {
+    if (k == name) return v;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> Request::Header(const std::string& name) const {
+  auto it = headers.find(name);
+  if (it == headers.end()) return std::nullopt;
+  return it->second;
+}
+
+bool ParseTarget(std::string_view target, std::string& path,
+                 std::vector<std::pair<std::string, std::string>>& query) {
+  const size_t q = target.find('?');
+  path = std::string(target.substr(0, q));
+  if (q == std::string_view::npos) return true;
+  std::string_view rest = target.substr(q + 1);
+  for (const auto& part : Split(rest, '&')) {
+    if (part.empty()) continue;
+    const size_t eq = part.find('=');
+    std::string key = part.substr(0, eq);
+    std::string value = eq == std::string::npos ? "" : part.substr(eq + 1);
+    for (char& c : key) if (c == '+') c = ' ';
+    for (char& c : value) if (c == '+') c = ' ';
+    auto k = PercentDecode(key);
+    auto v = PercentDecode(value);
+    if (!k || !v) return false;
+    query.emplace_back(std::move(*k), std::move(*v));
+  }
+  return true;
+}
+
+}  // namespace cairn::http

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace cairn::http {
+
+/// Case-insensitive ordering for header names.
+struct HeaderLess {
+  bool operator()(const std::string& a, const std::string& b) const;
+};
+
+/// A request as the protocol front ends see it: no sockets, no Beast types.
+struct Request {
+  std::string method;                             // as sent, upper-case for standard verbs
+  std::string target;                             // raw request target
+  std::string path;                               // target without the query (still encoded)
+  std::vector<std::pair<std::string, std::string>> query;  // decoded, in order
+  std::map<std::string, std::string, HeaderLess> headers;
+  std::string body;
+  std::string request_id;
+  std::string remote_address;
+
+  /// The first value of a query parameter, if present.
+  std::optional<std::string> Query(std::string_view name) const;
+  /// A header value, if present.
+  std::optional<std::string> Header(const std::string& name) const;
+};
+
+struct Response {
+  int status = 200;
+  std::string content_type = "application/json";
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string body;
+};
+
+/// Splits `target` into path and decoded query parameters. False on malformed %-escapes.
+bool ParseTarget(std::string_view target, std::string& path,
+                 std::vector<std::pair<std::string, std::string>>& query);
+
+}  // namespace cairn::http

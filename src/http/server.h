@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "common/result.h"
+#include "http/message.h"
+
+namespace cairn::http {
+
+struct ServerOptions {
+  std::string host = "127.0.0.1";
+  int port = 8090;                       // 0 picks a free port
+  int worker_threads = 4;                // run the (blocking) handlers
+  size_t max_body_bytes = 10 * 1024 * 1024;
+  size_t max_header_bytes = 64 * 1024;
+  int idle_timeout_ms = 60'000;          // keep-alive idle and slow-client read timeout
+  int shutdown_grace_ms = 15'000;        // in-flight requests may finish within this
+};
+
+/// Handles one request on a worker thread. Must not throw (a throw becomes a 500).
+using Handler = std::function<Response(const Request&)>;
+
+/// Renders a transport-level error (bad request, body too large, handler crash) in the format
+/// of the protocol that owns `path`.
+using ErrorRenderer = std::function<Response(int status, std::string_view message, std::string_view path)>;
+
+/// The HTTP/1.1 server: one io thread runs the accept loop and the per-connection coroutines;
+/// handlers run on a worker pool so blocking store or storage calls never stall the io thread.
+class Server {
+ public:
+  Server(ServerOptions options, Handler handler, ErrorRenderer error_renderer);
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  /// Binds and listens. kUnavailable when the address cannot be bound.
+  Status Listen();
+  /// The bound port (after Listen).
+  int port() const;
+  /// Serves until Stop() or SIGINT/SIGTERM, then lets in-flight requests finish (up to the grace
+  /// period) and returns.
+  void Run();
+  /// Asks Run() to return; safe from any thread.
+  void Stop();
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace cairn::http

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "common/result.h"
+#include "connector/connector.h"
+#include "model/entities.h"
+#include "store/metadata_store.h"
+
+namespace cairn::service {
+
+using connector::CallContext;
+
+/// The use cases of metalakes and catalogs, and the resolve stage for everything inside a
+/// catalog: `OpenCatalog` checks that the metalake and catalog exist and are in use, and hands
+/// out the catalog's connector. Synchronous; safe to call from many threads.
+///
+/// Errors carry the EntityKind of the object they are about: kNotFound(kMetalake) when the
+/// metalake is missing, kNotInUse(kCatalog) when the catalog is disabled, and so on.
+class MetadataService {
+ public:
+  MetadataService(store::MetadataStore& store, const connector::ConnectorRegistry& registry);
+
+  // Metalakes.
+  Result<model::Metalake> CreateMetalake(const CallContext& ctx, const model::Metalake& metalake);
+  Result<model::Metalake> LoadMetalake(std::string_view name);
+  Result<std::vector<model::Metalake>> ListMetalakes();
+  Result<model::Metalake> AlterMetalake(const CallContext& ctx, std::string_view name,
+                                        const std::vector<model::EntityChange>& changes);
+  Status SetMetalakeInUse(const CallContext& ctx, std::string_view name, bool in_use);
+  /// False when absent. kInUse unless disabled or `force`; kNotEmpty when it has catalogs and
+  /// not `force`.
+  Result<bool> DropMetalake(const CallContext& ctx, std::string_view name, bool force);
+
+  // Catalogs.
+  Result<model::Catalog> CreateCatalog(const CallContext& ctx, const model::Catalog& catalog);
+  /// Builds the connector for `catalog` without storing anything and checks its source.
+  Status TestConnection(const model::Catalog& catalog);
+  Result<model::Catalog> LoadCatalog(std::string_view metalake, std::string_view name);
+  Result<std::vector<model::Catalog>> ListCatalogs(std::string_view metalake);
+  Result<model::Catalog> AlterCatalog(const CallContext& ctx, std::string_view metalake,
+                                      std::string_view name,
+                                      const std::vector<model::EntityChange>& changes);
+  Status SetCatalogInUse(const CallContext& ctx, std::string_view metalake, std::string_view name,
+                         bool in_use);
+  Result<bool> DropCatalog(const CallContext& ctx, std::string_view metalake,
+                           std::string_view name, bool force);
+
+  /// Resolves an in-use catalog of an in-use metalake to its connector.
+  Result<std::shared_ptr<connector::Connector>> OpenCatalog(std::string_view metalake,
+                                                            std::string_view catalog);
+
+ private:
+  Result<store::EntityRecord> GetMetalakeRow(std::string_view name);
+  Result<store::EntityRecord> GetInUseMetalakeRow(std::string_view name);
+  Result<store::EntityRecord> GetCatalogRow(int64_t metalake_id, std::string_view name);
+  Result<model::Catalog> ToCatalog(std::string_view metalake, const store::EntityRecord& row) const;
+  Result<std::shared_ptr<connector::Connector>> ConnectorFor(const model::Catalog& catalog,
+                                                             const store::EntityRecord& row);
+  void ForgetConnector(int64_t catalog_id);
+
+  store::MetadataStore& store_;
+  const connector::ConnectorRegistry& registry_;
+
+  struct CachedConnector {
+    int64_t version = 0;
+    std::shared_ptr<connector::Connector> connector;
+  };
+  std::mutex mu_;
+  std::unordered_map<int64_t, CachedConnector> connectors_;  // guarded by mu_; by catalog id
+};
+
+}  // namespace cairn::service

@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "storage/file_io.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "common/util.h"
+
+namespace cairn::storage {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Maps `file:///a/b`, `file:/a/b` and `/a/b` to the local path.
+std::string LocalPath(std::string_view location) {
+  if (location.rfind("file://", 0) == 0) return std::string(location.substr(7));
+  if (location.rfind("file:", 0) == 0) return std::string(location.substr(5));
+  return std::string(location);
+}
+
+Error IoError(std::string_view what, std::string_view path, int err) {
+  return Unavailable("cannot {} '{}': {}", what, path, std::strerror(err));
+}
+
+class LocalFileIO final : public FileIO {
+ public:
+  Result<std::string> Read(std::string_view location) override {
+    const std::string path = LocalPath(location);
+    std::error_code ec;
+    if (!fs::exists(path, ec)) {
+      return NotFound(EntityKind::kNone, "file '{}' does not exist", path);
+    }
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return IoError("read", path, errno);
+    std::ostringstream out;
+    out << in.rdbuf();
+    return out.str();
+  }
+
+  Status WriteNew(std::string_view location, std::string_view data) override {
+    const std::string path = LocalPath(location);
+    std::error_code ec;
+    fs::create_directories(fs::path(path).parent_path(), ec);
+    if (ec) return Unavailable("cannot create directory for '{}': {}", path, ec.message());
+    const std::string tmp = path + "." + RandomUuid() + ".tmp";
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) return IoError("create", tmp, errno);
+    size_t written = 0;
+    while (written < data.size()) {
+      const ssize_t n = ::write(fd, data.data() + written, data.size() - written);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        const int err = errno;
+        ::close(fd);
+        ::unlink(tmp.c_str());
+        return IoError("write", tmp, err);
+      }
+      written += static_cast<size_t>(n);
+    }
+    if (::fsync(fd) != 0 || ::close(fd) != 0) {
+      const int err = errno;
+      ::unlink(tmp.c_str());
+      return IoError("sync", tmp, err);
+    }
+    // link() fails when the target exists, so a metadata file is never overwritten.
+    const int rc = ::link(tmp.c_str(), path.c_str());
+    const int err = errno;
+    ::unlink(tmp.c_str());
+    if (rc != 0) {
+      if (err == EEXIST) return AlreadyExists(EntityKind::kNone, "file '{}' already exists", path);
+      return IoError("publish", path, err);
+    }
+    return Ok();
+  }
+
+  Status Delete(std::string_view location) override {
+    const std::string path = LocalPath(location);
+    if (::unlink(path.c_str()) != 0 && errno != ENOENT) return IoError("delete", path, errno);
+    return Ok();
+  }
+
+  Status DeletePrefix(std::string_view location) override {
+    const std::string path = LocalPath(location);
+    std::error_code ec;
+    fs::remove_all(path, ec);
+    if (ec) return Unavailable("cannot delete '{}': {}", path, ec.message());
+    return Ok();
+  }
+};
+
+}  // namespace
+
+Result<std::unique_ptr<FileIO>> FileIOFor(std::string_view location) {
+  if (location.rfind("file:", 0) == 0 || location.rfind('/', 0) == 0) {
+    return std::unique_ptr<FileIO>(std::make_unique<LocalFileIO>());
+  }
+  const size_t colon = location.find("://");
+  return Unsupported("storage scheme '{}' is not supported (location '{}')",
+                     colon == std::string_view::npos ? std::string(location)
+                                                     : std::string(location.substr(0, colon)),
+                     location);
+}
+
+Result<std::string> NormalizeLocation(std::string_view location) {
+  std::string loc(Trim(location));
+  if (loc.empty()) return InvalidArgument("location must not be empty");
+  while (loc.size() > 1 && loc.back() == '/') loc.pop_back();
+  if (loc.find("://") != std::string::npos || loc.rfind("file:", 0) == 0) return loc;
+  std::error_code ec;
+  fs::path p = fs::absolute(fs::path(loc), ec);
+  if (ec) return InvalidArgument("location '{}' cannot be resolved: {}", loc, ec.message());
+  return p.lexically_normal().string();
+}
+
+}  // namespace cairn::storage

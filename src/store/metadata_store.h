@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/result.h"
+#include "model/table.h"
+
+namespace cairn::store {
+
+/// What kind of object a stored entity row is. The numeric values are persisted: never reuse one.
+enum class EntityType : int {
+  kMetalake = 1,
+  kCatalog = 2,
+  kSchema = 3,
+  kTable = 4,
+  kView = 5,
+  kFileset = 6,
+  kTopic = 7,
+  kModel = 8,
+  kFunction = 9,
+};
+
+EntityKind ToEntityKind(EntityType type);
+
+/// One object Cairn owns or tracks: a metalake, a catalog, or an object inside a catalog.
+/// Objects form a tree through `parent_id` (0 for metalakes); names are unique among the
+/// children of one parent of one type.
+struct EntityRecord {
+  int64_t id = 0;  // assigned by the store on insert
+  EntityType type = EntityType::kMetalake;
+  int64_t parent_id = 0;
+  std::string name;
+  std::optional<std::string> comment;
+  model::Properties properties;
+  bool in_use = true;
+  std::string payload;                  // type-specific JSON document, opaque to the store
+  std::optional<std::string> location;  // e.g. the current Iceberg metadata file of a table
+  model::Audit audit;
+  int64_t version = 0;  // bumped by every update; the compare-and-set token
+};
+
+/// The metadata store: everything Cairn owns, behind one interface in domain words.
+///
+/// Implementations: SQLite (embedded default) and PostgreSQL. Both are safe to call from many
+/// threads at once (each call takes a pooled connection). Uniqueness of names is enforced by the
+/// database itself, so two racing creates of one name give exactly one success and one
+/// kAlreadyExists. Errors: kNotFound, kAlreadyExists, kConflict (version moved), kUnavailable
+/// (database busy or unreachable), kInternal (anything else). No SQL or driver type leaks out.
+class MetadataStore {
+ public:
+  virtual ~MetadataStore() = default;
+
+  /// Inserts a new row and returns it with `id` and `version` (= 1) assigned.
+  /// kAlreadyExists when (type, parent_id, name) is taken.
+  virtual Result<EntityRecord> Insert(const EntityRecord& record) = 0;
+
+  /// Loads one row by its natural key. kNotFound when absent.
+  virtual Result<EntityRecord> Get(EntityType type, int64_t parent_id, std::string_view name) = 0;
+
+  /// Loads one row by id. kNotFound when absent.
+  virtual Result<EntityRecord> GetById(int64_t id) = 0;
+
+  /// Lists children of one parent of one type in name order, starting strictly after
+  /// `after_name` (empty: from the start), at most `limit` rows (<= 0: all).
+  virtual Result<std::vector<EntityRecord>> List(EntityType type, int64_t parent_id,
+                                                 std::string_view after_name, int limit) = 0;
+
+  /// Counts the direct children of `parent_id` (of any type).
+  virtual Result<int64_t> CountChildren(int64_t parent_id) = 0;
+
+  /// Replaces the mutable fields (parent_id, name, comment, properties, in_use, payload,
+  /// location, audit) of row `record.id` if its version is still `record.version`, and returns
+  /// the row with the new version. kConflict when the version moved (or the row vanished);
+  /// kAlreadyExists when a rename collides.
+  virtual Result<EntityRecord> CompareAndSet(const EntityRecord& record) = 0;
+
+  /// Deletes a row and, recursively, all of its descendants. Returns false when the row did not
+  /// exist.
+  virtual Result<bool> Delete(int64_t id) = 0;
+
+  /// Runs `body` against a view of this store inside one database transaction: committed when
+  /// `body` succeeds, rolled back otherwise. Calls on `tx` are serialized on one connection.
+  virtual Status RunInTransaction(const std::function<Status(MetadataStore& tx)>& body) = 0;
+
+  /// True when the database answers a trivial query (readiness probe).
+  virtual bool Ping() = 0;
+};
+
+struct StoreOptions {
+  std::string type = "sqlite";  // sqlite | postgres
+  std::string sqlite_path;      // file path, or ":memory:" for tests
+  std::string postgres_url;     // libpq conninfo or postgresql:// URI
+  int pool_size = 4;
+  int busy_timeout_ms = 5000;
+  int acquire_timeout_ms = 10000;  // how long a call waits for a free pooled connection
+};
+
+/// Opens the configured store and runs pending schema migrations.
+///
+/// "sqlite": opens `sqlite_path` (creating the file and its parent directories); ":memory:"
+/// uses a single connection so every call sees the same database. "postgres": connects to
+/// `postgres_url`; migrations are serialized across replicas by an advisory lock.
+/// Errors: kInvalidArgument for an unknown `type` (naming `cairn.store.type`) or a missing
+/// path/url; kUnavailable when the database cannot be reached; kInternal when migrating fails.
+Result<std::unique_ptr<MetadataStore>> OpenStore(const StoreOptions& options);
+
+}  // namespace cairn::store
