@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "store/connection_pool.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace cairn::store {
+
+ConnectionPool::ConnectionPool(Factory factory, int size, std::chrono::milliseconds acquire_timeout)
+    : factory_(std::move(factory)), size_(std::max(1, size)), acquire_timeout_(acquire_timeout) {}
+
+void ConnectionPool::AddIdle(std::unique_ptr<SqlConnection> conn) {
+  {
+    std::lock_guard lock(mu_);
+    if (open_ >= size_) return;
+    ++open_;
+    idle_.push_back(std::move(conn));
+  }
+  cv_.notify_one();
+}
+
+Result<ConnectionPool::Lease> ConnectionPool::Acquire() {
+  std::unique_ptr<SqlConnection> conn;
+  {
+    std::unique_lock lock(mu_);
+    const bool ready =
+        cv_.wait_for(lock, acquire_timeout_, [&] { return !idle_.empty() || open_ < size_; });
+    if (!ready) {
+      return Unavailable("no metadata store connection free after {} ms (pool size {})",
+                         acquire_timeout_.count(), size_);
+    }
+    if (!idle_.empty()) {
+      conn = std::move(idle_.back());
+      idle_.pop_back();
+    }
+    if (!conn) ++open_;  // reserve a slot for the connection opened below
+  }
+  if (conn && conn->IsBroken()) {
+    conn.reset();  // keep its slot: it is replaced right away
+  }
+  if (!conn) {
+    // Open outside the lock: connecting to a remote server can take a while.
+    Result<std::unique_ptr<SqlConnection>> opened = factory_();
+    if (!opened) {
+      {
+        std::lock_guard lock(mu_);
+        --open_;
+      }
+      cv_.notify_one();
+      return std::move(opened).error();
+    }
+    conn = std::move(opened).value();
+  }
+  return Lease(this, std::move(conn));
+}
+
+void ConnectionPool::Release(std::unique_ptr<SqlConnection> conn) {
+  const bool broken = conn->IsBroken();
+  {
+    std::lock_guard lock(mu_);
+    if (broken) {
+      --open_;
+    } else {
+      idle_.push_back(std::move(conn));
+    }
+  }
+  if (broken) conn.reset();  // close outside the lock
+  cv_.notify_one();
+}
+
+}  // namespace cairn::store

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "store/metadata_store.h"
+
+#include <chrono>
+#include <utility>
+
+#include <spdlog/spdlog.h>
+
+#include "store/connection_pool.h"
+#include "store/migrations/migrations.h"
+#include "store/postgres/pg_connection.h"
+#include "store/sql_metadata_store.h"
+#include "store/sqlite/sqlite_connection.h"
+
+namespace cairn::store {
+
+EntityKind ToEntityKind(EntityType type) {
+  switch (type) {
+    case EntityType::kMetalake:
+      return EntityKind::kMetalake;
+    case EntityType::kCatalog:
+      return EntityKind::kCatalog;
+    case EntityType::kSchema:
+      return EntityKind::kSchema;
+    case EntityType::kTable:
+      return EntityKind::kTable;
+    case EntityType::kView:
+      return EntityKind::kView;
+    case EntityType::kFileset:
+      return EntityKind::kFileset;
+    case EntityType::kTopic:
+      return EntityKind::kTopic;
+    case EntityType::kModel:
+      return EntityKind::kModel;
+    case EntityType::kFunction:
+      return EntityKind::kFunction;
+  }
+  return EntityKind::kNone;
+}
+
+std::string_view DialectName(Dialect dialect) {
+  switch (dialect) {
+    case Dialect::kSqlite:
+      return "sqlite";
+    case Dialect::kPostgres:
+      return "postgres";
+  }
+  return "unknown";
+}
+
+namespace {
+
+// Opens the first connection, migrates through it, and seeds the pool with it.
+Result<std::unique_ptr<MetadataStore>> OpenWith(ConnectionPool::Factory factory, int pool_size,
+                                                const StoreOptions& options) {
+  CAIRN_ASSIGN_OR_RETURN(std::unique_ptr<SqlConnection> first, factory());
+  CAIRN_RETURN_IF_ERROR(migrations::Migrate(*first));
+  auto pool = std::make_unique<ConnectionPool>(
+      std::move(factory), pool_size, std::chrono::milliseconds(options.acquire_timeout_ms));
+  pool->AddIdle(std::move(first));
+  return std::unique_ptr<MetadataStore>(std::make_unique<SqlMetadataStore>(std::move(pool)));
+}
+
+}  // namespace
+
+Result<std::unique_ptr<MetadataStore>> OpenStore(const StoreOptions& options) {
+  if (options.type == "sqlite") {
+    const bool memory = options.sqlite_path == ":memory:";
+    ConnectionPool::Factory factory =
+        [path = options.sqlite_path,
+         timeout = options.busy_timeout_ms]() -> Result<std::unique_ptr<SqlConnection>> {
+      CAIRN_ASSIGN_OR_RETURN(std::unique_ptr<sqlite::SqliteConnection> conn,
+                             sqlite::SqliteConnection::Open(path, timeout));
+      return std::unique_ptr<SqlConnection>(std::move(conn));
+    };
+    // Each ":memory:" connection is its own database: one connection keeps one database.
+    const int pool_size = memory ? 1 : options.pool_size;
+    spdlog::info("event=store_open type=sqlite path=\"{}\" pool_size={}", options.sqlite_path,
+                 pool_size);
+    return OpenWith(std::move(factory), pool_size, options);
+  }
+  if (options.type == "postgres") {
+    ConnectionPool::Factory factory =
+        [url = options.postgres_url]() -> Result<std::unique_ptr<SqlConnection>> {
+      CAIRN_ASSIGN_OR_RETURN(std::unique_ptr<postgres::PgConnection> conn,
+                             postgres::PgConnection::Connect(url));
+      return std::unique_ptr<SqlConnection>(std::move(conn));
+    };
+    spdlog::info("event=store_open type=postgres url=\"{}\" pool_size={}",
+                 postgres::RedactConnectionUrl(options.postgres_url), options.pool_size);
+    return OpenWith(std::move(factory), options.pool_size, options);
+  }
+  return InvalidArgument("unknown cairn.store.type '{}' (expected sqlite or postgres)",
+                         options.type);
+}
+
+}  // namespace cairn::store

@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "store/sql_metadata_store.h"
+
+#include <utility>
+
+#include <nlohmann/json.hpp>
+
+#include "common/util.h"
+
+namespace cairn::store {
+namespace {
+
+// Column order of every SELECT/RETURNING; ParseRow reads them by these positions.
+#define CAIRN_ENTITY_COLUMNS                                                             \
+  "id, type, parent_id, name, comment, properties, in_use, payload, location, creator, " \
+  "create_time, last_modifier, last_modified_time, version"
+constexpr size_t kEntityColumnCount = 14;
+
+constexpr std::string_view kInsertSql =
+    "INSERT INTO entities (type, parent_id, name, comment, properties, in_use, payload, "
+    "location, creator, create_time, last_modifier, last_modified_time, version) "
+    "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 1) "
+    "RETURNING " CAIRN_ENTITY_COLUMNS;
+
+constexpr std::string_view kGetSql = "SELECT " CAIRN_ENTITY_COLUMNS
+                                     " FROM entities WHERE type = $1 AND parent_id = $2 AND "
+                                     "name = $3";
+
+constexpr std::string_view kGetByIdSql =
+    "SELECT " CAIRN_ENTITY_COLUMNS " FROM entities WHERE id = $1";
+
+constexpr std::string_view kListSql = "SELECT " CAIRN_ENTITY_COLUMNS
+                                      " FROM entities WHERE type = $1 AND parent_id = $2 AND "
+                                      "name > $3 ORDER BY name";
+
+constexpr std::string_view kListLimitSql = "SELECT " CAIRN_ENTITY_COLUMNS
+                                           " FROM entities WHERE type = $1 AND parent_id = $2 "
+                                           "AND name > $3 ORDER BY name LIMIT $4";
+
+constexpr std::string_view kCountChildrenSql = "SELECT COUNT(*) FROM entities WHERE parent_id = $1";
+
+constexpr std::string_view kCompareAndSetSql =
+    "UPDATE entities SET parent_id = $1, name = $2, comment = $3, properties = $4, "
+    "in_use = $5, payload = $6, location = $7, creator = $8, create_time = $9, "
+    "last_modifier = $10, last_modified_time = $11, version = version + 1 "
+    "WHERE id = $12 AND version = $13 RETURNING " CAIRN_ENTITY_COLUMNS;
+
+// One statement: the row and its whole subtree (UNION, not UNION ALL, so even a corrupt cycle
+// terminates).
+constexpr std::string_view kDeleteSql =
+    "WITH RECURSIVE subtree(id) AS ("
+    " SELECT id FROM entities WHERE id = $1"
+    " UNION SELECT e.id FROM entities e JOIN subtree s ON e.parent_id = s.id)"
+    " DELETE FROM entities WHERE id IN (SELECT id FROM subtree) RETURNING id";
+
+#undef CAIRN_ENTITY_COLUMNS
+
+std::string DumpProperties(const model::Properties& properties) {
+  nlohmann::json object = nlohmann::json::object();
+  for (const auto& [key, value] : properties) {
+    object[key] = value;
+  }
+  return object.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+Result<model::Properties> ParseProperties(const std::string& text) {
+  const nlohmann::json object = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!object.is_object()) {
+    return Internal("stored properties are not a JSON object");
+  }
+  model::Properties properties;
+  for (const auto& [key, value] : object.items()) {
+    properties.emplace(key,
+                       value.is_string()
+                           ? value.get<std::string>()
+                           : value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  }
+  return properties;
+}
+
+SqlParam OptionalText(const std::optional<std::string>& value) {
+  if (value) return *value;
+  return nullptr;
+}
+
+SqlParam OptionalInt(const std::optional<int64_t>& value) {
+  if (value) return *value;
+  return nullptr;
+}
+
+Result<int64_t> ParseIntColumn(const SqlRow& row, size_t index, std::string_view column) {
+  const std::optional<int64_t> value = row[index] ? ParseInt64(*row[index]) : std::nullopt;
+  if (!value) {
+    return Internal("entities.{} is not an integer", column);
+  }
+  return *value;
+}
+
+Result<EntityRecord> ParseRow(const SqlRow& row) {
+  if (row.size() != kEntityColumnCount) {
+    return Internal("entities row has {} columns, expected {}", row.size(), kEntityColumnCount);
+  }
+  EntityRecord record;
+  CAIRN_ASSIGN_OR_RETURN(record.id, ParseIntColumn(row, 0, "id"));
+  {
+    CAIRN_ASSIGN_OR_RETURN(int64_t type, ParseIntColumn(row, 1, "type"));
+    if (type < static_cast<int64_t>(EntityType::kMetalake) ||
+        type > static_cast<int64_t>(EntityType::kFunction)) {
+      return Internal("entity {} has unknown type {}", record.id, type);
+    }
+    record.type = static_cast<EntityType>(type);
+  }
+  CAIRN_ASSIGN_OR_RETURN(record.parent_id, ParseIntColumn(row, 2, "parent_id"));
+  record.name = row[3].value_or("");
+  record.comment = row[4];
+  CAIRN_ASSIGN_OR_RETURN(record.properties, ParseProperties(row[5].value_or("{}")));
+  {
+    CAIRN_ASSIGN_OR_RETURN(int64_t in_use, ParseIntColumn(row, 6, "in_use"));
+    record.in_use = in_use != 0;
+  }
+  record.payload = row[7].value_or("");
+  record.location = row[8];
+  record.audit.creator = row[9].value_or("");
+  CAIRN_ASSIGN_OR_RETURN(record.audit.create_time, ParseIntColumn(row, 10, "create_time"));
+  record.audit.last_modifier = row[11];
+  if (row[12]) {
+    CAIRN_ASSIGN_OR_RETURN(record.audit.last_modified_time,
+                           ParseIntColumn(row, 12, "last_modified_time"));
+  }
+  CAIRN_ASSIGN_OR_RETURN(record.version, ParseIntColumn(row, 13, "version"));
+  return record;
+}
+
+Result<EntityRecord> ParseSingle(const SqlRows& rows) {
+  if (rows.size() != 1) {
+    return Internal("expected one entities row, got {}", rows.size());
+  }
+  return ParseRow(rows.front());
+}
+
+// Rewrites a driver's kAlreadyExists into the domain message for the record's name.
+Error NameTaken(Error error, EntityType type, std::string_view name) {
+  if (error.code != ErrorCode::kAlreadyExists) {
+    return error;
+  }
+  const EntityKind kind = ToEntityKind(type);
+  return AlreadyExists(kind, "{} '{}' already exists", EntityKindName(kind), name);
+}
+
+// The store's operations against one connection, shared by the pooled store and the
+// transaction view.
+Result<EntityRecord> InsertOn(SqlConnection& conn, const EntityRecord& r) {
+  Result<SqlRows> rows = conn.Execute(
+      kInsertSql, {int64_t{static_cast<int>(r.type)}, r.parent_id, r.name, OptionalText(r.comment),
+                   DumpProperties(r.properties), int64_t{r.in_use ? 1 : 0}, r.payload,
+                   OptionalText(r.location), r.audit.creator, r.audit.create_time,
+                   OptionalText(r.audit.last_modifier), OptionalInt(r.audit.last_modified_time)});
+  if (!rows) {
+    return NameTaken(std::move(rows).error(), r.type, r.name);
+  }
+  return ParseSingle(*rows);
+}
+
+Result<EntityRecord> GetOn(SqlConnection& conn, EntityType type, int64_t parent_id,
+                           std::string_view name) {
+  CAIRN_ASSIGN_OR_RETURN(SqlRows rows, conn.Execute(kGetSql, {int64_t{static_cast<int>(type)},
+                                                              parent_id, std::string(name)}));
+  if (rows.empty()) {
+    const EntityKind kind = ToEntityKind(type);
+    return NotFound(kind, "{} '{}' does not exist", EntityKindName(kind), name);
+  }
+  return ParseSingle(rows);
+}
+
+Result<EntityRecord> GetByIdOn(SqlConnection& conn, int64_t id) {
+  CAIRN_ASSIGN_OR_RETURN(SqlRows rows, conn.Execute(kGetByIdSql, {id}));
+  if (rows.empty()) {
+    return NotFound(EntityKind::kNone, "object with id {} does not exist", id);
+  }
+  return ParseSingle(rows);
+}
+
+Result<std::vector<EntityRecord>> ListOn(SqlConnection& conn, EntityType type, int64_t parent_id,
+                                         std::string_view after_name, int limit) {
+  std::vector<SqlParam> params = {int64_t{static_cast<int>(type)}, parent_id,
+                                  std::string(after_name)};
+  if (limit > 0) params.emplace_back(int64_t{limit});
+  CAIRN_ASSIGN_OR_RETURN(SqlRows rows, conn.Execute(limit > 0 ? kListLimitSql : kListSql, params));
+  std::vector<EntityRecord> records;
+  records.reserve(rows.size());
+  for (const SqlRow& row : rows) {
+    CAIRN_ASSIGN_OR_RETURN(EntityRecord record, ParseRow(row));
+    records.push_back(std::move(record));
+  }
+  return records;
+}
+
+Result<int64_t> CountChildrenOn(SqlConnection& conn, int64_t parent_id) {
+  CAIRN_ASSIGN_OR_RETURN(SqlRows rows, conn.Execute(kCountChildrenSql, {parent_id}));
+  if (rows.size() != 1 || rows[0].size() != 1) {
+    return Internal("COUNT(*) returned no single value");
+  }
+  return ParseIntColumn(rows[0], 0, "count");
+}
+
+Result<EntityRecord> CompareAndSetOn(SqlConnection& conn, const EntityRecord& r) {
+  Result<SqlRows> rows =
+      conn.Execute(kCompareAndSetSql,
+                   {r.parent_id, r.name, OptionalText(r.comment), DumpProperties(r.properties),
+                    int64_t{r.in_use ? 1 : 0}, r.payload, OptionalText(r.location), r.audit.creator,
+                    r.audit.create_time, OptionalText(r.audit.last_modifier),
+                    OptionalInt(r.audit.last_modified_time), r.id, r.version});
+  if (!rows) {
+    return NameTaken(std::move(rows).error(), r.type, r.name);
+  }
+  if (rows->empty()) {
+    const EntityKind kind = ToEntityKind(r.type);
+    return Conflict(kind, "{} '{}' was changed concurrently (expected version {}); retry",
+                    EntityKindName(kind), r.name, r.version);
+  }
+  return ParseSingle(*rows);
+}
+
+Result<bool> DeleteOn(SqlConnection& conn, int64_t id) {
+  CAIRN_ASSIGN_OR_RETURN(SqlRows rows, conn.Execute(kDeleteSql, {id}));
+  return !rows.empty();
+}
+
+// Rolls back on scope exit unless Commit() succeeded (also when the body throws).
+class TransactionGuard {
+ public:
+  explicit TransactionGuard(SqlConnection& conn) : conn_(conn) {}
+  TransactionGuard(const TransactionGuard&) = delete;
+  TransactionGuard& operator=(const TransactionGuard&) = delete;
+  TransactionGuard(TransactionGuard&&) = delete;
+  TransactionGuard& operator=(TransactionGuard&&) = delete;
+  ~TransactionGuard() {
+    if (!done_) (void)conn_.Rollback();
+  }
+
+  Status Commit() {
+    Status status = conn_.Commit();
+    if (status) {
+      done_ = true;
+      return status;
+    }
+    // A lost connection during COMMIT leaves the outcome unknown to us.
+    if (conn_.IsBroken()) {
+      done_ = true;
+      return MakeError(ErrorCode::kCommitStateUnknown, EntityKind::kNone,
+                       "metadata store commit outcome unknown: {}", status.error().message);
+    }
+    return status;
+  }
+
+ private:
+  SqlConnection& conn_;
+  bool done_ = false;
+};
+
+// The MetadataStore handed to a RunInTransaction body: every call runs on the transaction's
+// connection. Lives only for the duration of the body.
+class TransactionView final : public MetadataStore {
+ public:
+  explicit TransactionView(SqlConnection& conn) : conn_(conn) {}
+
+  Result<EntityRecord> Insert(const EntityRecord& record) override {
+    return InsertOn(conn_, record);
+  }
+  Result<EntityRecord> Get(EntityType type, int64_t parent_id, std::string_view name) override {
+    return GetOn(conn_, type, parent_id, name);
+  }
+  Result<EntityRecord> GetById(int64_t id) override { return GetByIdOn(conn_, id); }
+  Result<std::vector<EntityRecord>> List(EntityType type, int64_t parent_id,
+                                         std::string_view after_name, int limit) override {
+    return ListOn(conn_, type, parent_id, after_name, limit);
+  }
+  Result<int64_t> CountChildren(int64_t parent_id) override {
+    return CountChildrenOn(conn_, parent_id);
+  }
+  Result<EntityRecord> CompareAndSet(const EntityRecord& record) override {
+    return CompareAndSetOn(conn_, record);
+  }
+  Result<bool> Delete(int64_t id) override { return DeleteOn(conn_, id); }
+  // Already inside a transaction: a nested one is just part of it.
+  Status RunInTransaction(const std::function<Status(MetadataStore& tx)>& body) override {
+    return body(*this);
+  }
+  bool Ping() override { return conn_.Execute("SELECT 1", {}).has_value(); }
+
+ private:
+  SqlConnection& conn_;
+};
+
+}  // namespace
+
+SqlMetadataStore::SqlMetadataStore(std::unique_ptr<ConnectionPool> pool) : pool_(std::move(pool)) {}
+
+Result<EntityRecord> SqlMetadataStore::Insert(const EntityRecord& record) {
+  CAIRN_ASSIGN_OR_RETURN(ConnectionPool::Lease conn, pool_->Acquire());
+  return InsertOn(*conn, record);
+}
+
+Result<EntityRecord> SqlMetadataStore::Get(EntityType type, int64_t parent_id,
+                                           std::string_view name) {
+  CAIRN_ASSIGN_OR_RETURN(ConnectionPool::Lease conn, pool_->Acquire());
+  return GetOn(*conn, type, parent_id, name);
+}
+
+Result<EntityRecord> SqlMetadataStore::GetById(int64_t id) {
+  CAIRN_ASSIGN_OR_RETURN(ConnectionPool::Lease conn, pool_->Acquire());
+  return GetByIdOn(*conn, id);
+}
+
+Result<std::vector<EntityRecord>> SqlMetadataStore::List(EntityType type, int64_t parent_id,
+                                                         std::string_view after_name, int limit) {
+  CAIRN_ASSIGN_OR_RETURN(ConnectionPool::Lease conn, pool_->Acquire());
+  return ListOn(*conn, type, parent_id, after_name, limit);
+}
+
+Result<int64_t> SqlMetadataStore::CountChildren(int64_t parent_id) {
+  CAIRN_ASSIGN_OR_RETURN(ConnectionPool::Lease conn, pool_->Acquire());
+  return CountChildrenOn(*conn, parent_id);
+}
+
+Result<EntityRecord> SqlMetadataStore::CompareAndSet(const EntityRecord& record) {
+  CAIRN_ASSIGN_OR_RETURN(ConnectionPool::Lease conn, pool_->Acquire());
+  return CompareAndSetOn(*conn, record);
+}
+
+Result<bool> SqlMetadataStore::Delete(int64_t id) {
+  CAIRN_ASSIGN_OR_RETURN(ConnectionPool::Lease conn, pool_->Acquire());
+  return DeleteOn(*conn, id);
+}
+
+Status SqlMetadataStore::RunInTransaction(const std::function<Status(MetadataStore& tx)>& body) {
+  CAIRN_ASSIGN_OR_RETURN(ConnectionPool::Lease conn, pool_->Acquire());
+  CAIRN_RETURN_IF_ERROR(conn->Begin());
+  TransactionGuard guard(*conn);
+  TransactionView view(*conn);
+  CAIRN_RETURN_IF_ERROR(body(view));
+  return guard.Commit();
+}
+
+bool SqlMetadataStore::Ping() {
+  Result<ConnectionPool::Lease> conn = pool_->Acquire();
+  return conn && (**conn).Execute("SELECT 1", {}).has_value();
+}
+
+}  // namespace cairn::store

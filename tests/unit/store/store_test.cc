@@ -1,0 +1,668 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "store/metadata_store.h"
+#include "store/postgres/pg_connection.h"
+#include "store/sqlite/sqlite_connection.h"
+
+namespace cairn::store {
+namespace {
+
+// One suite, three backends. PostgreSQL runs only when CAIRN_TEST_PG_URL names a server the
+// tests may create databases on; every test gets its own fresh database there.
+enum class Backend { kSqliteMemory, kSqliteFile, kPostgres };
+
+std::string BackendName(Backend backend) {
+  switch (backend) {
+    case Backend::kSqliteMemory:
+      return "SqliteMemory";
+    case Backend::kSqliteFile:
+      return "SqliteFile";
+    case Backend::kPostgres:
+      return "Postgres";
+  }
+  return "Unknown";
+}
+
+const char* PgUrl() {
+  const char* url = std::getenv("CAIRN_TEST_PG_URL");
+  return url != nullptr && *url != '\0' ? url : nullptr;
+}
+
+class PgBanner : public testing::Environment {
+ public:
+  void SetUp() override {
+    if (PgUrl() == nullptr) {
+      std::fprintf(stderr,
+                   "\n*** CAIRN_TEST_PG_URL is not set: the PostgreSQL backend of the store "
+                   "tests is SKIPPED (only SQLite runs). ***\n\n");
+    } else {
+      std::fprintf(stderr, "\n*** store tests also run on PostgreSQL at %s ***\n\n",
+                   postgres::RedactConnectionUrl(PgUrl()).c_str());
+    }
+  }
+};
+[[maybe_unused]] testing::Environment* const kPgBanner =
+    testing::AddGlobalTestEnvironment(new PgBanner);  // gtest takes ownership
+
+// `url` pointed at database `db` (URI path or the dbname keyword).
+std::string WithDatabase(const std::string& url, const std::string& db) {
+  const size_t scheme = url.find("://");
+  if (scheme == std::string::npos) {
+    return url + " dbname=" + db;
+  }
+  const size_t query = url.find('?', scheme + 3);
+  const size_t path = url.find('/', scheme + 3);
+  if (path == std::string::npos || (query != std::string::npos && path > query)) {
+    return query == std::string::npos ? url + "/" + db
+                                      : url.substr(0, query) + "/" + db + url.substr(query);
+  }
+  const size_t end = query == std::string::npos ? url.size() : query;
+  return url.substr(0, path + 1) + db + url.substr(end);
+}
+
+std::string UniqueSuffix() {
+  static std::atomic<int> counter{0};
+  return fmt::format("{}_{}", getpid(), counter.fetch_add(1));
+}
+
+EntityRecord MakeRecord(EntityType type, int64_t parent_id, std::string name) {
+  EntityRecord record;
+  record.type = type;
+  record.parent_id = parent_id;
+  record.name = std::move(name);
+  record.payload = R"({"k":"v"})";
+  record.audit.creator = "alice";
+  record.audit.create_time = 1700000000000;
+  return record;
+}
+
+template <typename T>
+ErrorCode CodeOf(const Result<T>& result) {
+  EXPECT_FALSE(result.has_value()) << "expected an error";
+  return result.has_value() ? ErrorCode::kInternal : result.error().code;
+}
+
+#define ASSERT_OK(expr)                                            \
+  do {                                                             \
+    const auto& cairn_r_ = (expr);                                 \
+    ASSERT_TRUE(cairn_r_.has_value()) << cairn_r_.error().message; \
+  } while (false)
+
+class StoreTest : public testing::TestWithParam<Backend> {
+ protected:
+  void SetUp() override {
+    options_.busy_timeout_ms = 10000;
+    switch (GetParam()) {
+      case Backend::kSqliteMemory:
+        options_.sqlite_path = ":memory:";
+        break;
+      case Backend::kSqliteFile:
+        dir_ = std::filesystem::temp_directory_path() / ("cairn_store_test_" + UniqueSuffix());
+        options_.sqlite_path = (dir_ / "nested" / "metadata.db").string();  // parent is created
+        break;
+      case Backend::kPostgres: {
+        if (PgUrl() == nullptr) {
+          GTEST_SKIP() << "CAIRN_TEST_PG_URL is not set: PostgreSQL store test SKIPPED";
+        }
+        auto admin = postgres::PgConnection::Connect(PgUrl());
+        ASSERT_OK(admin);
+        admin_ = std::move(admin).value();
+        database_ = "cairn_store_test_" + UniqueSuffix();
+        // Identifier generated above, not user input; CREATE DATABASE takes no parameters.
+        ASSERT_OK(admin_->ExecuteScript("CREATE DATABASE " + database_));
+        options_.type = "postgres";
+        options_.postgres_url = WithDatabase(PgUrl(), database_);
+        break;
+      }
+    }
+    auto store = OpenStore(options_);
+    ASSERT_OK(store);
+    store_ = std::move(store).value();
+  }
+
+  void TearDown() override {
+    store_.reset();
+    if (admin_) {
+      EXPECT_TRUE(admin_->ExecuteScript("DROP DATABASE IF EXISTS " + database_ + " WITH (FORCE)")
+                      .has_value());
+    }
+    if (!dir_.empty()) {
+      std::error_code ec;
+      std::filesystem::remove_all(dir_, ec);
+    }
+  }
+
+  // A second, raw connection to the same database (not available for ":memory:").
+  std::unique_ptr<SqlConnection> RawConnection() {
+    if (GetParam() == Backend::kSqliteFile) {
+      auto conn = sqlite::SqliteConnection::Open(options_.sqlite_path, 1000);
+      return conn ? std::move(conn).value() : nullptr;
+    }
+    if (GetParam() == Backend::kPostgres) {
+      auto conn = postgres::PgConnection::Connect(options_.postgres_url);
+      return conn ? std::move(conn).value() : nullptr;
+    }
+    return nullptr;
+  }
+
+  EntityRecord MustInsert(const EntityRecord& record) {
+    auto inserted = store_->Insert(record);
+    EXPECT_TRUE(inserted.has_value()) << inserted.error().message;
+    return inserted ? *inserted : EntityRecord{};
+  }
+
+  StoreOptions options_;
+  std::unique_ptr<MetadataStore> store_;
+  std::filesystem::path dir_;
+  std::unique_ptr<postgres::PgConnection> admin_;
+  std::string database_;
+};
+
+TEST_P(StoreTest, Ping) { EXPECT_TRUE(store_->Ping()); }
+
+TEST_P(StoreTest, InsertGetAndGetById) {
+  EntityRecord record = MakeRecord(EntityType::kTable, 42, "orders");
+  record.comment = "all orders";
+  record.properties = {{"format", "parquet"}, {"owner", "bob"}};
+  record.in_use = false;
+  record.location = "s3://bucket/orders/metadata/00001.json";
+  record.audit.last_modifier = "carol";
+  record.audit.last_modified_time = 1700000000123;
+
+  EntityRecord inserted = MustInsert(record);
+  EXPECT_GT(inserted.id, 0);
+  EXPECT_EQ(inserted.version, 1);
+  EXPECT_EQ(inserted.name, "orders");
+  EXPECT_EQ(inserted.comment, record.comment);
+  EXPECT_EQ(inserted.properties, record.properties);
+  EXPECT_FALSE(inserted.in_use);
+  EXPECT_EQ(inserted.payload, record.payload);
+  EXPECT_EQ(inserted.location, record.location);
+  EXPECT_EQ(inserted.audit, record.audit);
+
+  auto by_name = store_->Get(EntityType::kTable, 42, "orders");
+  ASSERT_OK(by_name);
+  EXPECT_EQ(by_name->id, inserted.id);
+  EXPECT_EQ(by_name->audit, record.audit);
+  EXPECT_EQ(by_name->properties, record.properties);
+
+  auto by_id = store_->GetById(inserted.id);
+  ASSERT_OK(by_id);
+  EXPECT_EQ(by_id->name, "orders");
+  EXPECT_EQ(by_id->type, EntityType::kTable);
+  EXPECT_EQ(by_id->parent_id, 42);
+
+  // Absent optionals stay absent.
+  EntityRecord plain = MustInsert(MakeRecord(EntityType::kSchema, 42, "plain"));
+  EXPECT_FALSE(plain.comment.has_value());
+  EXPECT_FALSE(plain.location.has_value());
+  EXPECT_FALSE(plain.audit.last_modifier.has_value());
+  EXPECT_FALSE(plain.audit.last_modified_time.has_value());
+  EXPECT_TRUE(plain.in_use);
+}
+
+TEST_P(StoreTest, GetMissingIsNotFoundWithKind) {
+  auto missing = store_->Get(EntityType::kTable, 1, "nope");
+  ASSERT_EQ(CodeOf(missing), ErrorCode::kNotFound);
+  EXPECT_EQ(missing.error().entity, EntityKind::kTable);
+  EXPECT_EQ(missing.error().message, "table 'nope' does not exist");
+
+  // Same name, other type or other parent: still absent.
+  MustInsert(MakeRecord(EntityType::kView, 1, "nope"));
+  EXPECT_EQ(CodeOf(store_->Get(EntityType::kTable, 1, "nope")), ErrorCode::kNotFound);
+  EXPECT_EQ(CodeOf(store_->Get(EntityType::kView, 2, "nope")), ErrorCode::kNotFound);
+  EXPECT_EQ(CodeOf(store_->GetById(987654)), ErrorCode::kNotFound);
+}
+
+std::vector<std::string> Names(const std::vector<EntityRecord>& records) {
+  std::vector<std::string> names;
+  for (const auto& r : records) names.push_back(r.name);
+  return names;
+}
+
+TEST_P(StoreTest, ListOrderPagingAndFilters) {
+  for (const char* name : {"c", "a", "e", "B", "b", "d"}) {
+    MustInsert(MakeRecord(EntityType::kTable, 7, name));
+  }
+  MustInsert(MakeRecord(EntityType::kView, 7, "a_view"));    // other type
+  MustInsert(MakeRecord(EntityType::kTable, 8, "a_other"));  // other parent
+
+  using V = std::vector<std::string>;
+  auto all = store_->List(EntityType::kTable, 7, "", 0);
+  ASSERT_OK(all);
+  EXPECT_EQ(Names(*all), (V{"B", "a", "b", "c", "d", "e"}));  // bytewise order on both backends
+
+  auto page1 = store_->List(EntityType::kTable, 7, "", 2);
+  ASSERT_OK(page1);
+  EXPECT_EQ(Names(*page1), (V{"B", "a"}));
+  auto page2 = store_->List(EntityType::kTable, 7, page1->back().name, 2);
+  ASSERT_OK(page2);
+  EXPECT_EQ(Names(*page2), (V{"b", "c"}));
+  auto page3 = store_->List(EntityType::kTable, 7, page2->back().name, 2);
+  ASSERT_OK(page3);
+  EXPECT_EQ(Names(*page3), (V{"d", "e"}));
+  auto page4 = store_->List(EntityType::kTable, 7, page3->back().name, 2);
+  ASSERT_OK(page4);
+  EXPECT_TRUE(page4->empty());
+
+  auto after = store_->List(EntityType::kTable, 7, "bb", -1);  // after a name that is not there
+  ASSERT_OK(after);
+  EXPECT_EQ(Names(*after), (V{"c", "d", "e"}));
+
+  auto none = store_->List(EntityType::kTable, 99, "", 10);
+  ASSERT_OK(none);
+  EXPECT_TRUE(none->empty());
+}
+
+TEST_P(StoreTest, DuplicateNameIsAlreadyExists) {
+  MustInsert(MakeRecord(EntityType::kCatalog, 1, "hive"));
+  auto dup = store_->Insert(MakeRecord(EntityType::kCatalog, 1, "hive"));
+  ASSERT_EQ(CodeOf(dup), ErrorCode::kAlreadyExists);
+  EXPECT_EQ(dup.error().entity, EntityKind::kCatalog);
+  EXPECT_EQ(dup.error().message, "catalog 'hive' already exists");
+
+  // The key is (parent, type, name).
+  MustInsert(MakeRecord(EntityType::kCatalog, 2, "hive"));
+  MustInsert(MakeRecord(EntityType::kSchema, 1, "hive"));
+}
+
+TEST_P(StoreTest, ConcurrentInsertsOfOneNameHaveOneWinner) {
+  constexpr int kThreads = 8;
+  std::atomic<int> ready{0};
+  std::atomic<int> wins{0};
+  std::atomic<int> exists{0};
+  std::vector<std::string> others(kThreads);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kThreads; ++i) {
+    threads.emplace_back([&, i] {
+      ready.fetch_add(1);
+      while (ready.load() < kThreads) std::this_thread::yield();
+      auto result = store_->Insert(MakeRecord(EntityType::kSchema, 5, "race"));
+      if (result) {
+        wins.fetch_add(1);
+      } else if (result.error().code == ErrorCode::kAlreadyExists) {
+        exists.fetch_add(1);
+      } else {
+        others[static_cast<size_t>(i)] = result.error().message;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (const auto& message : others) EXPECT_EQ(message, "");
+  EXPECT_EQ(wins.load(), 1);
+  EXPECT_EQ(exists.load(), kThreads - 1);
+  auto listed = store_->List(EntityType::kSchema, 5, "", 0);
+  ASSERT_OK(listed);
+  EXPECT_EQ(listed->size(), 1U);
+}
+
+TEST_P(StoreTest, CompareAndSetBumpsVersionAndDetectsStaleWriters) {
+  EntityRecord original = MustInsert(MakeRecord(EntityType::kTable, 3, "t"));
+  EntityRecord change = original;
+  change.comment = "updated";
+  change.properties["k"] = "v";
+  change.location = "s3://b/t/2.json";
+  change.audit.last_modifier = "dave";
+  change.audit.last_modified_time = 1700000009999;
+  auto updated = store_->CompareAndSet(change);
+  ASSERT_OK(updated);
+  EXPECT_EQ(updated->version, 2);
+  EXPECT_EQ(updated->comment, "updated");
+  EXPECT_EQ(updated->location, change.location);
+  EXPECT_EQ(updated->audit, change.audit);
+
+  auto reread = store_->GetById(original.id);
+  ASSERT_OK(reread);
+  EXPECT_EQ(reread->version, 2);
+  EXPECT_EQ(reread->properties, change.properties);
+
+  // A writer still holding version 1 loses.
+  EntityRecord stale = original;
+  stale.comment = "stale";
+  auto conflict = store_->CompareAndSet(stale);
+  ASSERT_EQ(CodeOf(conflict), ErrorCode::kConflict);
+  EXPECT_EQ(conflict.error().entity, EntityKind::kTable);
+  EXPECT_NE(conflict.error().message.find("'t'"), std::string::npos);
+  auto unchanged = store_->GetById(original.id);
+  ASSERT_OK(unchanged);
+  EXPECT_EQ(unchanged->comment, "updated");
+
+  // A row that vanished is a conflict too.
+  EntityRecord gone = *updated;
+  gone.id = 987654;
+  EXPECT_EQ(CodeOf(store_->CompareAndSet(gone)), ErrorCode::kConflict);
+}
+
+TEST_P(StoreTest, ConcurrentCompareAndSetLosesNoUpdate) {
+  const EntityRecord row = MustInsert(MakeRecord(EntityType::kTable, 3, "hot"));
+  constexpr int kThreads = 8;
+  constexpr int kPerThread = 3;
+  std::atomic<int> conflicts{0};
+  std::vector<std::string> failures(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int n = 0; n < kPerThread; ++n) {
+        for (int attempt = 0;; ++attempt) {
+          if (attempt > 1000) {
+            failures[static_cast<size_t>(t)] = "too many retries";
+            return;
+          }
+          auto current = store_->GetById(row.id);
+          if (!current) {
+            failures[static_cast<size_t>(t)] = current.error().message;
+            return;
+          }
+          EntityRecord next = *current;
+          next.properties[fmt::format("t{}_{}", t, n)] = "x";
+          auto written = store_->CompareAndSet(next);
+          if (written) break;
+          if (written.error().code == ErrorCode::kConflict ||
+              written.error().code == ErrorCode::kUnavailable) {
+            conflicts.fetch_add(1);
+            continue;
+          }
+          failures[static_cast<size_t>(t)] = written.error().message;
+          return;
+        }
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (const auto& message : failures) EXPECT_EQ(message, "");
+  auto final_row = store_->GetById(row.id);
+  ASSERT_OK(final_row);
+  EXPECT_EQ(final_row->properties.size(), static_cast<size_t>(kThreads * kPerThread));
+  for (int t = 0; t < kThreads; ++t) {
+    for (int n = 0; n < kPerThread; ++n) {
+      EXPECT_EQ(final_row->properties.count(fmt::format("t{}_{}", t, n)), 1U);
+    }
+  }
+  EXPECT_EQ(final_row->version, 1 + kThreads * kPerThread);
+  std::fprintf(stderr, "[%s] CAS retries after conflicts: %d\n", BackendName(GetParam()).c_str(),
+               conflicts.load());
+}
+
+TEST_P(StoreTest, RenameCollisionIsAlreadyExists) {
+  MustInsert(MakeRecord(EntityType::kSchema, 9, "taken"));
+  EntityRecord other = MustInsert(MakeRecord(EntityType::kSchema, 9, "other"));
+  EntityRecord rename = other;
+  rename.name = "taken";
+  auto collided = store_->CompareAndSet(rename);
+  ASSERT_EQ(CodeOf(collided), ErrorCode::kAlreadyExists);
+  EXPECT_EQ(collided.error().entity, EntityKind::kSchema);
+  EXPECT_EQ(collided.error().message, "schema 'taken' already exists");
+
+  rename.name = "free";
+  auto renamed = store_->CompareAndSet(rename);
+  ASSERT_OK(renamed);
+  EXPECT_EQ(renamed->name, "free");
+  EXPECT_EQ(CodeOf(store_->Get(EntityType::kSchema, 9, "other")), ErrorCode::kNotFound);
+}
+
+TEST_P(StoreTest, DeleteCascadesToDescendants) {
+  EntityRecord lake = MustInsert(MakeRecord(EntityType::kMetalake, 0, "lake"));
+  EntityRecord keep = MustInsert(MakeRecord(EntityType::kMetalake, 0, "keep"));
+  EntityRecord catalog = MustInsert(MakeRecord(EntityType::kCatalog, lake.id, "cat"));
+  EntityRecord schema = MustInsert(MakeRecord(EntityType::kSchema, catalog.id, "db"));
+  EntityRecord table = MustInsert(MakeRecord(EntityType::kTable, schema.id, "t"));
+  EntityRecord view = MustInsert(MakeRecord(EntityType::kView, schema.id, "v"));
+  EntityRecord kept_child = MustInsert(MakeRecord(EntityType::kCatalog, keep.id, "cat"));
+
+  auto deleted = store_->Delete(lake.id);
+  ASSERT_OK(deleted);
+  EXPECT_TRUE(*deleted);
+  for (int64_t id : {lake.id, catalog.id, schema.id, table.id, view.id}) {
+    EXPECT_EQ(CodeOf(store_->GetById(id)), ErrorCode::kNotFound) << id;
+  }
+  ASSERT_OK(store_->GetById(keep.id));
+  ASSERT_OK(store_->GetById(kept_child.id));
+
+  auto again = store_->Delete(lake.id);
+  ASSERT_OK(again);
+  EXPECT_FALSE(*again);
+  auto never = store_->Delete(987654);
+  ASSERT_OK(never);
+  EXPECT_FALSE(*never);
+}
+
+TEST_P(StoreTest, CountChildrenCountsDirectChildrenOfAnyType) {
+  // Parent ids far from the ids the store assigns, so no row is its own parent.
+  EntityRecord schema = MustInsert(MakeRecord(EntityType::kSchema, 100000, "db"));
+  auto empty = store_->CountChildren(schema.id);
+  ASSERT_OK(empty);
+  EXPECT_EQ(*empty, 0);
+  EntityRecord table = MustInsert(MakeRecord(EntityType::kTable, schema.id, "t1"));
+  MustInsert(MakeRecord(EntityType::kTable, schema.id, "t2"));
+  MustInsert(MakeRecord(EntityType::kView, schema.id, "v1"));
+  MustInsert(MakeRecord(EntityType::kFunction, table.id, "grandchild"));
+  auto count = store_->CountChildren(schema.id);
+  ASSERT_OK(count);
+  EXPECT_EQ(*count, 3);
+}
+
+TEST_P(StoreTest, RunInTransactionCommits) {
+  int64_t catalog_id = 0;
+  Status status = store_->RunInTransaction([&](MetadataStore& tx) -> Status {
+    CAIRN_ASSIGN_OR_RETURN(EntityRecord lake, tx.Insert(MakeRecord(EntityType::kMetalake, 0, "l")));
+    CAIRN_ASSIGN_OR_RETURN(EntityRecord cat,
+                           tx.Insert(MakeRecord(EntityType::kCatalog, lake.id, "c")));
+    catalog_id = cat.id;
+    // The transaction sees its own writes, and a nested transaction is part of it.
+    CAIRN_ASSIGN_OR_RETURN(int64_t children, tx.CountChildren(lake.id));
+    EXPECT_EQ(children, 1);
+    return tx.RunInTransaction([&](MetadataStore& inner) -> Status {
+      CAIRN_ASSIGN_OR_RETURN(EntityRecord got, inner.Get(EntityType::kCatalog, lake.id, "c"));
+      got.comment = "set in nested";
+      CAIRN_RETURN_IF_ERROR(inner.CompareAndSet(got));
+      return Ok();
+    });
+  });
+  ASSERT_OK(status);
+  auto lake = store_->Get(EntityType::kMetalake, 0, "l");
+  ASSERT_OK(lake);
+  auto cat = store_->GetById(catalog_id);
+  ASSERT_OK(cat);
+  EXPECT_EQ(cat->comment, "set in nested");
+  EXPECT_EQ(cat->version, 2);
+}
+
+TEST_P(StoreTest, RunInTransactionRollsBackOnError) {
+  Status status = store_->RunInTransaction([&](MetadataStore& tx) -> Status {
+    CAIRN_ASSIGN_OR_RETURN(EntityRecord lake, tx.Insert(MakeRecord(EntityType::kMetalake, 0, "l")));
+    CAIRN_RETURN_IF_ERROR(tx.Insert(MakeRecord(EntityType::kCatalog, lake.id, "c")));
+    return tx.RunInTransaction(
+        [](MetadataStore&) -> Status { return InvalidArgument("body failed on purpose"); });
+  });
+  ASSERT_FALSE(status.has_value());
+  EXPECT_EQ(status.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_EQ(status.error().message, "body failed on purpose");
+  EXPECT_EQ(CodeOf(store_->Get(EntityType::kMetalake, 0, "l")), ErrorCode::kNotFound);
+  auto all = store_->List(EntityType::kMetalake, 0, "", 0);
+  ASSERT_OK(all);
+  EXPECT_TRUE(all->empty());
+
+  // A failed statement inside the body (PostgreSQL then aborts the transaction) rolls back too,
+  // and the connection is usable afterwards.
+  MustInsert(MakeRecord(EntityType::kMetalake, 0, "existing"));
+  status = store_->RunInTransaction([&](MetadataStore& tx) -> Status {
+    CAIRN_RETURN_IF_ERROR(tx.Insert(MakeRecord(EntityType::kMetalake, 0, "fresh")));
+    CAIRN_RETURN_IF_ERROR(tx.Insert(MakeRecord(EntityType::kMetalake, 0, "existing")));
+    return Ok();
+  });
+  ASSERT_FALSE(status.has_value());
+  EXPECT_EQ(status.error().code, ErrorCode::kAlreadyExists);
+  EXPECT_EQ(CodeOf(store_->Get(EntityType::kMetalake, 0, "fresh")), ErrorCode::kNotFound);
+  for (int i = 0; i < 8; ++i) {  // every pooled connection still works
+    ASSERT_OK(store_->Get(EntityType::kMetalake, 0, "existing"));
+  }
+}
+
+TEST_P(StoreTest, MigrationsAreIdempotent) {
+  EntityRecord lake = MustInsert(MakeRecord(EntityType::kMetalake, 0, "persisted"));
+  auto second = OpenStore(options_);
+  ASSERT_OK(second);
+  EXPECT_TRUE((*second)->Ping());
+  if (GetParam() == Backend::kSqliteMemory) {
+    return;  // a second ":memory:" store is a new, empty database; opening it is the test
+  }
+  auto seen = (*second)->GetById(lake.id);
+  ASSERT_OK(seen);
+  EXPECT_EQ(seen->name, "persisted");
+  second->reset();
+  auto third = OpenStore(options_);
+  ASSERT_OK(third);
+
+  std::unique_ptr<SqlConnection> raw = RawConnection();
+  ASSERT_NE(raw, nullptr);
+  auto versions = raw->Execute("SELECT version FROM schema_migrations ORDER BY version", {});
+  ASSERT_OK(versions);
+  ASSERT_EQ(versions->size(), 1U);
+  EXPECT_EQ((*versions)[0][0], std::optional<std::string>("1"));
+}
+
+TEST_P(StoreTest, ReplicasStartingAtOnceMigrateOnce) {
+  if (GetParam() == Backend::kSqliteMemory) {
+    GTEST_SKIP() << "each \":memory:\" store is its own database";
+  }
+  // Drop the schema the fixture created, then let several "replicas" race to create it.
+  std::unique_ptr<SqlConnection> raw = RawConnection();
+  ASSERT_NE(raw, nullptr);
+  store_.reset();
+  ASSERT_OK(raw->ExecuteScript("DROP TABLE entities; DROP TABLE schema_migrations;"));
+  constexpr int kReplicas = 4;
+  std::vector<std::string> errors(kReplicas);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kReplicas; ++i) {
+    threads.emplace_back([&, i] {
+      auto store = OpenStore(options_);
+      if (!store) errors[static_cast<size_t>(i)] = store.error().message;
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (const auto& message : errors) EXPECT_EQ(message, "");
+  auto versions = raw->Execute("SELECT COUNT(*) FROM schema_migrations", {});
+  ASSERT_OK(versions);
+  EXPECT_EQ((*versions)[0][0], std::optional<std::string>("1"));
+}
+
+TEST_P(StoreTest, PropertiesAndNamesWithUnicodeAndQuotesRoundTrip) {
+  EntityRecord record = MakeRecord(EntityType::kTable, 4, "x'; DROP TABLE entities; --\"é");
+  record.comment = "it's \"quoted\" — 日本語 🚀";
+  record.properties = {
+      {"quote\"key", "value with \"double\" and 'single' quotes"},
+      {"backslash\\", "C:\\path\\to\\file"},
+      {"unicode", "héllo wörld 日本語 🚀"},
+      {"newline", "line1\nline2\ttab"},
+      {"empty", ""},
+      {"json-looking", R"({"a":[1,2]})"},
+      {"emoji🔑", "✓"},
+  };
+  EntityRecord inserted = MustInsert(record);
+  EXPECT_EQ(inserted.properties, record.properties);
+  auto got = store_->Get(EntityType::kTable, 4, record.name);
+  ASSERT_OK(got);
+  EXPECT_EQ(got->name, record.name);
+  EXPECT_EQ(got->comment, record.comment);
+  EXPECT_EQ(got->properties, record.properties);
+  auto count = store_->CountChildren(4);
+  ASSERT_OK(count);
+  EXPECT_EQ(*count, 1);  // and the table survived the name
+}
+
+TEST_P(StoreTest, ReconnectsAfterTheServerDropsConnections) {
+  if (GetParam() != Backend::kPostgres || !admin_) {
+    GTEST_SKIP() << "PostgreSQL only";
+  }
+  EntityRecord lake = MustInsert(MakeRecord(EntityType::kMetalake, 0, "survivor"));
+  auto killed = admin_->Execute(
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+      "WHERE datname = $1 AND pid <> pg_backend_pid()",
+      {database_});
+  ASSERT_OK(killed);
+  ASSERT_FALSE(killed->empty());
+  // Each dead pooled connection fails once with kUnavailable and is then replaced.
+  int failures = 0;
+  bool recovered = false;
+  for (int i = 0; i <= options_.pool_size + 1 && !recovered; ++i) {
+    auto got = store_->GetById(lake.id);
+    if (got) {
+      recovered = true;
+    } else {
+      EXPECT_EQ(got.error().code, ErrorCode::kUnavailable) << got.error().message;
+      ++failures;
+    }
+  }
+  EXPECT_TRUE(recovered);
+  EXPECT_LE(failures, options_.pool_size);
+  for (int i = 0; i < 2 * options_.pool_size; ++i) {
+    ASSERT_OK(store_->GetById(lake.id));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, StoreTest,
+                         testing::Values(Backend::kSqliteMemory, Backend::kSqliteFile,
+                                         Backend::kPostgres),
+                         [](const testing::TestParamInfo<Backend>& param_info) {
+                           return BackendName(param_info.param);
+                         });
+
+TEST(OpenStoreTest, UnknownTypeNamesTheKey) {
+  StoreOptions options;
+  options.type = "mysql";
+  auto store = OpenStore(options);
+  ASSERT_EQ(CodeOf(store), ErrorCode::kInvalidArgument);
+  EXPECT_NE(store.error().message.find("cairn.store.type"), std::string::npos);
+}
+
+TEST(OpenStoreTest, UnreachablePostgresIsUnavailableWithoutPassword) {
+  StoreOptions options;
+  options.type = "postgres";
+  options.postgres_url = "postgresql://cairn:s3cret@127.0.0.1:1/cairn?connect_timeout=2";
+  auto store = OpenStore(options);
+  ASSERT_EQ(CodeOf(store), ErrorCode::kUnavailable);
+  EXPECT_EQ(store.error().message.find("s3cret"), std::string::npos) << store.error().message;
+}
+
+TEST(OpenStoreTest, PoolExhaustionIsUnavailable) {
+  StoreOptions options;
+  options.sqlite_path = ":memory:";
+  options.acquire_timeout_ms = 100;
+  auto store = OpenStore(options);
+  ASSERT_OK(store);
+  MetadataStore& outer = **store;
+  Status status = outer.RunInTransaction([&](MetadataStore&) -> Status {
+    // Wrong on purpose: the one connection is held by this transaction.
+    auto r = outer.GetById(1);
+    EXPECT_EQ(CodeOf(r), ErrorCode::kUnavailable);
+    return Ok();
+  });
+  ASSERT_OK(status);
+  EXPECT_TRUE(outer.Ping());
+}
+
+TEST(RedactConnectionUrlTest, RemovesPasswords) {
+  EXPECT_EQ(postgres::RedactConnectionUrl("postgresql://u:pw@h:5432/db"),
+            "postgresql://u:****@h:5432/db");
+  EXPECT_EQ(postgres::RedactConnectionUrl("postgresql://u@h/db"), "postgresql://u@h/db");
+  EXPECT_EQ(postgres::RedactConnectionUrl("host=h password=pw dbname=db"),
+            "host=h password=**** dbname=db");
+  EXPECT_EQ(postgres::RedactConnectionUrl("postgresql://h/db?user=u&password=pw"),
+            "postgresql://h/db?user=u&password=****");
+}
+
+}  // namespace
+}  // namespace cairn::store
