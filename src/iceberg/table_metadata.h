@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/result.h"
+#include "iceberg/schema.h"
+#include "model/table.h"
+
+namespace cairn::iceberg {
+
+/// What a new Iceberg table is made of.
+struct NewTableRequest {
+  std::string location;
+  std::vector<model::Column> columns;
+  std::vector<std::string> identifier_field_names;  // dotted column paths; optional
+  std::vector<model::Transform> partitioning;
+  std::vector<model::SortOrder> sort_orders;
+  model::Properties properties;
+  int format_version = 2;  // overridden by a "format-version" property, as in Java
+  std::string table_uuid;  // generated when empty
+  int64_t now_ms = 0;
+};
+
+/// The table property holding how many previous metadata files metadata-log keeps.
+inline constexpr const char* kPreviousVersionsMaxProperty = "write.metadata.previous-versions-max";
+inline constexpr int kPreviousVersionsMaxDefault = 100;
+
+/// The metadata document Java's TableMetadata.newTableMetadata + TableMetadataParser.toJson
+/// write for a new table, with Java's field order: fresh column ids (see ToIcebergSchema),
+/// schema 0, partition spec 0 (field ids from 1000; last-partition-id 999 when unpartitioned),
+/// sort order 1 when sorted (else the unsorted order 0), properties = the requested ones minus
+/// Java's reserved keys (format-version, uuid, snapshot-count, current-snapshot-id,
+/// current-snapshot-summary, current-snapshot-timestamp-ms, current-schema,
+/// default-partition-spec, default-sort-order) plus "write.parquet.compression-codec":"zstd"
+/// unless given; no snapshots (current-snapshot-id -1 for v1/v2, null for v3; v3 adds
+/// next-row-id 0; v1 also writes the legacy "schema" and "partition-spec").
+/// kInvalidArgument: format version outside 1..3, a type the version cannot hold, and every
+/// error of ToIcebergSchema / ToPartitionSpec / ToSortOrder.
+Result<Json> NewTableMetadata(const NewTableRequest& request);
+
+/// "00001-<uuid>.metadata.json": the version zero-padded to 5 digits, as Java names files.
+std::string MetadataFileName(int version, const std::string& uuid);
+
+/// The version prefix of a metadata file location ("…/00012-<uuid>.metadata.json" -> 12), as
+/// Java's BaseMetastoreTableOperations.parseVersion; nullopt when the file name has none.
+std::optional<int> ParseMetadataFileVersion(std::string_view location);
+
+/// "<table_location>/metadata/<version+1 padded>-<random uuid>.metadata.json" where version is
+/// parsed from `current_metadata_location`; version 0 when it is empty or unparsable (Java's
+/// first file for a new table is 00000-…). A trailing '/' on table_location is dropped.
+/// The "write.metadata.path" property is not honoured here.
+std::string NextMetadataLocation(std::string_view table_location,
+                                 std::string_view current_metadata_location);
+
+/// Applies Gravitino table changes to Iceberg metadata, as Gravitino's IcebergTableOpsHelper
+/// with Iceberg's UpdateSchema/UpdateProperties. Changes apply in order to a working copy; all
+/// succeed or the input is untouched (the error is returned).
+///  - updateComment: property "comment". setProperty/removeProperty: "location", "comment",
+///    "current-snapshot-id", "cherry-pick-snapshot-id", "sort-order", "identifier-fields" are
+///    refused (kInvalidArgument); "format-version" upgrades the table (downgrades refused);
+///    Java's other reserved keys are silently dropped; removing a missing key is fine.
+///  - Column changes address columns by path (structs by name; "element", "key", "value"
+///    through lists and maps). addColumn: optional only (required -> kInvalidArgument), no
+///    default value or auto-increment, id = last-column-id+1 then nested ids, position
+///    first/after/default(last). renameColumn, deleteColumn (ifExists; refused for identifier
+///    fields and sources of the default partition spec or sort order), updateColumnType (only
+///    int->long, float->double, decimal(P,S)->decimal(P2>=P,S)), updateColumnComment,
+///    updateColumnPosition (first/after a sibling/default = last), updateColumnNullability
+///    (optional->required refused). Missing columns -> kInvalidArgument (Gravitino answers 400).
+///  - updateColumnDefaultValue, updateColumnAutoIncrement, addIndex, deleteIndex ->
+///    kInvalidArgument. rename -> kInternal: the caller must handle it before.
+/// A changed schema is added with id max+1 (or an identical existing schema's id is reused) and
+/// made current; last-column-id is updated; last-updated-ms is set to `now_ms`.
+Result<Json> ApplyTableChanges(const Json& metadata, const std::vector<model::TableChange>& changes,
+                               int64_t now_ms);
+
+/// Completes a commit that replaces `previous_metadata_location`: appends
+/// {"timestamp-ms": previous_last_updated_ms, "metadata-file": previous location} to
+/// metadata-log (nothing when the location is empty), keeps at most
+/// write.metadata.previous-versions-max entries (default 100, at least 1), sets last-updated-ms,
+/// and puts top-level fields in Java's order.
+Json FinishCommit(Json new_metadata, const std::string& previous_metadata_location,
+                  int64_t previous_last_updated_ms, int64_t now_ms);
+
+/// Top-level fields in TableMetadataParser's order (unknown fields after, in their order); drops
+/// the v1-only "schema"/"partition-spec" from v2+ documents and writes a v3+ table's missing
+/// current snapshot as null.
+Json NormalizeMetadata(Json metadata);
+
+/// Compact JSON text, as Java writes metadata files; invalid UTF-8 is replaced, never thrown.
+std::string ToJsonText(const Json& value);
+
+/// Parses a metadata file. kInvalidArgument when it is not a JSON object with a format-version.
+Result<Json> ParseMetadata(std::string_view text);
+
+/// The current schema of a metadata document (by current-schema-id, or the v1 "schema"), or
+/// nullptr.
+const Json* CurrentSchema(const Json& metadata);
+/// The default partition spec, or nullptr.
+const Json* DefaultSpec(const Json& metadata);
+/// The default sort order, or nullptr.
+const Json* DefaultSortOrder(const Json& metadata);
+/// The string-valued table properties.
+model::Properties PropertiesOf(const Json& metadata);
+
+/// The model view of a metadata document (name and audit left empty): columns of the current
+/// schema, comment from the "comment" property, properties, partitioning, sort orders and the
+/// distribution from write.distribution-mode.
+Result<model::Table> TableFromMetadata(const Json& metadata);
+
+}  // namespace cairn::iceberg
