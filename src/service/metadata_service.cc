@@ -271,14 +271,22 @@ Status MetadataService::TestConnection(const model::Catalog& catalog) {
   return conn->TestConnection();
 }
 
+Status MetadataService::TestExistingConnection(std::string_view metalake, std::string_view name) {
+  CAIRN_ASSIGN_OR_RETURN(EntityRecord ml, GetInUseMetalakeRow(metalake));
+  CAIRN_ASSIGN_OR_RETURN(EntityRecord row, GetCatalogRow(ml.id, name));
+  CAIRN_ASSIGN_OR_RETURN(model::Catalog c, ToCatalog(metalake, row));
+  CAIRN_ASSIGN_OR_RETURN(auto conn, ConnectorFor(c, row));
+  return conn->TestConnection();
+}
+
 Result<model::Catalog> MetadataService::LoadCatalog(std::string_view metalake, std::string_view name) {
-  CAIRN_ASSIGN_OR_RETURN(EntityRecord ml, GetMetalakeRow(metalake));
+  CAIRN_ASSIGN_OR_RETURN(EntityRecord ml, GetInUseMetalakeRow(metalake));
   CAIRN_ASSIGN_OR_RETURN(EntityRecord row, GetCatalogRow(ml.id, name));
   return ToCatalog(metalake, row);
 }
 
 Result<std::vector<model::Catalog>> MetadataService::ListCatalogs(std::string_view metalake) {
-  CAIRN_ASSIGN_OR_RETURN(EntityRecord ml, GetMetalakeRow(metalake));
+  CAIRN_ASSIGN_OR_RETURN(EntityRecord ml, GetInUseMetalakeRow(metalake));
   CAIRN_ASSIGN_OR_RETURN(auto rows, store_.List(EntityType::kCatalog, ml.id, "", 0));
   std::vector<model::Catalog> out;
   out.reserve(rows.size());

@@ -42,6 +42,8 @@ class MetadataService {
   Result<model::Catalog> CreateCatalog(const CallContext& ctx, const model::Catalog& catalog);
   /// Builds the connector for `catalog` without storing anything and checks its source.
   Status TestConnection(const model::Catalog& catalog);
+  /// Checks the source of an existing catalog.
+  Status TestExistingConnection(std::string_view metalake, std::string_view name);
   Result<model::Catalog> LoadCatalog(std::string_view metalake, std::string_view name);
   Result<std::vector<model::Catalog>> ListCatalogs(std::string_view metalake);
   Result<model::Catalog> AlterCatalog(const CallContext& ctx, std::string_view metalake,

@@ -138,7 +138,7 @@ Response GravitinoApi::Handle(const Request& request) const {
   // ---- metalakes ----
   if (n == 1) {
     if (method == "GET") {
-      call.op = {EntityKind::kMetalake, "*", "LIST"};
+      call.op = {EntityKind::kMetalake, "*", "LIST", EntityKind::kNone, ""};
       auto list = service_.ListMetalakes();
       if (!list) return call.Fail(list.error());
       OrderedJson arr = OrderedJson::array();
@@ -146,7 +146,7 @@ Response GravitinoApi::Handle(const Request& request) const {
       return Ok(OrderedJson{{"metalakes", std::move(arr)}});
     }
     if (method == "POST") {
-      call.op = {EntityKind::kMetalake, "", "CREATE"};
+      call.op = {EntityKind::kMetalake, "", "CREATE", EntityKind::kNone, ""};
       auto body = parse_body();
       if (!body) return call.Fail(body.error());
       model::Metalake m;
@@ -168,7 +168,7 @@ Response GravitinoApi::Handle(const Request& request) const {
   }
   const std::string& ml = seg[1];
   if (n == 2) {
-    call.op = {EntityKind::kMetalake, ml, ""};
+    call.op = {EntityKind::kMetalake, ml, "", EntityKind::kNone, ""};
     if (method == "GET") {
       call.op.op = "LOAD";
       auto m = service_.LoadMetalake(ml);
@@ -313,6 +313,13 @@ Response GravitinoApi::Handle(const Request& request) const {
       return Dropped(*dropped);
     }
     return not_allowed();
+  }
+  if (n == 5 && seg[4] == "testConnection") {
+    if (method != "POST") return not_allowed();
+    call.op = {EntityKind::kCatalog, cat, "LOAD", EntityKind::kMetalake, ml};
+    auto s = service_.TestExistingConnection(ml, cat);
+    if (!s) return call.Fail(s.error());
+    return OkEmpty();
   }
   if (seg[4] != "schemas") {
     return PlainErrorResponse(404, 1003, "NotFoundException",

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "common/util.h"
+
+namespace cairn {
+namespace {
+
+TEST(Util, FormatsIsoMillis) {
+  EXPECT_EQ(FormatIsoMillis(0), "1970-01-01T00:00:00.000Z");
+  EXPECT_EQ(FormatIsoMillis(1767225600123), "2026-01-01T00:00:00.123Z");
+}
+
+TEST(Util, RandomUuidIsVersion4AndUnique) {
+  std::set<std::string> seen;
+  for (int i = 0; i < 1000; ++i) {
+    const std::string u = RandomUuid();
+    ASSERT_EQ(u.size(), 36U);
+    EXPECT_EQ(u[14], '4');
+    EXPECT_NE(std::string("89ab").find(u[19]), std::string::npos);
+    seen.insert(u);
+  }
+  EXPECT_EQ(seen.size(), 1000U);
+}
+
+TEST(Util, PercentDecode) {
+  EXPECT_EQ(PercentDecode("a%3Ab%2F"), "a:b/");
+  EXPECT_EQ(PercentDecode("plain"), "plain");
+  EXPECT_FALSE(PercentDecode("bad%2").has_value());
+  EXPECT_FALSE(PercentDecode("bad%zz").has_value());
+  EXPECT_FALSE(PercentDecode("%").has_value());
+}
+
+TEST(Util, ParseInt64RejectsGarbage) {
+  EXPECT_EQ(ParseInt64("42"), 42);
+  EXPECT_EQ(ParseInt64("-7"), -7);
+  EXPECT_FALSE(ParseInt64("4x").has_value());
+  EXPECT_FALSE(ParseInt64("").has_value());
+  EXPECT_FALSE(ParseInt64("99999999999999999999").has_value());
+}
+
+TEST(Util, CaseHelpers) {
+  EXPECT_TRUE(EqualsIgnoreCase("TrUe", "true"));
+  EXPECT_FALSE(EqualsIgnoreCase("true", "truex"));
+  EXPECT_EQ(Split("a,,b", ','), (std::vector<std::string>{"a", "", "b"}));
+  EXPECT_EQ(Trim("  x \n"), "x");
+}
+
+}  // namespace
+}  // namespace cairn
