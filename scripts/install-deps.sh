@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages Cairn needs: `build` for compiling and running the server,
+# `test` additionally for the test suite (PostgreSQL server, Python venv). Skips what is there.
+set -euo pipefail
+profile=${1:-build}
+pkgs=(build-essential cmake ninja-build ccache pkg-config libboost-dev nlohmann-json3-dev
+      libsqlite3-dev libpq-dev libspdlog-dev libfmt-dev libcli11-dev)
+if [ "$profile" = test ]; then
+  pkgs+=(googletest libgtest-dev libgmock-dev postgresql postgresql-client python3 python3-venv curl)
+fi
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "Installing Debian packages: ${missing[*]}"
+sudo_cmd=()
+[ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -qq
+"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"

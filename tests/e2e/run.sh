@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# End-to-end test entry point (called by the Makefile).
+#
+#   tests/e2e/run.sh [PYTEST_ARGS...] [-- CMD [ARGS...]]
+#
+# 1. Creates/updates the venv .venv (repo root) from tests/e2e/requirements.txt; a hash stamp
+#    skips the reinstall when the requirements did not change.
+# 2. Starts one throwaway PostgreSQL (tests/harness/pg.sh) for the whole run and exports its
+#    URL as CAIRN_TEST_PG_URL; stops it on exit.
+# 3. If `-- CMD ...` is given, runs CMD first (e.g. `-- build/cairn_unit_tests`) with
+#    CAIRN_TEST_PG_URL set, so unit tests share the same PostgreSQL lifetime.
+# 4. Runs pytest on tests/e2e once per store in CAIRN_E2E_STORES (default "sqlite postgres").
+#
+# Environment: CAIRN_BIN (default build/cairn), CAIRN_E2E_STORES, PYTHON (venv creator,
+# default python3). Exits non-zero when any step fails (all steps still run).
+set -uo pipefail
+
+REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+VENV="$REPO/.venv"
+REQ="$REPO/tests/e2e/requirements.txt"
+PG_SH="$REPO/tests/harness/pg.sh"
+STORES="${CAIRN_E2E_STORES:-sqlite postgres}"
+
+pytest_args=()
+pre_cmd=()
+while [[ $# -gt 0 ]]; do
+  if [[ "$1" == "--" ]]; then
+    shift
+    pre_cmd=("$@")
+    break
+  fi
+  pytest_args+=("$1")
+  shift
+done
+
+log() { echo "run.sh: $*" >&2; }
+
+# --- venv -------------------------------------------------------------------------------------
+want_hash="$(sha256sum "$REQ" | cut -d' ' -f1)"
+stamp="$VENV/.requirements.sha256"
+if [[ ! -x "$VENV/bin/python" || "$(cat "$stamp" 2>/dev/null)" != "$want_hash" ]]; then
+  log "installing test requirements into $VENV"
+  if [[ ! -x "$VENV/bin/python" ]]; then
+    "${PYTHON:-python3}" -m venv "$VENV" || { log "cannot create venv"; exit 1; }
+  fi
+  "$VENV/bin/python" -m pip install --disable-pip-version-check -q -r "$REQ" ||
+    { log "pip install failed"; exit 1; }
+  echo "$want_hash" >"$stamp"
+fi
+
+# --- PostgreSQL -------------------------------------------------------------------------------
+need_pg=0
+[[ ${#pre_cmd[@]} -gt 0 ]] && need_pg=1
+[[ " $STORES " == *" postgres "* ]] && need_pg=1
+pg_dir=""
+cleanup() {
+  if [[ -n "$pg_dir" ]]; then
+    "$PG_SH" stop "$pg_dir" || true
+    rm -rf "$pg_dir"
+  fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+if [[ $need_pg -eq 1 ]]; then
+  pg_dir="$(mktemp -d /tmp/cairn-pg.XXXXXX)"
+  if ! CAIRN_TEST_PG_URL="$("$PG_SH" start "$pg_dir")"; then
+    log "could not start PostgreSQL"
+    exit 1
+  fi
+  export CAIRN_TEST_PG_URL
+  log "PostgreSQL at $CAIRN_TEST_PG_URL"
+fi
+
+rc=0
+
+# --- optional pre-command (e.g. unit tests) ---------------------------------------------------
+if [[ ${#pre_cmd[@]} -gt 0 ]]; then
+  log "running: ${pre_cmd[*]}"
+  (cd "$REPO" && "${pre_cmd[@]}") || { log "FAILED: ${pre_cmd[*]}"; rc=1; }
+fi
+
+# --- pytest, once per store -------------------------------------------------------------------
+# Run the whole suite unless the caller named test files/ids itself.
+default_paths=(tests/e2e)
+for a in "${pytest_args[@]}"; do
+  if [[ "$a" != -* && -e "$REPO/${a%%::*}" ]]; then
+    default_paths=()
+    break
+  fi
+done
+
+for store in $STORES; do
+  log "e2e with store=$store"
+  extra_env=(CAIRN_E2E_STORE="$store")
+  [[ "$store" == "postgres" ]] && extra_env+=(CAIRN_E2E_PG_URL="$CAIRN_TEST_PG_URL")
+  (cd "$REPO" && env "${extra_env[@]}" "$VENV/bin/python" -m pytest "${default_paths[@]}" \
+    -p no:cacheprovider "${pytest_args[@]}") || { log "FAILED: e2e store=$store"; rc=1; }
+done
+
+exit $rc
