@@ -10,6 +10,8 @@
 
 #include "api/gravitino/errors.h"
 #include "api/gravitino/gravitino_api.h"
+#include "api/iceberg/errors.h"
+#include "api/iceberg/iceberg_api.h"
 #include "app/config.h"
 #include "common/log.h"
 #include "common/util.h"
@@ -59,6 +61,7 @@ int Serve(Config config) {
   info.compile_date = __DATE__ " " __TIME__;
   info.git_commit = "";
   api::gravitino::GravitinoApi gravitino(service, info, [store_ptr] { return store_ptr->Ping(); });
+  api::iceberg::IcebergApi iceberg(service, api::iceberg::IcebergApiOptions{config.iceberg_default_metalake});
 
   http::ServerOptions options;
   options.host = config.host;
@@ -69,7 +72,7 @@ int Serve(Config config) {
   options.idle_timeout_ms = config.idle_timeout_ms;
   options.shutdown_grace_ms = config.shutdown_grace_ms;
 
-  auto handler = [&gravitino](const http::Request& request) -> http::Response {
+  auto handler = [&gravitino, &iceberg](const http::Request& request) -> http::Response {
     const std::string& path = request.path;
     if (request.method == "CLOSE") {
       http::Response r;  // the Python client's close(): 200 with an empty body
@@ -77,6 +80,7 @@ int Serve(Config config) {
       return r;
     }
     if (path == "/api" || path.rfind("/api/", 0) == 0) return gravitino.Handle(request);
+    if (path == "/iceberg" || path.rfind("/iceberg/", 0) == 0) return iceberg.Handle(request);
     if (path == "/health" || path == "/health/live" || path == "/health/ready") {
       if (request.method != "GET") {
         return api::gravitino::PlainErrorResponse(405, 1006, "UnsupportedOperationException",
@@ -95,7 +99,13 @@ int Serve(Config config) {
     return api::gravitino::PlainErrorResponse(404, 1003, "NotFoundException",
                                               fmt::format("No endpoint matches {} {}", request.method, path));
   };
-  auto renderer = [](int status, std::string_view message, std::string_view /*path*/) {
+  auto renderer = [](int status, std::string_view message, std::string_view path) {
+    if (path.rfind("/iceberg", 0) == 0) {
+      const char* type = status == 413 ? "PayloadTooLargeException"
+                         : status < 500 ? "BadRequestException"
+                                        : "ServiceFailureException";
+      return api::iceberg::PlainErrorResponse(status, type, message);
+    }
     const int code = status == 413 || status == 431 || status == 400 ? 1001 : 1002;
     const char* type = code == 1001 ? "IllegalArgumentException" : "RuntimeException";
     return api::gravitino::PlainErrorResponse(status, code, type, message);

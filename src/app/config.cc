@@ -14,7 +14,7 @@ const std::vector<std::string>& ConfigKeys() {
       "cairn.server.workers",      "cairn.store.type",           "cairn.store.sqlite.path",
       "cairn.store.postgres.url",  "cairn.store.pool-size",      "cairn.http.max-body-bytes",
       "cairn.http.max-header-bytes", "cairn.http.idle-timeout-ms", "cairn.server.shutdown-grace-ms",
-      "cairn.log.level",
+      "cairn.log.level",           "cairn.iceberg.default-metalake",
   };
   return keys;
 }
@@ -75,6 +75,8 @@ Status SetConfigValue(Config& c, const std::string& key, const std::string& raw)
   } else if (key == "cairn.server.shutdown-grace-ms") {
     CAIRN_ASSIGN_OR_RETURN(auto v, ParseNumber(key, value, 0, 3'600'000));
     c.shutdown_grace_ms = static_cast<int>(v);
+  } else if (key == "cairn.iceberg.default-metalake") {
+    c.iceberg_default_metalake = value;
   } else if (key == "cairn.log.level") {
     static const char* kLevels[] = {"trace", "debug", "info", "warn", "error", "off"};
     bool ok = false;

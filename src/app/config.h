@@ -26,6 +26,7 @@ struct Config {
   int idle_timeout_ms = 60'000;
   int shutdown_grace_ms = 15'000;
   std::string log_level = "info";
+  std::string iceberg_default_metalake;  // lets Iceberg clients name only the catalog
 };
 
 /// The documented keys, for docs and for rejecting typos.

@@ -19,6 +19,8 @@ class MetadataStore;
 
 namespace cairn::connector {
 
+class IcebergCatalog;
+
 /// Who is calling and when; connectors stamp audit fields from it.
 struct CallContext {
   std::string principal = "anonymous";
@@ -83,6 +85,10 @@ class Connector {
   /// Properties the connector resolved from defaults at creation (e.g. the warehouse location)
   /// that must be stored with the catalog so later renames do not change them.
   virtual model::Properties ResolvedProperties() const { return {}; }
+
+  /// The catalog in Iceberg's own terms when the provider manages Iceberg tables (served by the
+  /// Iceberg REST service), else nullptr. Owned by the connector.
+  virtual IcebergCatalog* AsIcebergCatalog() { return nullptr; }
 };
 
 /// Builds connectors by provider name. Validates catalog properties at catalog creation.

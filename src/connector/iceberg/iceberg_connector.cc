@@ -3,9 +3,8 @@
 
 #include <filesystem>
 
-#include <spdlog/spdlog.h>
-
 #include "common/util.h"
+#include "connector/iceberg/iceberg_catalog.h"
 #include "iceberg/partitioning.h"
 #include "iceberg/table_metadata.h"
 #include "storage/file_io.h"
@@ -29,7 +28,10 @@ class ManagedIcebergConnector final : public Connector {
       : info_(std::move(info)),
         store_(store),
         warehouse_(std::move(warehouse)),
-        warehouse_defaulted_(warehouse_defaulted) {}
+        warehouse_defaulted_(warehouse_defaulted),
+        iceberg_(info_, store_, warehouse_) {}
+
+  IcebergCatalog* AsIcebergCatalog() override { return &iceberg_; }
 
   model::Properties ResolvedProperties() const override {
     if (!warehouse_defaulted_) return {};
@@ -131,12 +133,8 @@ class ManagedIcebergConnector final : public Connector {
   // ---- tables ----
 
   Result<std::vector<std::string>> ListTables(std::string_view schema) override {
-    CAIRN_ASSIGN_OR_RETURN(EntityRecord s, SchemaRow(schema));
-    CAIRN_ASSIGN_OR_RETURN(auto rows, store_.List(EntityType::kTable, s.id, "", 0));
-    std::vector<std::string> out;
-    out.reserve(rows.size());
-    for (const auto& r : rows) out.push_back(r.name);
-    return out;
+    CAIRN_ASSIGN_OR_RETURN(connector::Page page, iceberg_.ListTables({std::string(schema)}, "", 0));
+    return std::move(page.names);
   }
 
   Result<model::Table> CreateTable(const CallContext& ctx, std::string_view schema,
@@ -249,26 +247,8 @@ class ManagedIcebergConnector final : public Connector {
 
   Result<bool> DropTable(const CallContext& /*ctx*/, std::string_view schema, std::string_view name,
                          bool purge) override {
-    CAIRN_ASSIGN_OR_RETURN(EntityRecord s, SchemaRow(schema));
-    auto row = TableRow(s, name);
-    if (!row) {
-      if (row.error().code == ErrorCode::kNotFound) return false;
-      return std::move(row).error();
-    }
-    std::string table_location;
-    if (purge) {
-      auto metadata = ReadMetadata(*row);
-      if (metadata) table_location = metadata->value("location", "");
-    }
-    CAIRN_ASSIGN_OR_RETURN(bool dropped, store_.Delete(row->id));
-    if (dropped && purge && !table_location.empty()) {
-      auto io = storage::FileIOFor(table_location);
-      if (io) {
-        auto s2 = (*io)->DeletePrefix(table_location);
-        if (!s2) spdlog::warn("event=purge_failed location=\"{}\" error=\"{}\"", table_location, s2.error().message);
-      }
-    }
-    return dropped;
+    CAIRN_RETURN_IF_ERROR(SchemaRow(schema));  // a missing schema is an error, not "not dropped"
+    return iceberg_.DropTable({std::string(schema)}, name, purge);
   }
 
   Status DropAll() override { return Ok(); }
@@ -329,6 +309,7 @@ class ManagedIcebergConnector final : public Connector {
   store::MetadataStore& store_;
   std::string warehouse_;
   bool warehouse_defaulted_;
+  IcebergCatalog iceberg_;
 };
 
 Result<std::unique_ptr<Connector>> MakeIcebergConnector(const CatalogInfo& info, const ConnectorDeps& deps) {

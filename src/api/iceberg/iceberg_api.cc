@@ -1,0 +1,601 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "api/iceberg/iceberg_api.h"
+
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+
+#include "api/iceberg/errors.h"
+#include "common/util.h"
+#include "connector/iceberg/iceberg_catalog.h"
+#include "service/authn.h"
+
+namespace cairn::api::iceberg {
+
+namespace {
+
+using connector::IcebergCatalog;
+using connector::LoadedObject;
+using connector::Namespace;
+using http::Request;
+using http::Response;
+using Json = nlohmann::json;
+using OrderedJson = nlohmann::ordered_json;
+
+constexpr char kSeparator = '\x1f';
+
+const std::vector<std::string>& Endpoints() {
+  static const std::vector<std::string> endpoints = {
+      "GET /v1/{prefix}/namespaces",
+      "POST /v1/{prefix}/namespaces",
+      "GET /v1/{prefix}/namespaces/{namespace}",
+      "HEAD /v1/{prefix}/namespaces/{namespace}",
+      "DELETE /v1/{prefix}/namespaces/{namespace}",
+      "POST /v1/{prefix}/namespaces/{namespace}/properties",
+      "GET /v1/{prefix}/namespaces/{namespace}/tables",
+      "POST /v1/{prefix}/namespaces/{namespace}/tables",
+      "GET /v1/{prefix}/namespaces/{namespace}/tables/{table}",
+      "HEAD /v1/{prefix}/namespaces/{namespace}/tables/{table}",
+      "POST /v1/{prefix}/namespaces/{namespace}/tables/{table}",
+      "DELETE /v1/{prefix}/namespaces/{namespace}/tables/{table}",
+      "POST /v1/{prefix}/namespaces/{namespace}/register",
+      "POST /v1/{prefix}/namespaces/{namespace}/tables/{table}/metrics",
+      "POST /v1/{prefix}/tables/rename",
+      "POST /v1/{prefix}/transactions/commit",
+      "GET /v1/{prefix}/namespaces/{namespace}/views",
+      "POST /v1/{prefix}/namespaces/{namespace}/views",
+      "GET /v1/{prefix}/namespaces/{namespace}/views/{view}",
+      "HEAD /v1/{prefix}/namespaces/{namespace}/views/{view}",
+      "POST /v1/{prefix}/namespaces/{namespace}/views/{view}",
+      "DELETE /v1/{prefix}/namespaces/{namespace}/views/{view}",
+      "POST /v1/{prefix}/views/rename",
+      "POST /v1/{prefix}/namespaces/{namespace}/register-view",
+  };
+  return endpoints;
+}
+
+Response JsonResponse(const OrderedJson& body, int status = 200) {
+  Response r;
+  r.status = status;
+  r.body = body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return r;
+}
+
+Response NoContent() {
+  Response r;
+  r.status = 204;
+  r.content_type.clear();
+  return r;
+}
+
+// Form decoding of one path segment: '+' is a space (the Java client), then %XX.
+std::optional<std::string> DecodeSegment(std::string_view raw) {
+  std::string s(raw);
+  for (char& c : s) {
+    if (c == '+') c = ' ';
+  }
+  return PercentDecode(s);
+}
+
+Namespace SplitNamespace(const std::string& text) { return Split(text, kSeparator); }
+
+uint64_t Fnv1a(std::string_view s) {
+  uint64_t h = 1469598103934665603ULL;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ULL;
+  }
+  return h;
+}
+
+std::string ETagFor(const std::string& metadata_location, std::string_view mode) {
+  return fmt::format("\"{:016x}\"", Fnv1a(metadata_location + "|" + std::string(mode)));
+}
+
+bool MatchesIfNoneMatch(const Request& r, const std::string& etag) {
+  auto h = r.Header("If-None-Match");
+  if (!h) return false;
+  if (Trim(*h) == "*") return true;
+  for (const auto& part : Split(*h, ',')) {
+    std::string_view p = Trim(part);
+    if (p.rfind("W/", 0) == 0) p.remove_prefix(2);
+    if (p == etag) return true;
+  }
+  return false;
+}
+
+Result<Json> ParseObject(const std::string& body) {
+  Json j = Json::parse(body, nullptr, false);
+  if (j.is_discarded()) return InvalidArgument("Malformed request: the body is not valid JSON");
+  if (!j.is_object()) return InvalidArgument("Malformed request: the body must be a JSON object");
+  return j;
+}
+
+Result<Namespace> NamespaceFromJson(const Json& j, const char* field) {
+  auto it = j.find(field);
+  if (it == j.end() || !it->is_array()) return InvalidArgument("Invalid field '{}': expected an array of strings", field);
+  Namespace ns;
+  for (const auto& level : *it) {
+    if (!level.is_string()) return InvalidArgument("Invalid field '{}': expected an array of strings", field);
+    ns.push_back(level.get<std::string>());
+  }
+  return ns;
+}
+
+Result<model::Properties> StringMap(const Json& j, const char* field) {
+  model::Properties out;
+  auto it = j.find(field);
+  if (it == j.end() || it->is_null()) return out;
+  if (!it->is_object()) return InvalidArgument("Invalid field '{}': expected an object of strings", field);
+  for (const auto& [k, v] : it->items()) {
+    if (!v.is_string()) return InvalidArgument("Invalid field '{}.{}': expected a string", field, k);
+    out[k] = v.get<std::string>();
+  }
+  return out;
+}
+
+Result<std::pair<Namespace, std::string>> IdentifierFromJson(const Json& j, const char* field) {
+  auto it = j.find(field);
+  if (it == j.end() || !it->is_object()) return InvalidArgument("Invalid field '{}': expected a table identifier", field);
+  CAIRN_ASSIGN_OR_RETURN(Namespace ns, NamespaceFromJson(*it, "namespace"));
+  auto name = it->find("name");
+  if (name == it->end() || !name->is_string()) {
+    return InvalidArgument("Invalid field '{}.name': expected a string", field);
+  }
+  return std::make_pair(std::move(ns), name->get<std::string>());
+}
+
+OrderedJson NamespaceJson(const Namespace& ns) {
+  OrderedJson a = OrderedJson::array();
+  for (const auto& l : ns) a.push_back(l);
+  return a;
+}
+
+OrderedJson PropertiesJson(const model::Properties& p) {
+  OrderedJson o = OrderedJson::object();
+  for (const auto& [k, v] : p) o[k] = v;
+  return o;
+}
+
+// `{"metadata-location": ..., "metadata": <file text verbatim>, "config": {}}`: the stored
+// document is spliced, not parsed and re-serialized.
+std::string LoadResultText(const LoadedObject& obj, bool with_config, const std::string* metadata_override) {
+  std::string out = "{";
+  if (!obj.metadata_location.empty()) {
+    out += "\"metadata-location\":";
+    out += Json(obj.metadata_location).dump();
+    out += ",";
+  }
+  out += "\"metadata\":";
+  out += metadata_override != nullptr ? *metadata_override : obj.metadata_text;
+  if (with_config) out += ",\"config\":{}";
+  out += "}";
+  return out;
+}
+
+// Keeps only the snapshots that a branch or tag points to (snapshots=refs).
+std::string RefsOnly(const std::string& text) {
+  OrderedJson m = OrderedJson::parse(text, nullptr, false);
+  if (m.is_discarded() || !m.contains("snapshots")) return text;
+  std::vector<int64_t> keep;
+  if (m.contains("refs") && m["refs"].is_object()) {
+    for (const auto& [name, ref] : m["refs"].items()) {
+      if (ref.contains("snapshot-id") && ref["snapshot-id"].is_number_integer()) {
+        keep.push_back(ref["snapshot-id"].get<int64_t>());
+      }
+    }
+  }
+  OrderedJson snapshots = OrderedJson::array();
+  for (const auto& s : m["snapshots"]) {
+    if (s.contains("snapshot-id") &&
+        std::find(keep.begin(), keep.end(), s["snapshot-id"].get<int64_t>()) != keep.end()) {
+      snapshots.push_back(s);
+    }
+  }
+  m["snapshots"] = std::move(snapshots);
+  return m.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+struct Ctx {
+  const Request& request;
+  connector::CallContext call;
+};
+
+}  // namespace
+
+IcebergApi::IcebergApi(service::MetadataService& service, IcebergApiOptions options)
+    : service_(service), options_(std::move(options)) {}
+
+Response IcebergApi::Handle(const Request& request) const {
+  std::vector<std::string> seg;
+  for (const auto& raw : Split(std::string_view(request.path).substr(std::string_view("/iceberg").size()), '/')) {
+    if (raw.empty()) continue;
+    auto decoded = DecodeSegment(raw);
+    if (!decoded) return PlainErrorResponse(400, "BadRequestException", "Malformed percent-encoding in the request path");
+    seg.push_back(std::move(*decoded));
+  }
+  const std::string& method = request.method;
+  Ctx ctx{request, {service::SimplePrincipal(request.Header("Authorization")), NowMillis()}};
+  auto fail = [](const Error& e) { return ErrorResponse(e); };
+  auto not_found = [&] {
+    return PlainErrorResponse(404, "NotFoundException", fmt::format("No route for request: {} {}", method, request.path));
+  };
+  auto not_allowed = [&] {
+    return PlainErrorResponse(405, "MethodNotAllowedException",
+                              fmt::format("Method {} is not allowed on {}", method, request.path));
+  };
+  if (seg.empty() || seg[0] != "v1") return not_found();
+  const size_t n = seg.size();
+
+  auto resolve_warehouse = [&](const std::string& warehouse) -> Result<std::pair<std::string, std::string>> {
+    const size_t dot = warehouse.find('.');
+    if (dot == std::string::npos) {
+      if (options_.default_metalake.empty()) {
+        return InvalidArgument("Invalid warehouse '{}': expected '<metalake>.<catalog>'", warehouse);
+      }
+      return std::make_pair(options_.default_metalake, warehouse);
+    }
+    return std::make_pair(warehouse.substr(0, dot), warehouse.substr(dot + 1));
+  };
+  std::shared_ptr<connector::Connector> holder;  // keeps the connector alive for this request
+  auto open = [&](const std::string& prefix) -> Result<IcebergCatalog*> {
+    CAIRN_ASSIGN_OR_RETURN(auto names, resolve_warehouse(prefix));
+    CAIRN_ASSIGN_OR_RETURN(holder, service_.OpenCatalog(names.first, names.second));
+    IcebergCatalog* catalog = holder->AsIcebergCatalog();
+    if (catalog == nullptr) {
+      return InvalidArgument("Catalog '{}' is not a lakehouse-iceberg catalog", prefix);
+    }
+    return catalog;
+  };
+
+  // ---- config ----
+  if (n == 2 && seg[1] == "config") {
+    if (method != "GET") return not_allowed();
+    auto warehouse = request.Query("warehouse");
+    if (!warehouse || warehouse->empty()) {
+      return PlainErrorResponse(400, "BadRequestException",
+                                "Missing query parameter 'warehouse': expected '<metalake>.<catalog>'");
+    }
+    auto names = resolve_warehouse(*warehouse);
+    if (!names) return fail(names.error());
+    auto catalog = open(*warehouse);
+    if (!catalog) return fail(catalog.error());
+    OrderedJson body;
+    body["defaults"] = OrderedJson::object();
+    body["overrides"] = OrderedJson{{"prefix", names->first + "." + names->second}};
+    body["endpoints"] = Endpoints();
+    return JsonResponse(body);
+  }
+  if (n == 3 && seg[1] == "oauth" && seg[2] == "tokens") {
+    return PlainErrorResponse(400, "BadRequestException",
+                              "This server does not issue OAuth2 tokens; use your identity provider");
+  }
+  if (n < 3) return not_found();
+  const std::string& prefix = seg[1];
+  auto catalog_r = open(prefix);
+  if (!catalog_r) return fail(catalog_r.error());
+  IcebergCatalog& catalog = **catalog_r;
+  const std::string& area = seg[2];
+
+  // ---- top-level actions ----
+  if (n == 4 && area == "tables" && seg[3] == "rename") {
+    if (method != "POST") return not_allowed();
+    auto body = ParseObject(request.body);
+    if (!body) return fail(body.error());
+    auto source = IdentifierFromJson(*body, "source");
+    if (!source) return fail(source.error());
+    auto dest = IdentifierFromJson(*body, "destination");
+    if (!dest) return fail(dest.error());
+    auto s = catalog.RenameTable(ctx.call, source->first, source->second, dest->first, dest->second);
+    if (!s) return fail(s.error());
+    return NoContent();
+  }
+  if (n == 4 && area == "views" && seg[3] == "rename") {
+    if (method != "POST") return not_allowed();
+    auto body = ParseObject(request.body);
+    if (!body) return fail(body.error());
+    auto source = IdentifierFromJson(*body, "source");
+    if (!source) return fail(source.error());
+    auto dest = IdentifierFromJson(*body, "destination");
+    if (!dest) return fail(dest.error());
+    auto s = catalog.RenameView(ctx.call, source->first, source->second, dest->first, dest->second);
+    if (!s) return fail(s.error());
+    return NoContent();
+  }
+  if (n == 4 && area == "transactions" && seg[3] == "commit") {
+    if (method != "POST") return not_allowed();
+    auto body = ParseObject(request.body);
+    if (!body) return fail(body.error());
+    auto changes = body->find("table-changes");
+    if (changes == body->end() || !changes->is_array()) {
+      return fail(InvalidArgument("Invalid field 'table-changes': expected an array"));
+    }
+    std::vector<connector::TableCommit> commits;
+    for (const auto& change : *changes) {
+      if (!change.is_object()) return fail(InvalidArgument("Invalid table change: expected an object"));
+      auto id = IdentifierFromJson(change, "identifier");
+      if (!id) return fail(InvalidArgument("Invalid table change: field 'identifier' is required"));
+      connector::TableCommit c;
+      c.ns = id->first;
+      c.name = id->second;
+      if (auto r = change.find("requirements"); r != change.end() && !r->is_null()) c.requirements = *r;
+      if (auto u = change.find("updates"); u != change.end() && !u->is_null()) c.updates = *u;
+      if (!c.requirements.is_array() || !c.updates.is_array()) {
+        return fail(InvalidArgument("Invalid table change: 'requirements' and 'updates' must be arrays"));
+      }
+      commits.push_back(std::move(c));
+    }
+    auto s = catalog.CommitTransaction(ctx.call, commits);
+    if (!s) return fail(s.error());
+    return NoContent();
+  }
+  if (area != "namespaces") return not_found();
+
+  // ---- namespaces ----
+  if (n == 3) {
+    if (method == "GET") {
+      Namespace parent;
+      if (auto p = request.Query("parent"); p && !p->empty()) parent = SplitNamespace(*p);
+      auto list = catalog.ListNamespaces(parent);
+      if (!list) return fail(list.error());
+      OrderedJson arr = OrderedJson::array();
+      // Page over the joined names (namespaces per parent are few; the store lists them in order).
+      const std::string token = request.Query("pageToken").value_or("");
+      const int page_size = static_cast<int>(ParseInt64(request.Query("pageSize").value_or("")).value_or(0));
+      size_t start = 0;
+      if (!token.empty()) {
+        while (start < list->size() && Join((*list)[start], "\x1f") <= token) ++start;
+      }
+      size_t end = list->size();
+      if (page_size > 0) end = std::min(end, start + static_cast<size_t>(page_size));
+      for (size_t i = start; i < end; ++i) arr.push_back(NamespaceJson((*list)[i]));
+      OrderedJson body{{"namespaces", std::move(arr)}};
+      if (end < list->size()) body["next-page-token"] = Join((*list)[end - 1], "\x1f");
+      return JsonResponse(body);
+    }
+    if (method == "POST") {
+      auto body = ParseObject(request.body);
+      if (!body) return fail(body.error());
+      auto ns = NamespaceFromJson(*body, "namespace");
+      if (!ns) return fail(ns.error());
+      auto props = StringMap(*body, "properties");
+      if (!props) return fail(props.error());
+      auto created = catalog.CreateNamespace(ctx.call, *ns, *props);
+      if (!created) return fail(created.error());
+      return JsonResponse(OrderedJson{{"namespace", NamespaceJson(*ns)}, {"properties", PropertiesJson(*created)}});
+    }
+    return not_allowed();
+  }
+  const Namespace ns = SplitNamespace(seg[3]);
+  if (n == 4) {
+    if (method == "GET") {
+      auto props = catalog.LoadNamespace(ns);
+      if (!props) return fail(props.error());
+      return JsonResponse(OrderedJson{{"namespace", NamespaceJson(ns)}, {"properties", PropertiesJson(*props)}});
+    }
+    if (method == "HEAD") {
+      auto props = catalog.LoadNamespace(ns);
+      if (!props) {
+        Response r = fail(props.error());
+        r.body.clear();
+        return r;
+      }
+      return NoContent();
+    }
+    if (method == "DELETE") {
+      auto s = catalog.DropNamespace(ns);
+      if (!s) return fail(s.error());
+      return NoContent();
+    }
+    return not_allowed();
+  }
+  const std::string& sub = seg[4];
+  if (n == 5 && sub == "properties") {
+    if (method != "POST") return not_allowed();
+    auto body = ParseObject(request.body);
+    if (!body) return fail(body.error());
+    std::vector<std::string> removals;
+    if (auto r = body->find("removals"); r != body->end() && !r->is_null()) {
+      if (!r->is_array()) return fail(InvalidArgument("Invalid field 'removals': expected an array of strings"));
+      for (const auto& k : *r) {
+        if (!k.is_string()) return fail(InvalidArgument("Invalid field 'removals': expected an array of strings"));
+        removals.push_back(k.get<std::string>());
+      }
+    }
+    auto updates = StringMap(*body, "updates");
+    if (!updates) return fail(updates.error());
+    for (const auto& k : removals) {
+      if (updates->count(k) != 0) {
+        return PlainErrorResponse(422, "UnprocessableEntityException",
+                                  fmt::format("Duplicate key to update and remove: {}", k));
+      }
+    }
+    auto result = catalog.UpdateNamespaceProperties(ctx.call, ns, removals, *updates);
+    if (!result) return fail(result.error());
+    return JsonResponse(OrderedJson{{"updated", result->updated}, {"removed", result->removed}, {"missing", result->missing}});
+  }
+  const bool views = sub == "views";
+  if (n == 5 && (sub == "tables" || views)) {
+    if (method == "GET") {
+      const std::string token = request.Query("pageToken").value_or("");
+      const int page_size = static_cast<int>(ParseInt64(request.Query("pageSize").value_or("")).value_or(0));
+      auto page = views ? catalog.ListViews(ns, token, page_size) : catalog.ListTables(ns, token, page_size);
+      if (!page) return fail(page.error());
+      OrderedJson ids = OrderedJson::array();
+      for (const auto& name : page->names) ids.push_back(OrderedJson{{"namespace", NamespaceJson(ns)}, {"name", name}});
+      OrderedJson body{{"identifiers", std::move(ids)}};
+      if (page->next_token) body["next-page-token"] = *page->next_token;
+      return JsonResponse(body);
+    }
+    if (method == "POST") {
+      auto body = ParseObject(request.body);
+      if (!body) return fail(body.error());
+      if (views) {
+        auto created = catalog.CreateView(ctx.call, ns, *body);
+        if (!created) return fail(created.error());
+        Response r;
+        r.body = LoadResultText(*created, true, nullptr);
+        return r;
+      }
+      bool stage = false;
+      if (auto s = body->find("stage-create"); s != body->end() && !s->is_null()) {
+        if (!s->is_boolean()) return fail(InvalidArgument("Invalid field 'stage-create': expected a boolean"));
+        stage = s->get<bool>();
+      }
+      auto created = catalog.CreateTable(ctx.call, ns, *body, stage);
+      if (!created) return fail(created.error());
+      Response r;
+      r.body = LoadResultText(*created, true, nullptr);
+      if (!stage) r.headers.emplace_back("ETag", ETagFor(created->metadata_location, "all"));
+      return r;
+    }
+    return not_allowed();
+  }
+  if (n == 5 && (sub == "register" || sub == "register-view")) {
+    if (method != "POST") return not_allowed();
+    auto body = ParseObject(request.body);
+    if (!body) return fail(body.error());
+    auto name = body->find("name");
+    auto loc = body->find("metadata-location");
+    if (name == body->end() || !name->is_string()) return fail(InvalidArgument("Invalid field 'name': expected a string"));
+    if (loc == body->end() || !loc->is_string()) {
+      return fail(InvalidArgument("Invalid field 'metadata-location': expected a string"));
+    }
+    bool overwrite = false;
+    if (auto o = body->find("overwrite"); o != body->end() && o->is_boolean()) overwrite = o->get<bool>();
+    auto registered = sub == "register"
+                          ? catalog.RegisterTable(ctx.call, ns, name->get<std::string>(), loc->get<std::string>(), overwrite)
+                          : catalog.RegisterView(ctx.call, ns, name->get<std::string>(), loc->get<std::string>());
+    if (!registered) return fail(registered.error());
+    Response r;
+    r.body = LoadResultText(*registered, true, nullptr);
+    return r;
+  }
+  if ((sub != "tables" && !views) || n < 6) return not_found();
+  const std::string& name = seg[5];
+  if (n == 7 && sub == "tables" && seg[6] == "metrics") {
+    if (method != "POST") return not_allowed();
+    auto body = ParseObject(request.body);
+    if (!body) return fail(body.error());
+    auto row = catalog.TableRow(ns, name);
+    if (!row) return fail(row.error());
+    return NoContent();
+  }
+  if (n != 6) return not_found();
+
+  if (views) {
+    if (method == "GET") {
+      auto view = catalog.LoadView(ns, name);
+      if (!view) return fail(view.error());
+      Response r;
+      r.body = LoadResultText(*view, true, nullptr);
+      return r;
+    }
+    if (method == "HEAD") {
+      auto row = catalog.ViewRow(ns, name);
+      if (!row) {
+        Response r = fail(row.error());
+        r.body.clear();
+        return r;
+      }
+      return NoContent();
+    }
+    if (method == "POST") {
+      auto body = ParseObject(request.body);
+      if (!body) return fail(body.error());
+      Json requirements = Json::array();
+      Json updates = Json::array();
+      if (auto r = body->find("requirements"); r != body->end() && !r->is_null()) requirements = *r;
+      if (auto u = body->find("updates"); u != body->end() && !u->is_null()) updates = *u;
+      if (!requirements.is_array() || !updates.is_array()) {
+        return fail(InvalidArgument("Invalid commit: 'requirements' and 'updates' must be arrays"));
+      }
+      auto view = catalog.ReplaceView(ctx.call, ns, name, requirements, updates);
+      if (!view) return fail(view.error());
+      Response r;
+      r.body = LoadResultText(*view, true, nullptr);
+      return r;
+    }
+    if (method == "DELETE") {
+      auto dropped = catalog.DropView(ns, name);
+      if (!dropped) return fail(dropped.error());
+      if (!*dropped) {
+        return fail(NotFound(EntityKind::kView, "View does not exist: {}.{}", connector::NamespaceText(ns), name));
+      }
+      return NoContent();
+    }
+    return not_allowed();
+  }
+
+  // ---- one table ----
+  if (method == "GET") {
+    std::string mode = request.Query("snapshots").value_or("all");
+    if (mode.empty()) mode = "all";
+    if (mode != "all" && mode != "refs") {
+      return fail(InvalidArgument("Invalid query parameter 'snapshots': expected 'all' or 'refs', got '{}'", mode));
+    }
+    if (request.Header("If-None-Match")) {
+      // Answered from the row alone: the metadata file is not read.
+      auto row = catalog.TableRow(ns, name);
+      if (!row) return fail(row.error());
+      const std::string etag = ETagFor(row->location.value_or(""), mode);
+      if (MatchesIfNoneMatch(request, etag)) {
+        Response r;
+        r.status = 304;
+        r.content_type.clear();
+        r.headers.emplace_back("ETag", etag);
+        return r;
+      }
+    }
+    auto table = catalog.LoadTable(ns, name);
+    if (!table) return fail(table.error());
+    Response r;
+    if (mode == "refs") {
+      const std::string filtered = RefsOnly(table->metadata_text);
+      r.body = LoadResultText(*table, true, &filtered);
+    } else {
+      r.body = LoadResultText(*table, true, nullptr);
+    }
+    r.headers.emplace_back("ETag", ETagFor(table->metadata_location, mode));
+    return r;
+  }
+  if (method == "HEAD") {
+    auto row = catalog.TableRow(ns, name);
+    if (!row) {
+      Response r = fail(row.error());
+      r.body.clear();
+      return r;
+    }
+    return NoContent();
+  }
+  if (method == "POST") {
+    auto body = ParseObject(request.body);
+    if (!body) return fail(body.error());
+    connector::TableCommit c;
+    c.ns = ns;
+    c.name = name;
+    if (auto r = body->find("requirements"); r != body->end() && !r->is_null()) c.requirements = *r;
+    if (auto u = body->find("updates"); u != body->end() && !u->is_null()) c.updates = *u;
+    if (!c.requirements.is_array() || !c.updates.is_array()) {
+      return fail(InvalidArgument("Invalid commit: 'requirements' and 'updates' must be arrays"));
+    }
+    auto committed = catalog.CommitTable(ctx.call, c);
+    if (!committed) return fail(committed.error());
+    Response r;
+    r.body = LoadResultText(*committed, false, nullptr);
+    r.headers.emplace_back("ETag", ETagFor(committed->metadata_location, "all"));
+    return r;
+  }
+  if (method == "DELETE") {
+    const bool purge = EqualsIgnoreCase(request.Query("purgeRequested").value_or("false"), "true");
+    auto dropped = catalog.DropTable(ns, name, purge);
+    if (!dropped) return fail(dropped.error());
+    if (!*dropped) {
+      return fail(NotFound(EntityKind::kTable, "Table does not exist: {}.{}", connector::NamespaceText(ns), name));
+    }
+    return NoContent();
+  }
+  return not_allowed();
+}
+
+}  // namespace cairn::api::iceberg

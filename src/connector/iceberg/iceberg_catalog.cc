@@ -1,0 +1,614 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "connector/iceberg/iceberg_catalog.h"
+
+#include <spdlog/spdlog.h>
+
+#include "common/util.h"
+#include "iceberg/commit.h"
+#include "iceberg/table_metadata.h"
+#include "iceberg/view_metadata.h"
+#include "storage/file_io.h"
+
+namespace cairn::connector {
+
+using store::EntityRecord;
+using store::EntityType;
+
+namespace {
+
+constexpr int kMaxCommitAttempts = 32;
+
+std::string HexEncode(std::string_view s) {
+  static const char* kDigits = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : s) {
+    out += kDigits[c >> 4];
+    out += kDigits[c & 15];
+  }
+  return out;
+}
+
+std::optional<std::string> HexDecode(std::string_view s) {
+  if (s.size() % 2 != 0) return std::nullopt;
+  auto v = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    return -1;
+  };
+  std::string out;
+  for (size_t i = 0; i < s.size(); i += 2) {
+    const int h = v(s[i]);
+    const int l = v(s[i + 1]);
+    if (h < 0 || l < 0) return std::nullopt;
+    out += static_cast<char>(h * 16 + l);
+  }
+  return out;
+}
+
+std::string ObjectText(const Namespace& ns, std::string_view name) {
+  return fmt::format("{}.{}", NamespaceText(ns), name);
+}
+
+Error NoSuchNamespace(const Namespace& ns) {
+  return NotFound(EntityKind::kSchema, "Namespace does not exist: {}", NamespaceText(ns));
+}
+
+Error NoSuchObject(EntityType type, const Namespace& ns, std::string_view name) {
+  if (type == EntityType::kView) {
+    return NotFound(EntityKind::kView, "View does not exist: {}", ObjectText(ns, name));
+  }
+  return NotFound(EntityKind::kTable, "Table does not exist: {}", ObjectText(ns, name));
+}
+
+Result<std::string> ReadText(const std::string& location) {
+  CAIRN_ASSIGN_OR_RETURN(auto io, storage::FileIOFor(location));
+  auto text = io->Read(location);
+  if (!text && text.error().code == ErrorCode::kNotFound) {
+    return Unavailable("metadata file '{}' is missing", location);
+  }
+  return text;
+}
+
+Status WriteText(const std::string& location, const std::string& text) {
+  CAIRN_ASSIGN_OR_RETURN(auto io, storage::FileIOFor(location));
+  return io->WriteNew(location, text);
+}
+
+void DeleteQuietly(const std::vector<std::string>& locations) {
+  for (const auto& loc : locations) {
+    auto io = storage::FileIOFor(loc);
+    if (io) (void)(*io)->Delete(loc);
+  }
+}
+
+}  // namespace
+
+std::string NamespaceText(const Namespace& ns) { return Join(ns, "."); }
+
+IcebergCatalog::IcebergCatalog(CatalogInfo info, store::MetadataStore& store, std::string warehouse)
+    : info_(std::move(info)), store_(store), warehouse_(std::move(warehouse)) {}
+
+std::string IcebergCatalog::DefaultLocation(const Namespace& ns, std::string_view name) const {
+  return fmt::format("{}/{}/{}", warehouse_, Join(ns, "/"), name);
+}
+
+// ---- namespaces ----
+
+Result<EntityRecord> IcebergCatalog::NamespaceRow(store::MetadataStore& store, const Namespace& ns) {
+  if (ns.empty()) return InvalidArgument("Namespace must not be empty");
+  int64_t parent = info_.catalog_id;
+  EntityRecord row;
+  for (const auto& level : ns) {
+    auto r = store.Get(EntityType::kSchema, parent, level);
+    if (!r) {
+      if (r.error().code == ErrorCode::kNotFound) return NoSuchNamespace(ns);
+      return std::move(r).error();
+    }
+    row = std::move(*r);
+    parent = row.id;
+  }
+  return row;
+}
+
+Result<std::vector<Namespace>> IcebergCatalog::ListNamespaces(const Namespace& parent) {
+  int64_t parent_id = info_.catalog_id;
+  if (!parent.empty()) {
+    CAIRN_ASSIGN_OR_RETURN(EntityRecord p, NamespaceRow(store_, parent));
+    parent_id = p.id;
+  }
+  CAIRN_ASSIGN_OR_RETURN(auto rows, store_.List(EntityType::kSchema, parent_id, "", 0));
+  std::vector<Namespace> out;
+  out.reserve(rows.size());
+  for (const auto& r : rows) {
+    Namespace ns = parent;
+    ns.push_back(r.name);
+    out.push_back(std::move(ns));
+  }
+  return out;
+}
+
+Result<model::Properties> IcebergCatalog::CreateNamespace(const CallContext& ctx, const Namespace& ns,
+                                                          const model::Properties& properties) {
+  if (ns.empty()) return InvalidArgument("Namespace must not be empty");
+  for (const auto& level : ns) {
+    if (level.empty()) return InvalidArgument("Namespace level must not be empty: {}", NamespaceText(ns));
+  }
+  int64_t parent_id = info_.catalog_id;
+  if (ns.size() > 1) {
+    Namespace parent(ns.begin(), ns.end() - 1);
+    CAIRN_ASSIGN_OR_RETURN(EntityRecord p, NamespaceRow(store_, parent));
+    parent_id = p.id;
+  }
+  EntityRecord row;
+  row.type = EntityType::kSchema;
+  row.parent_id = parent_id;
+  row.name = ns.back();
+  row.properties = properties;
+  row.payload = "{}";
+  row.audit.creator = ctx.principal;
+  row.audit.create_time = ctx.now_ms;
+  auto inserted = store_.Insert(row);
+  if (!inserted) {
+    if (inserted.error().code == ErrorCode::kAlreadyExists) {
+      return AlreadyExists(EntityKind::kSchema, "Namespace already exists: {}", NamespaceText(ns));
+    }
+    return std::move(inserted).error();
+  }
+  return inserted->properties;
+}
+
+Result<model::Properties> IcebergCatalog::LoadNamespace(const Namespace& ns) {
+  CAIRN_ASSIGN_OR_RETURN(EntityRecord row, NamespaceRow(store_, ns));
+  return row.properties;
+}
+
+Status IcebergCatalog::DropNamespace(const Namespace& ns) {
+  CAIRN_ASSIGN_OR_RETURN(EntityRecord row, NamespaceRow(store_, ns));
+  CAIRN_ASSIGN_OR_RETURN(int64_t children, store_.CountChildren(row.id));
+  if (children > 0) {
+    return MakeError(ErrorCode::kNotEmpty, EntityKind::kSchema, "Namespace {} is not empty. {} tables, views or namespaces exist.",
+                     NamespaceText(ns), children);
+  }
+  CAIRN_ASSIGN_OR_RETURN(bool dropped, store_.Delete(row.id));
+  if (!dropped) return NoSuchNamespace(ns);
+  return Ok();
+}
+
+Result<NamespacePropertiesUpdate> IcebergCatalog::UpdateNamespaceProperties(
+    const CallContext& ctx, const Namespace& ns, const std::vector<std::string>& removals,
+    const model::Properties& updates) {
+  for (const auto& key : removals) {
+    if (updates.count(key) != 0) {
+      return InvalidArgument("Duplicate key to update and remove: {}", key);
+    }
+  }
+  for (int attempt = 0; attempt < kMaxCommitAttempts; ++attempt) {
+    CAIRN_ASSIGN_OR_RETURN(EntityRecord row, NamespaceRow(store_, ns));
+    NamespacePropertiesUpdate result;
+    for (const auto& key : removals) {
+      if (row.properties.erase(key) > 0) {
+        result.removed.push_back(key);
+      } else {
+        result.missing.push_back(key);
+      }
+    }
+    for (const auto& [k, v] : updates) {
+      row.properties[k] = v;
+      result.updated.push_back(k);
+    }
+    row.audit.last_modifier = ctx.principal;
+    row.audit.last_modified_time = ctx.now_ms;
+    auto updated = store_.CompareAndSet(row);
+    if (updated) return result;
+    if (updated.error().code != ErrorCode::kConflict) return std::move(updated).error();
+  }
+  return Unavailable("too many concurrent updates of namespace {}; try again", NamespaceText(ns));
+}
+
+// ---- shared object helpers ----
+
+Result<EntityRecord> IcebergCatalog::ObjectRow(store::MetadataStore& store, EntityType type,
+                                               const Namespace& ns, std::string_view name) {
+  auto ns_row = NamespaceRow(store, ns);
+  if (!ns_row) {
+    // A load in a missing namespace is a missing table, as the Java catalogs answer.
+    if (ns_row.error().code == ErrorCode::kNotFound) return NoSuchObject(type, ns, name);
+    return std::move(ns_row).error();
+  }
+  auto row = store.Get(type, ns_row->id, name);
+  if (!row && row.error().code == ErrorCode::kNotFound) return NoSuchObject(type, ns, name);
+  return row;
+}
+
+Status IcebergCatalog::CheckNameFree(store::MetadataStore& store, const EntityRecord& ns_row,
+                                     const Namespace& ns, std::string_view name, EntityType creating) {
+  const EntityType other = creating == EntityType::kTable ? EntityType::kView : EntityType::kTable;
+  if (store.Get(creating, ns_row.id, name)) {
+    return creating == EntityType::kTable
+               ? AlreadyExists(EntityKind::kTable, "Table already exists: {}", ObjectText(ns, name))
+               : AlreadyExists(EntityKind::kView, "View already exists: {}", ObjectText(ns, name));
+  }
+  if (store.Get(other, ns_row.id, name)) {
+    return creating == EntityType::kTable
+               ? AlreadyExists(EntityKind::kTable, "View with same name already exists: {}", ObjectText(ns, name))
+               : AlreadyExists(EntityKind::kView, "Table with same name already exists: {}", ObjectText(ns, name));
+  }
+  return Ok();
+}
+
+Result<Page> IcebergCatalog::ListObjects(EntityType type, const Namespace& ns, const std::string& page_token,
+                                         int page_size) {
+  CAIRN_ASSIGN_OR_RETURN(EntityRecord ns_row, NamespaceRow(store_, ns));
+  std::string after;
+  if (!page_token.empty()) {
+    auto decoded = HexDecode(page_token);
+    if (!decoded) return InvalidArgument("Invalid page token: {}", page_token);
+    after = *decoded;
+  }
+  const int limit = page_size > 0 ? page_size : 0;
+  // Fetch one more row than asked to know whether another page follows.
+  CAIRN_ASSIGN_OR_RETURN(auto rows, store_.List(type, ns_row.id, after, limit > 0 ? limit + 1 : 0));
+  Page page;
+  const size_t n = limit > 0 ? std::min<size_t>(rows.size(), static_cast<size_t>(limit)) : rows.size();
+  page.names.reserve(n);
+  for (size_t i = 0; i < n; ++i) page.names.push_back(rows[i].name);
+  if (limit > 0 && rows.size() > static_cast<size_t>(limit)) page.next_token = HexEncode(page.names.back());
+  return page;
+}
+
+Result<LoadedObject> IcebergCatalog::InsertObject(const CallContext& ctx, EntityType type, const EntityRecord& ns_row,
+                                                  const Namespace& ns, std::string_view name,
+                                                  const std::string& location, const std::string& text) {
+  EntityRecord row;
+  row.type = type;
+  row.parent_id = ns_row.id;
+  row.name = std::string(name);
+  row.payload = "{}";
+  row.location = location;
+  row.audit.creator = ctx.principal;
+  row.audit.create_time = ctx.now_ms;
+  auto inserted = store_.Insert(row);
+  if (!inserted) {
+    if (inserted.error().code == ErrorCode::kAlreadyExists) {
+      CAIRN_RETURN_IF_ERROR(CheckNameFree(store_, ns_row, ns, name, type));
+    }
+    return std::move(inserted).error();
+  }
+  return LoadedObject{std::move(*inserted), location, text};
+}
+
+Result<LoadedObject> IcebergCatalog::Load(EntityType type, const Namespace& ns, std::string_view name) {
+  CAIRN_ASSIGN_OR_RETURN(EntityRecord row, ObjectRow(store_, type, ns, name));
+  if (!row.location) return Internal("{} has no metadata location", ObjectText(ns, name));
+  CAIRN_ASSIGN_OR_RETURN(std::string text, ReadText(*row.location));
+  std::string location = *row.location;
+  return LoadedObject{std::move(row), std::move(location), std::move(text)};
+}
+
+Status IcebergCatalog::Rename(const CallContext& ctx, EntityType type, const Namespace& from_ns,
+                              std::string_view from, const Namespace& to_ns, std::string_view to) {
+  if (to.empty()) return InvalidArgument("Invalid destination name: must not be empty");
+  CAIRN_ASSIGN_OR_RETURN(EntityRecord target_ns, NamespaceRow(store_, to_ns));
+  for (int attempt = 0; attempt < kMaxCommitAttempts; ++attempt) {
+    CAIRN_ASSIGN_OR_RETURN(EntityRecord row, ObjectRow(store_, type, from_ns, from));
+    if (!(row.parent_id == target_ns.id && row.name == to)) {
+      CAIRN_RETURN_IF_ERROR(CheckNameFree(store_, target_ns, to_ns, to, type));
+    }
+    row.parent_id = target_ns.id;
+    row.name = std::string(to);
+    row.audit.last_modifier = ctx.principal;
+    row.audit.last_modified_time = ctx.now_ms;
+    auto updated = store_.CompareAndSet(row);
+    if (updated) return Ok();
+    if (updated.error().code == ErrorCode::kAlreadyExists) {
+      return CheckNameFree(store_, target_ns, to_ns, to, type);
+    }
+    if (updated.error().code != ErrorCode::kConflict) return std::move(updated).error();
+  }
+  return Unavailable("too many concurrent updates of {}; try again", ObjectText(from_ns, from));
+}
+
+// ---- tables ----
+
+Result<Page> IcebergCatalog::ListTables(const Namespace& ns, const std::string& page_token, int page_size) {
+  return ListObjects(EntityType::kTable, ns, page_token, page_size);
+}
+
+Result<LoadedObject> IcebergCatalog::CreateTable(const CallContext& ctx, const Namespace& ns,
+                                                 const nlohmann::json& request, bool stage) {
+  if (!request.is_object()) return InvalidArgument("Invalid create table request: expected an object");
+  auto name_it = request.find("name");
+  if (name_it == request.end() || !name_it->is_string() || name_it->get<std::string>().empty()) {
+    return InvalidArgument("Invalid table name: missing or empty field 'name'");
+  }
+  const std::string name = name_it->get<std::string>();
+  CAIRN_ASSIGN_OR_RETURN(EntityRecord ns_row, NamespaceRow(store_, ns));
+  CAIRN_RETURN_IF_ERROR(CheckNameFree(store_, ns_row, ns, name, EntityType::kTable));
+  std::string location = DefaultLocation(ns, name);
+  if (auto loc = request.find("location"); loc != request.end() && !loc->is_null()) {
+    if (!loc->is_string()) return InvalidArgument("Invalid field 'location': expected a string");
+    location = loc->get<std::string>();
+  }
+  CAIRN_ASSIGN_OR_RETURN(location, storage::NormalizeLocation(location));
+  const iceberg::Json ordered = iceberg::Json::parse(request.dump());
+  CAIRN_ASSIGN_OR_RETURN(iceberg::Json metadata, iceberg::NewTableMetadataFromRest(ordered, location, ctx.now_ms));
+  const std::string text = iceberg::ToJsonText(metadata);
+  if (stage) return LoadedObject{EntityRecord{}, "", text};
+  const std::string metadata_location = iceberg::NextMetadataLocation(location, "");
+  CAIRN_RETURN_IF_ERROR(WriteText(metadata_location, text));
+  auto created = InsertObject(ctx, EntityType::kTable, ns_row, ns, name, metadata_location, text);
+  if (!created) DeleteQuietly({metadata_location});
+  return created;
+}
+
+Result<LoadedObject> IcebergCatalog::LoadTable(const Namespace& ns, std::string_view name) {
+  return Load(EntityType::kTable, ns, name);
+}
+
+Result<EntityRecord> IcebergCatalog::TableRow(const Namespace& ns, std::string_view name) {
+  return ObjectRow(store_, EntityType::kTable, ns, name);
+}
+
+Result<LoadedObject> IcebergCatalog::RegisterTable(const CallContext& ctx, const Namespace& ns, std::string_view name,
+                                                   const std::string& metadata_location, bool overwrite) {
+  if (name.empty()) return InvalidArgument("Invalid table name: must not be empty");
+  if (metadata_location.empty()) return InvalidArgument("Invalid metadata-location: must not be empty");
+  CAIRN_ASSIGN_OR_RETURN(EntityRecord ns_row, NamespaceRow(store_, ns));
+  auto text = ReadText(metadata_location);
+  if (!text) {
+    return InvalidArgument("Cannot read metadata file '{}': {}", metadata_location, text.error().message);
+  }
+  CAIRN_RETURN_IF_ERROR(iceberg::ParseMetadata(*text));
+  auto existing = store_.Get(EntityType::kTable, ns_row.id, name);
+  if (existing && overwrite) {
+    for (int attempt = 0; attempt < kMaxCommitAttempts; ++attempt) {
+      CAIRN_ASSIGN_OR_RETURN(EntityRecord row, ObjectRow(store_, EntityType::kTable, ns, name));
+      row.location = metadata_location;
+      row.audit.last_modifier = ctx.principal;
+      row.audit.last_modified_time = ctx.now_ms;
+      auto updated = store_.CompareAndSet(row);
+      if (updated) return LoadedObject{std::move(*updated), metadata_location, *text};
+      if (updated.error().code != ErrorCode::kConflict) return std::move(updated).error();
+    }
+    return Unavailable("too many concurrent updates of {}; try again", ObjectText(ns, name));
+  }
+  CAIRN_RETURN_IF_ERROR(CheckNameFree(store_, ns_row, ns, name, EntityType::kTable));
+  return InsertObject(ctx, EntityType::kTable, ns_row, ns, name, metadata_location, *text);
+}
+
+Result<LoadedObject> IcebergCatalog::CommitOnce(store::MetadataStore& store, const CallContext& ctx,
+                                                const TableCommit& commit, std::vector<std::string>& written,
+                                                bool& lost_race) {
+  lost_race = false;
+  auto row = ObjectRow(store, EntityType::kTable, commit.ns, commit.name);
+  const iceberg::Json requirements = iceberg::Json::parse(commit.requirements.dump());
+  const iceberg::Json updates = iceberg::Json::parse(commit.updates.dump());
+  if (!row) {
+    if (row.error().code != ErrorCode::kNotFound) return std::move(row).error();
+    // A create transaction: assert-create on a table that does not exist yet.
+    bool asserts_create = false;
+    for (const auto& r : requirements) asserts_create = asserts_create || r.value("type", "") == "assert-create";
+    if (!asserts_create) return std::move(row).error();
+    CAIRN_ASSIGN_OR_RETURN(EntityRecord ns_row, NamespaceRow(store, commit.ns));
+    CAIRN_RETURN_IF_ERROR(iceberg::CheckTableRequirements(nullptr, requirements));
+    CAIRN_ASSIGN_OR_RETURN(iceberg::Json metadata, iceberg::ApplyTableUpdates(nullptr, updates, ctx.now_ms));
+    metadata = iceberg::FinishCommit(std::move(metadata), "", 0, ctx.now_ms);
+    std::string location = metadata.value("location", "");
+    if (location.empty()) location = DefaultLocation(commit.ns, commit.name);
+    const std::string metadata_location = iceberg::NextMetadataLocation(location, "");
+    const std::string text = iceberg::ToJsonText(metadata);
+    CAIRN_RETURN_IF_ERROR(WriteText(metadata_location, text));
+    written.push_back(metadata_location);
+    EntityRecord fresh;
+    fresh.type = EntityType::kTable;
+    fresh.parent_id = ns_row.id;
+    fresh.name = commit.name;
+    fresh.payload = "{}";
+    fresh.location = metadata_location;
+    fresh.audit.creator = ctx.principal;
+    fresh.audit.create_time = ctx.now_ms;
+    auto inserted = store.Insert(fresh);
+    if (!inserted) {
+      if (inserted.error().code == ErrorCode::kAlreadyExists) {
+        return MakeError(ErrorCode::kConflict, EntityKind::kTable, "Requirement failed: table already exists");
+      }
+      return std::move(inserted).error();
+    }
+    return LoadedObject{std::move(*inserted), metadata_location, text};
+  }
+  if (!row->location) return Internal("{} has no metadata location", ObjectText(commit.ns, commit.name));
+  CAIRN_ASSIGN_OR_RETURN(std::string base_text, ReadText(*row->location));
+  CAIRN_ASSIGN_OR_RETURN(iceberg::Json base, iceberg::ParseMetadata(base_text));
+  CAIRN_RETURN_IF_ERROR(iceberg::CheckTableRequirements(&base, requirements));
+  bool changed = true;
+  CAIRN_ASSIGN_OR_RETURN(iceberg::Json metadata, iceberg::ApplyTableUpdates(&base, updates, ctx.now_ms, &changed));
+  if (!changed) {
+    // Nothing to write: the current metadata is the answer.
+    std::string location = *row->location;
+    return LoadedObject{std::move(*row), std::move(location), std::move(base_text)};
+  }
+  metadata = iceberg::FinishCommit(std::move(metadata), *row->location,
+                                   base.value("last-updated-ms", int64_t{0}), ctx.now_ms);
+  const std::string location = metadata.value("location", base.value("location", ""));
+  const std::string metadata_location = iceberg::NextMetadataLocation(location, *row->location);
+  const std::string text = iceberg::ToJsonText(metadata);
+  CAIRN_RETURN_IF_ERROR(WriteText(metadata_location, text));
+  written.push_back(metadata_location);
+  EntityRecord next = *row;
+  next.location = metadata_location;
+  next.audit.last_modifier = ctx.principal;
+  next.audit.last_modified_time = ctx.now_ms;
+  auto updated = store.CompareAndSet(next);
+  if (!updated) {
+    const ErrorCode code = updated.error().code;
+    if (code == ErrorCode::kConflict) {
+      lost_race = true;
+      return std::move(updated).error();
+    }
+    // The swap may or may not have happened: the outcome is unknown, never a retryable 409.
+    return MakeError(ErrorCode::kCommitStateUnknown, EntityKind::kTable, "Commit state unknown for {}: {}",
+                     ObjectText(commit.ns, commit.name), updated.error().message);
+  }
+  return LoadedObject{std::move(*updated), metadata_location, text};
+}
+
+Result<LoadedObject> IcebergCatalog::CommitTable(const CallContext& ctx, const TableCommit& commit) {
+  for (int attempt = 0; attempt < kMaxCommitAttempts; ++attempt) {
+    std::vector<std::string> written;
+    bool lost_race = false;
+    auto result = CommitOnce(store_, ctx, commit, written, lost_race);
+    if (result) return result;
+    // A lost compare-and-set (the row's version moved) is retried against the new base, where the
+    // requirements are checked again; a failed requirement is reported. Both leave only files
+    // nobody points at.
+    if (result.error().code != ErrorCode::kCommitStateUnknown) DeleteQuietly(written);
+    if (!lost_race) return result;
+  }
+  return Unavailable("too many concurrent commits to {}; try again", ObjectText(commit.ns, commit.name));
+}
+
+Status IcebergCatalog::CommitTransaction(const CallContext& ctx, const std::vector<TableCommit>& commits) {
+  for (int attempt = 0; attempt < kMaxCommitAttempts; ++attempt) {
+    std::vector<std::string> written;
+    bool lost_race = false;
+    Status status = store_.RunInTransaction([&](store::MetadataStore& tx) -> Status {
+      for (const auto& commit : commits) {
+        auto r = CommitOnce(tx, ctx, commit, written, lost_race);
+        if (!r) return std::move(r).error();
+      }
+      return Ok();
+    });
+    if (status) return status;
+    // Rolled back: no pointer moved, so every file written is garbage.
+    DeleteQuietly(written);
+    if (!lost_race) return status;
+  }
+  return Unavailable("too many concurrent commits; try again");
+}
+
+Status IcebergCatalog::RenameTable(const CallContext& ctx, const Namespace& from_ns, std::string_view from,
+                                   const Namespace& to_ns, std::string_view to) {
+  return Rename(ctx, EntityType::kTable, from_ns, from, to_ns, to);
+}
+
+Result<bool> IcebergCatalog::DropTable(const Namespace& ns, std::string_view name, bool purge) {
+  auto row = ObjectRow(store_, EntityType::kTable, ns, name);
+  if (!row) {
+    if (row.error().code == ErrorCode::kNotFound) return false;
+    return std::move(row).error();
+  }
+  std::string table_location;
+  if (purge && row->location) {
+    auto text = ReadText(*row->location);
+    if (text) {
+      auto metadata = iceberg::ParseMetadata(*text);
+      if (metadata) table_location = metadata->value("location", "");
+    }
+  }
+  CAIRN_ASSIGN_OR_RETURN(bool dropped, store_.Delete(row->id));
+  if (dropped && purge && !table_location.empty()) {
+    auto io = storage::FileIOFor(table_location);
+    if (io) {
+      auto s = (*io)->DeletePrefix(table_location);
+      if (!s) spdlog::warn("event=purge_failed location=\"{}\" error=\"{}\"", table_location, s.error().message);
+    }
+  }
+  return dropped;
+}
+
+// ---- views ----
+
+Result<Page> IcebergCatalog::ListViews(const Namespace& ns, const std::string& page_token, int page_size) {
+  return ListObjects(EntityType::kView, ns, page_token, page_size);
+}
+
+Result<LoadedObject> IcebergCatalog::CreateView(const CallContext& ctx, const Namespace& ns,
+                                                const nlohmann::json& request) {
+  if (!request.is_object()) return InvalidArgument("Invalid create view request: expected an object");
+  auto name_it = request.find("name");
+  if (name_it == request.end() || !name_it->is_string() || name_it->get<std::string>().empty()) {
+    return InvalidArgument("Invalid view name: missing or empty field 'name'");
+  }
+  const std::string name = name_it->get<std::string>();
+  CAIRN_ASSIGN_OR_RETURN(EntityRecord ns_row, NamespaceRow(store_, ns));
+  CAIRN_RETURN_IF_ERROR(CheckNameFree(store_, ns_row, ns, name, EntityType::kView));
+  std::string location = DefaultLocation(ns, name);
+  if (auto loc = request.find("location"); loc != request.end() && !loc->is_null()) {
+    if (!loc->is_string()) return InvalidArgument("Invalid field 'location': expected a string");
+    location = loc->get<std::string>();
+  }
+  CAIRN_ASSIGN_OR_RETURN(location, storage::NormalizeLocation(location));
+  const iceberg::Json ordered = iceberg::Json::parse(request.dump());
+  CAIRN_ASSIGN_OR_RETURN(iceberg::Json metadata, iceberg::NewViewMetadata(ordered, location, ctx.now_ms));
+  const std::string text = iceberg::ToJsonText(metadata);
+  const std::string metadata_location = iceberg::NextMetadataLocation(location, "");
+  CAIRN_RETURN_IF_ERROR(WriteText(metadata_location, text));
+  auto created = InsertObject(ctx, EntityType::kView, ns_row, ns, name, metadata_location, text);
+  if (!created) DeleteQuietly({metadata_location});
+  return created;
+}
+
+Result<LoadedObject> IcebergCatalog::LoadView(const Namespace& ns, std::string_view name) {
+  return Load(EntityType::kView, ns, name);
+}
+
+Result<EntityRecord> IcebergCatalog::ViewRow(const Namespace& ns, std::string_view name) {
+  return ObjectRow(store_, EntityType::kView, ns, name);
+}
+
+Result<LoadedObject> IcebergCatalog::ReplaceView(const CallContext& ctx, const Namespace& ns, std::string_view name,
+                                                 const nlohmann::json& requirements_in,
+                                                 const nlohmann::json& updates_in) {
+  const iceberg::Json requirements = iceberg::Json::parse(requirements_in.dump());
+  const iceberg::Json updates = iceberg::Json::parse(updates_in.dump());
+  for (int attempt = 0; attempt < kMaxCommitAttempts; ++attempt) {
+    CAIRN_ASSIGN_OR_RETURN(EntityRecord row, ObjectRow(store_, EntityType::kView, ns, name));
+    if (!row.location) return Internal("{} has no metadata location", ObjectText(ns, name));
+    CAIRN_ASSIGN_OR_RETURN(std::string base_text, ReadText(*row.location));
+    auto base = iceberg::Json::parse(base_text, nullptr, false);
+    if (base.is_discarded()) return Internal("view metadata '{}' is not valid JSON", *row.location);
+    CAIRN_RETURN_IF_ERROR(iceberg::CheckViewRequirements(&base, requirements));
+    CAIRN_ASSIGN_OR_RETURN(iceberg::Json metadata, iceberg::ApplyViewUpdates(base, updates, ctx.now_ms));
+    const std::string location = metadata.value("location", base.value("location", ""));
+    const std::string metadata_location = iceberg::NextMetadataLocation(location, *row.location);
+    const std::string text = iceberg::ToJsonText(metadata);
+    CAIRN_RETURN_IF_ERROR(WriteText(metadata_location, text));
+    row.location = metadata_location;
+    row.audit.last_modifier = ctx.principal;
+    row.audit.last_modified_time = ctx.now_ms;
+    auto updated = store_.CompareAndSet(row);
+    if (updated) return LoadedObject{std::move(*updated), metadata_location, text};
+    DeleteQuietly({metadata_location});
+    if (updated.error().code != ErrorCode::kConflict) {
+      return MakeError(ErrorCode::kCommitStateUnknown, EntityKind::kView, "Commit state unknown for {}: {}",
+                       ObjectText(ns, name), updated.error().message);
+    }
+  }
+  return Unavailable("too many concurrent commits to {}; try again", ObjectText(ns, name));
+}
+
+Result<LoadedObject> IcebergCatalog::RegisterView(const CallContext& ctx, const Namespace& ns, std::string_view name,
+                                                  const std::string& metadata_location) {
+  if (name.empty()) return InvalidArgument("Invalid view name: must not be empty");
+  CAIRN_ASSIGN_OR_RETURN(EntityRecord ns_row, NamespaceRow(store_, ns));
+  auto text = ReadText(metadata_location);
+  if (!text) return InvalidArgument("Cannot read metadata file '{}': {}", metadata_location, text.error().message);
+  CAIRN_RETURN_IF_ERROR(CheckNameFree(store_, ns_row, ns, name, EntityType::kView));
+  return InsertObject(ctx, EntityType::kView, ns_row, ns, name, metadata_location, *text);
+}
+
+Status IcebergCatalog::RenameView(const CallContext& ctx, const Namespace& from_ns, std::string_view from,
+                                  const Namespace& to_ns, std::string_view to) {
+  return Rename(ctx, EntityType::kView, from_ns, from, to_ns, to);
+}
+
+Result<bool> IcebergCatalog::DropView(const Namespace& ns, std::string_view name) {
+  auto row = ObjectRow(store_, EntityType::kView, ns, name);
+  if (!row) {
+    if (row.error().code == ErrorCode::kNotFound) return false;
+    return std::move(row).error();
+  }
+  return store_.Delete(row->id);
+}
+
+}  // namespace cairn::connector

@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/result.h"
+#include "connector/connector.h"
+#include "model/table.h"
+#include "store/metadata_store.h"
+
+namespace cairn::connector {
+
+/// A multi-level Iceberg namespace, e.g. {"a", "b"}.
+using Namespace = std::vector<std::string>;
+
+/// Dotted form used in messages: "a.b".
+std::string NamespaceText(const Namespace& ns);
+
+/// A table or view as stored: its row (location = current metadata file) and the metadata
+/// document text, verbatim as written to storage.
+struct LoadedObject {
+  store::EntityRecord row;
+  std::string metadata_location;
+  std::string metadata_text;
+};
+
+/// One table's part of a commit: requirements and updates as the REST protocol sends them.
+struct TableCommit {
+  Namespace ns;
+  std::string name;
+  nlohmann::json requirements = nlohmann::json::array();
+  nlohmann::json updates = nlohmann::json::array();
+};
+
+struct Page {
+  std::vector<std::string> names;
+  std::optional<std::string> next_token;
+};
+
+struct NamespacePropertiesUpdate {
+  std::vector<std::string> updated;
+  std::vector<std::string> removed;
+  std::vector<std::string> missing;
+};
+
+/// A managed Iceberg catalog in Iceberg's own terms. Namespaces are schema rows (top level
+/// under the catalog, nested under their parent namespace); tables and views are rows under
+/// their namespace whose `location` is the current metadata file. Every change writes a new
+/// metadata file and moves the row with compare-and-set; on a lost race the changes are
+/// re-checked and re-applied against the new base. Safe to call from many threads.
+///
+/// Errors: kNotFound with EntityKind kSchema (namespace), kTable or kView; kAlreadyExists;
+/// kNotEmpty (namespace); kConflict (a requirement failed: the commit did not happen);
+/// kCommitStateUnknown (the store failed while swapping the pointer); kInvalidArgument.
+class IcebergCatalog {
+ public:
+  IcebergCatalog(CatalogInfo info, store::MetadataStore& store, std::string warehouse);
+
+  const std::string& warehouse() const { return warehouse_; }
+
+  // ---- namespaces ----
+  Result<std::vector<Namespace>> ListNamespaces(const Namespace& parent);
+  Result<model::Properties> CreateNamespace(const CallContext& ctx, const Namespace& ns,
+                                            const model::Properties& properties);
+  Result<model::Properties> LoadNamespace(const Namespace& ns);
+  /// kNotEmpty when it holds tables, views or namespaces.
+  Status DropNamespace(const Namespace& ns);
+  /// kInvalidArgument (the protocol's 422) when a key is both removed and updated.
+  Result<NamespacePropertiesUpdate> UpdateNamespaceProperties(const CallContext& ctx, const Namespace& ns,
+                                                              const std::vector<std::string>& removals,
+                                                              const model::Properties& updates);
+
+  // ---- tables ----
+  /// Names in order; `page_token` is the opaque token of the previous page (empty: start).
+  Result<Page> ListTables(const Namespace& ns, const std::string& page_token, int page_size);
+  /// Creates from a REST CreateTableRequest. `stage` builds the metadata without storing it.
+  Result<LoadedObject> CreateTable(const CallContext& ctx, const Namespace& ns,
+                                   const nlohmann::json& request, bool stage);
+  Result<LoadedObject> LoadTable(const Namespace& ns, std::string_view name);
+  /// The row alone (no file read): for existence checks and ETags.
+  Result<store::EntityRecord> TableRow(const Namespace& ns, std::string_view name);
+  Result<LoadedObject> RegisterTable(const CallContext& ctx, const Namespace& ns, std::string_view name,
+                                     const std::string& metadata_location, bool overwrite);
+  /// Commits one table; with an assert-create requirement on a missing table it creates it.
+  Result<LoadedObject> CommitTable(const CallContext& ctx, const TableCommit& commit);
+  /// All tables or none.
+  Status CommitTransaction(const CallContext& ctx, const std::vector<TableCommit>& commits);
+  Status RenameTable(const CallContext& ctx, const Namespace& from_ns, std::string_view from,
+                     const Namespace& to_ns, std::string_view to);
+  /// False when absent. `purge` deletes the table's files too.
+  Result<bool> DropTable(const Namespace& ns, std::string_view name, bool purge);
+
+  // ---- views ----
+  Result<Page> ListViews(const Namespace& ns, const std::string& page_token, int page_size);
+  Result<LoadedObject> CreateView(const CallContext& ctx, const Namespace& ns, const nlohmann::json& request);
+  Result<LoadedObject> LoadView(const Namespace& ns, std::string_view name);
+  Result<store::EntityRecord> ViewRow(const Namespace& ns, std::string_view name);
+  Result<LoadedObject> ReplaceView(const CallContext& ctx, const Namespace& ns, std::string_view name,
+                                   const nlohmann::json& requirements, const nlohmann::json& updates);
+  Result<LoadedObject> RegisterView(const CallContext& ctx, const Namespace& ns, std::string_view name,
+                                    const std::string& metadata_location);
+  Status RenameView(const CallContext& ctx, const Namespace& from_ns, std::string_view from,
+                    const Namespace& to_ns, std::string_view to);
+  Result<bool> DropView(const Namespace& ns, std::string_view name);
+
+ private:
+  Result<store::EntityRecord> NamespaceRow(store::MetadataStore& store, const Namespace& ns);
+  Result<store::EntityRecord> ObjectRow(store::MetadataStore& store, store::EntityType type,
+                                        const Namespace& ns, std::string_view name);
+  Status CheckNameFree(store::MetadataStore& store, const store::EntityRecord& ns_row,
+                       const Namespace& ns, std::string_view name, store::EntityType creating);
+  Result<Page> ListObjects(store::EntityType type, const Namespace& ns, const std::string& page_token,
+                           int page_size);
+  Result<LoadedObject> InsertObject(const CallContext& ctx, store::EntityType type, const store::EntityRecord& ns_row,
+                                    const Namespace& ns, std::string_view name, const std::string& location,
+                                    const std::string& text);
+  Result<LoadedObject> Load(store::EntityType type, const Namespace& ns, std::string_view name);
+  Status Rename(const CallContext& ctx, store::EntityType type, const Namespace& from_ns,
+                std::string_view from, const Namespace& to_ns, std::string_view to);
+  std::string DefaultLocation(const Namespace& ns, std::string_view name) const;
+
+  // One commit attempt against `store` (the catalog store or a transaction view). Writes the
+  // new metadata file and records it in `written` before the compare-and-set; sets `lost_race`
+  // when the compare-and-set lost to a concurrent writer (worth re-applying on the new base).
+  Result<LoadedObject> CommitOnce(store::MetadataStore& store, const CallContext& ctx,
+                                  const TableCommit& commit, std::vector<std::string>& written,
+                                  bool& lost_race);
+
+  CatalogInfo info_;
+  store::MetadataStore& store_;
+  std::string warehouse_;
+};
+
+}  // namespace cairn::connector

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "app/config.h"
+#include "matchers.h"
+
+namespace cairn::app {
+namespace {
+
+using cairn::testing::HasErrorMessage;
+using cairn::testing::IsError;
+using cairn::testing::IsOk;
+
+TEST(Config, EnvNames) {
+  EXPECT_EQ(EnvName("cairn.store.postgres.url"), "CAIRN_STORE_POSTGRES_URL");
+  EXPECT_EQ(EnvName("cairn.data-dir"), "CAIRN_DATA_DIR");
+  EXPECT_EQ(EnvName("cairn.http.max-body-bytes"), "CAIRN_HTTP_MAX_BODY_BYTES");
+}
+
+TEST(Config, EveryKeyIsAccepted) {
+  for (const auto& key : ConfigKeys()) {
+    Config c;
+    std::string value = "1";
+    if (key == "cairn.store.type") value = "postgres";
+    if (key == "cairn.log.level") value = "debug";
+    if (key.find("bytes") != std::string::npos) value = "4096";
+    if (key.find("timeout") != std::string::npos) value = "1000";
+    EXPECT_THAT(SetConfigValue(c, key, value), IsOk()) << key;
+  }
+}
+
+TEST(Config, BadValuesNameTheKey) {
+  Config c;
+  EXPECT_THAT(SetConfigValue(c, "cairn.server.port", "70000"), HasErrorMessage("cairn.server.port"));
+  EXPECT_THAT(SetConfigValue(c, "cairn.server.port", "x"), IsError(ErrorCode::kInvalidArgument));
+  EXPECT_THAT(SetConfigValue(c, "cairn.store.type", "mysql"), HasErrorMessage("cairn.store.type"));
+  EXPECT_THAT(SetConfigValue(c, "cairn.nope", "1"), HasErrorMessage("cairn.nope"));
+  EXPECT_THAT(SetConfigValue(c, "cairn.log.level", "loud"), HasErrorMessage("cairn.log.level"));
+}
+
+TEST(Config, FileThenEnvironment) {
+  const auto path = std::filesystem::temp_directory_path() / "cairn_config_test.conf";
+  {
+    std::ofstream out(path);
+    out << "# comment\n\ncairn.server.port = 9001\ncairn.store.type=postgres\ncairn.data-dir = /tmp/x\n";
+  }
+  Config c;
+  ASSERT_THAT(LoadConfigFile(c, path.string()), IsOk());
+  EXPECT_EQ(c.port, 9001);
+  EXPECT_EQ(c.store_type, "postgres");
+  EXPECT_EQ(c.data_dir, "/tmp/x");
+  setenv("CAIRN_SERVER_PORT", "9002", 1);
+  ASSERT_THAT(LoadConfigEnv(c), IsOk());
+  EXPECT_EQ(c.port, 9002);
+  setenv("CAIRN_SERVER_PORT", "bad", 1);
+  EXPECT_THAT(LoadConfigEnv(c), HasErrorMessage("CAIRN_SERVER_PORT"));
+  unsetenv("CAIRN_SERVER_PORT");
+  std::filesystem::remove(path);
+}
+
+TEST(Config, FileSyntaxErrorNamesTheLine) {
+  const auto path = std::filesystem::temp_directory_path() / "cairn_config_bad.conf";
+  {
+    std::ofstream out(path);
+    out << "cairn.server.port = 1\nthis line is wrong\n";
+  }
+  Config c;
+  EXPECT_THAT(LoadConfigFile(c, path.string()), HasErrorMessage(":2:"));
+  EXPECT_THAT(LoadConfigFile(c, "/nonexistent/cairn.conf"), HasErrorMessage("/nonexistent/cairn.conf"));
+  std::filesystem::remove(path);
+}
+
+}  // namespace
+}  // namespace cairn::app
