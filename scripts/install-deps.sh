@@ -4,9 +4,12 @@
 set -euo pipefail
 profile=${1:-build}
 pkgs=(build-essential cmake ninja-build ccache pkg-config libboost-dev nlohmann-json3-dev
-      libsqlite3-dev libpq-dev libspdlog-dev libfmt-dev libcli11-dev)
+      libsqlite3-dev libpq-dev libspdlog-dev libfmt-dev libcli11-dev libssl-dev)
 if [ "$profile" = test ]; then
-  pkgs+=(googletest libgtest-dev libgmock-dev postgresql postgresql-client python3 python3-venv curl)
+  pkgs+=(googletest libgtest-dev libgmock-dev postgresql postgresql-client python3 python3-venv curl
+         libssl-dev maven)
+  # The REST compatibility kit runs on a JDK 17; keep a preinstalled one.
+  command -v javac >/dev/null 2>&1 || pkgs+=(openjdk-17-jdk-headless)
 fi
 missing=()
 for p in "${pkgs[@]}"; do

@@ -80,6 +80,23 @@ class LocalFileIO final : public FileIO {
     return Ok();
   }
 
+  Result<bool> Exists(std::string_view location) override {
+    std::error_code ec;
+    const bool exists = fs::exists(LocalPath(location), ec);
+    if (ec) return Unavailable("cannot stat '{}': {}", LocalPath(location), ec.message());
+    return exists;
+  }
+
+  Result<std::vector<std::string>> List(std::string_view location) override {
+    std::vector<std::string> out;
+    std::error_code ec;
+    const std::string path = LocalPath(location);
+    if (!fs::is_directory(path, ec)) return out;
+    for (const auto& entry : fs::directory_iterator(path, ec)) out.push_back(entry.path().filename().string());
+    if (ec) return Unavailable("cannot list '{}': {}", path, ec.message());
+    return out;
+  }
+
   Status Delete(std::string_view location) override {
     const std::string path = LocalPath(location);
     if (::unlink(path.c_str()) != 0 && errno != ENOENT) return IoError("delete", path, errno);

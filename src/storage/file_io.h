@@ -4,6 +4,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/result.h"
 
@@ -20,6 +21,10 @@ class FileIO {
   /// Writes a new object durably and atomically: readers see all of it or nothing.
   /// kAlreadyExists when the location is taken (never overwrites).
   virtual Status WriteNew(std::string_view location, std::string_view data) = 0;
+  /// Whether an object exists, without reading it.
+  virtual Result<bool> Exists(std::string_view location) = 0;
+  /// Object names directly under a location prefix (a directory on local disk); empty when none.
+  virtual Result<std::vector<std::string>> List(std::string_view location) = 0;
   /// Deletes one object; deleting a missing object succeeds.
   virtual Status Delete(std::string_view location) = 0;
   /// Deletes everything under a location prefix (a directory on local disk).

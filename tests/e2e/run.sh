@@ -10,9 +10,13 @@
 # 3. If `-- CMD ...` is given, runs CMD first (e.g. `-- build/cairn_unit_tests`) with
 #    CAIRN_TEST_PG_URL set, so unit tests share the same PostgreSQL lifetime.
 # 4. Runs pytest on tests/e2e once per store in CAIRN_E2E_STORES (default "sqlite postgres").
+# 5. Then, per store, the Iceberg REST suites named in CAIRN_ICEBERG_SUITES (default
+#    "pytest rck upstream"): tests/iceberg (pytest + PyIceberg), tests/rck/run.sh (Iceberg's
+#    REST Compatibility Kit, needs mvn + a JDK 17) and tests/iceberg/pyiceberg_upstream/run.py
+#    (PyIceberg's own test_catalog.py). Skipped when test paths were named on the command line.
 #
-# Environment: CAIRN_BIN (default build/cairn), CAIRN_E2E_STORES, PYTHON (venv creator,
-# default python3). Exits non-zero when any step fails (all steps still run).
+# Environment: CAIRN_BIN (default build/cairn), CAIRN_E2E_STORES, CAIRN_ICEBERG_SUITES, PYTHON
+# (venv creator, default python3). Exits non-zero when any step fails (all steps still run).
 set -uo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -97,5 +101,56 @@ for store in $STORES; do
   (cd "$REPO" && env "${extra_env[@]}" "$VENV/bin/python" -m pytest "${default_paths[@]}" \
     -p no:cacheprovider "${pytest_args[@]}") || { log "FAILED: e2e store=$store"; rc=1; }
 done
+
+# --- Iceberg REST suites, once per store --------------------------------------------------------
+ICEBERG_SUITES="${CAIRN_ICEBERG_SUITES:-pytest rck upstream}"
+if [[ ${#default_paths[@]} -eq 0 ]]; then
+  log "test paths given: Iceberg REST suites skipped"
+  ICEBERG_SUITES=""
+fi
+summary=()
+for store in $STORES; do
+  extra_env=(CAIRN_E2E_STORE="$store" PATH="$VENV/bin:$PATH")
+  [[ "$store" == "postgres" ]] && extra_env+=(CAIRN_E2E_PG_URL="$CAIRN_TEST_PG_URL")
+  for suite in $ICEBERG_SUITES; do
+    log "iceberg suite $suite with store=$store"
+    src=0
+    case "$suite" in
+      pytest)
+        (cd "$REPO" && env "${extra_env[@]}" "$VENV/bin/python" -m pytest tests/iceberg \
+          -p no:cacheprovider "${pytest_args[@]}")
+        src=$?
+        # pytest's 5 = nothing selected (e.g. a -k filter meant for tests/e2e)
+        [[ $src -eq 5 && ${#pytest_args[@]} -gt 0 ]] && src=0
+        ;;
+      rck)
+        if ! command -v mvn >/dev/null || ! command -v java >/dev/null; then
+          log "mvn/java not installed: cannot run the Iceberg REST Compatibility Kit"
+          src=1
+        else
+          (cd "$REPO" && env "${extra_env[@]}" tests/rck/run.sh)
+          src=$?
+        fi
+        ;;
+      upstream)
+        (cd "$REPO" && env "${extra_env[@]}" "$VENV/bin/python" \
+          tests/iceberg/pyiceberg_upstream/run.py)
+        src=$?
+        ;;
+      *)
+        log "unknown suite '$suite' in CAIRN_ICEBERG_SUITES"
+        src=1
+        ;;
+    esac
+    if [[ $src -ne 0 ]]; then
+      log "FAILED: iceberg $suite store=$store (exit $src)"
+      summary+=("FAILED iceberg $suite store=$store")
+      rc=1
+    else
+      summary+=("ok     iceberg $suite store=$store")
+    fi
+  done
+done
+for line in "${summary[@]}"; do log "$line"; done
 
 exit $rc

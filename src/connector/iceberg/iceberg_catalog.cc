@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "connector/iceberg/iceberg_catalog.h"
 
+#include <algorithm>
+
 #include <spdlog/spdlog.h>
 
 #include "common/util.h"
@@ -64,9 +66,25 @@ Result<std::string> ReadText(const std::string& location) {
   CAIRN_ASSIGN_OR_RETURN(auto io, storage::FileIOFor(location));
   auto text = io->Read(location);
   if (!text && text.error().code == ErrorCode::kNotFound) {
-    return Unavailable("metadata file '{}' is missing", location);
+    return NotFound(EntityKind::kNone, "Failed to open input stream for file: {}", location);
   }
   return text;
+}
+
+// Where the next metadata file of an object goes: the `write.metadata.path` property when set,
+// else `<location>/metadata`, named after the version of the current file as Java does.
+template <typename J>
+std::string NextLocation(const J& metadata, const std::string& current) {
+  std::string dir;
+  auto props = metadata.find("properties");
+  if (props != metadata.end() && props->is_object()) {
+    auto path = props->find("write.metadata.path");
+    if (path != props->end() && path->is_string()) dir = path->template get<std::string>();
+  }
+  if (dir.empty()) return iceberg::NextMetadataLocation(metadata.value("location", std::string()), current);
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  const int version = current.empty() ? 0 : iceberg::ParseMetadataFileVersion(current).value_or(-1) + 1;
+  return dir + "/" + iceberg::MetadataFileName(version, RandomUuid());
 }
 
 Status WriteText(const std::string& location, const std::string& text) {
@@ -292,7 +310,7 @@ Status IcebergCatalog::Rename(const CallContext& ctx, EntityType type, const Nam
   for (int attempt = 0; attempt < kMaxCommitAttempts; ++attempt) {
     CAIRN_ASSIGN_OR_RETURN(EntityRecord row, ObjectRow(store_, type, from_ns, from));
     if (!(row.parent_id == target_ns.id && row.name == to)) {
-      CAIRN_RETURN_IF_ERROR(CheckNameFree(store_, target_ns, to_ns, to, type));
+      CAIRN_RETURN_IF_ERROR(RenameTargetFree(target_ns, from_ns, from, to_ns, to, type));
     }
     row.parent_id = target_ns.id;
     row.name = std::string(to);
@@ -301,11 +319,23 @@ Status IcebergCatalog::Rename(const CallContext& ctx, EntityType type, const Nam
     auto updated = store_.CompareAndSet(row);
     if (updated) return Ok();
     if (updated.error().code == ErrorCode::kAlreadyExists) {
-      return CheckNameFree(store_, target_ns, to_ns, to, type);
+      return RenameTargetFree(target_ns, from_ns, from, to_ns, to, type);
     }
     if (updated.error().code != ErrorCode::kConflict) return std::move(updated).error();
   }
   return Unavailable("too many concurrent updates of {}; try again", ObjectText(from_ns, from));
+}
+
+Status IcebergCatalog::RenameTargetFree(const EntityRecord& target_ns, const Namespace& from_ns, std::string_view from,
+                                        const Namespace& to_ns, std::string_view to, EntityType type) {
+  for (EntityType t : {EntityType::kTable, EntityType::kView}) {
+    if (store_.Get(t, target_ns.id, to)) {
+      return AlreadyExists(type == EntityType::kView ? EntityKind::kView : EntityKind::kTable,
+                           "Cannot rename {} to {}. {} already exists", ObjectText(from_ns, from), ObjectText(to_ns, to),
+                           t == EntityType::kView ? "View" : "Table");
+    }
+  }
+  return Ok();
 }
 
 // ---- tables ----
@@ -334,7 +364,7 @@ Result<LoadedObject> IcebergCatalog::CreateTable(const CallContext& ctx, const N
   CAIRN_ASSIGN_OR_RETURN(iceberg::Json metadata, iceberg::NewTableMetadataFromRest(ordered, location, ctx.now_ms));
   const std::string text = iceberg::ToJsonText(metadata);
   if (stage) return LoadedObject{EntityRecord{}, "", text};
-  const std::string metadata_location = iceberg::NextMetadataLocation(location, "");
+  const std::string metadata_location = NextLocation(metadata, "");
   CAIRN_RETURN_IF_ERROR(WriteText(metadata_location, text));
   auto created = InsertObject(ctx, EntityType::kTable, ns_row, ns, name, metadata_location, text);
   if (!created) DeleteQuietly({metadata_location});
@@ -347,6 +377,14 @@ Result<LoadedObject> IcebergCatalog::LoadTable(const Namespace& ns, std::string_
 
 Result<EntityRecord> IcebergCatalog::TableRow(const Namespace& ns, std::string_view name) {
   return ObjectRow(store_, EntityType::kTable, ns, name);
+}
+
+Status IcebergCatalog::CheckMetadataExists(const EntityRecord& row) {
+  if (!row.location) return Internal("{} has no metadata location", row.name);
+  CAIRN_ASSIGN_OR_RETURN(auto io, storage::FileIOFor(*row.location));
+  CAIRN_ASSIGN_OR_RETURN(bool exists, io->Exists(*row.location));
+  if (!exists) return NotFound(EntityKind::kNone, "Failed to open input stream for file: {}", *row.location);
+  return Ok();
 }
 
 Result<LoadedObject> IcebergCatalog::RegisterTable(const CallContext& ctx, const Namespace& ns, std::string_view name,
@@ -391,11 +429,11 @@ Result<LoadedObject> IcebergCatalog::CommitOnce(store::MetadataStore& store, con
     if (!asserts_create) return std::move(row).error();
     CAIRN_ASSIGN_OR_RETURN(EntityRecord ns_row, NamespaceRow(store, commit.ns));
     CAIRN_RETURN_IF_ERROR(iceberg::CheckTableRequirements(nullptr, requirements));
+    CAIRN_RETURN_IF_ERROR(CheckNameFree(store, ns_row, commit.ns, commit.name, EntityType::kTable));
     CAIRN_ASSIGN_OR_RETURN(iceberg::Json metadata, iceberg::ApplyTableUpdates(nullptr, updates, ctx.now_ms));
     metadata = iceberg::FinishCommit(std::move(metadata), "", 0, ctx.now_ms);
-    std::string location = metadata.value("location", "");
-    if (location.empty()) location = DefaultLocation(commit.ns, commit.name);
-    const std::string metadata_location = iceberg::NextMetadataLocation(location, "");
+    if (metadata.value("location", "").empty()) metadata["location"] = DefaultLocation(commit.ns, commit.name);
+    const std::string metadata_location = NextLocation(metadata, "");
     const std::string text = iceberg::ToJsonText(metadata);
     CAIRN_RETURN_IF_ERROR(WriteText(metadata_location, text));
     written.push_back(metadata_location);
@@ -429,8 +467,7 @@ Result<LoadedObject> IcebergCatalog::CommitOnce(store::MetadataStore& store, con
   }
   metadata = iceberg::FinishCommit(std::move(metadata), *row->location,
                                    base.value("last-updated-ms", int64_t{0}), ctx.now_ms);
-  const std::string location = metadata.value("location", base.value("location", ""));
-  const std::string metadata_location = iceberg::NextMetadataLocation(location, *row->location);
+  const std::string metadata_location = NextLocation(metadata, *row->location);
   const std::string text = iceberg::ToJsonText(metadata);
   CAIRN_RETURN_IF_ERROR(WriteText(metadata_location, text));
   written.push_back(metadata_location);
@@ -497,23 +534,52 @@ Result<bool> IcebergCatalog::DropTable(const Namespace& ns, std::string_view nam
     if (row.error().code == ErrorCode::kNotFound) return false;
     return std::move(row).error();
   }
-  std::string table_location;
+  std::optional<iceberg::Json> metadata;
   if (purge && row->location) {
-    auto text = ReadText(*row->location);
-    if (text) {
-      auto metadata = iceberg::ParseMetadata(*text);
-      if (metadata) table_location = metadata->value("location", "");
+    if (auto text = ReadText(*row->location)) {
+      if (auto parsed = iceberg::ParseMetadata(*text)) metadata = std::move(*parsed);
     }
   }
   CAIRN_ASSIGN_OR_RETURN(bool dropped, store_.Delete(row->id));
-  if (dropped && purge && !table_location.empty()) {
-    auto io = storage::FileIOFor(table_location);
-    if (io) {
-      auto s = (*io)->DeletePrefix(table_location);
-      if (!s) spdlog::warn("event=purge_failed location=\"{}\" error=\"{}\"", table_location, s.error().message);
+  if (dropped && purge) PurgeFiles(*row->location, metadata);
+  return dropped;
+}
+
+void IcebergCatalog::PurgeFiles(const std::string& metadata_location, const std::optional<iceberg::Json>& metadata) {
+  // The files this table's metadata refers to: every metadata file, manifest list and
+  // statistics file. Deleting by reference (not by directory) keeps a table that was created
+  // later at the same location intact.
+  std::vector<std::string> files = {metadata_location};
+  std::string table_location;
+  if (metadata) {
+    table_location = metadata->value("location", "");
+    for (const auto& entry : metadata->value("metadata-log", iceberg::Json::array())) {
+      files.push_back(entry.value("metadata-file", ""));
+    }
+    for (const auto& snapshot : metadata->value("snapshots", iceberg::Json::array())) {
+      files.push_back(snapshot.value("manifest-list", ""));
+    }
+    for (const char* key : {"statistics", "partition-statistics"}) {
+      for (const auto& stats : metadata->value(key, iceberg::Json::array())) {
+        files.push_back(stats.value("statistics-path", ""));
+      }
     }
   }
-  return dropped;
+  files.erase(std::remove(files.begin(), files.end(), std::string()), files.end());
+  DeleteQuietly(files);
+  if (table_location.empty()) return;
+  // Data files and manifests are known only to the manifests (Avro, not read here): the table's
+  // directory goes too, unless another table keeps its metadata there.
+  const std::string metadata_dir = metadata_location.substr(0, metadata_location.rfind('/'));
+  auto io = storage::FileIOFor(table_location);
+  if (!io) return;
+  auto names = (*io)->List(metadata_dir);
+  if (!names) return;
+  for (const auto& n : *names) {
+    if (n.size() > 14 && n.compare(n.size() - 14, 14, ".metadata.json") == 0) return;
+  }
+  auto s = (*io)->DeletePrefix(table_location);
+  if (!s) spdlog::warn("event=purge_failed location=\"{}\" error=\"{}\"", table_location, s.error().message);
 }
 
 // ---- views ----
@@ -541,7 +607,7 @@ Result<LoadedObject> IcebergCatalog::CreateView(const CallContext& ctx, const Na
   const iceberg::Json ordered = iceberg::Json::parse(request.dump());
   CAIRN_ASSIGN_OR_RETURN(iceberg::Json metadata, iceberg::NewViewMetadata(ordered, location, ctx.now_ms));
   const std::string text = iceberg::ToJsonText(metadata);
-  const std::string metadata_location = iceberg::NextMetadataLocation(location, "");
+  const std::string metadata_location = NextLocation(metadata, "");
   CAIRN_RETURN_IF_ERROR(WriteText(metadata_location, text));
   auto created = InsertObject(ctx, EntityType::kView, ns_row, ns, name, metadata_location, text);
   if (!created) DeleteQuietly({metadata_location});
@@ -569,8 +635,7 @@ Result<LoadedObject> IcebergCatalog::ReplaceView(const CallContext& ctx, const N
     if (base.is_discarded()) return Internal("view metadata '{}' is not valid JSON", *row.location);
     CAIRN_RETURN_IF_ERROR(iceberg::CheckViewRequirements(&base, requirements));
     CAIRN_ASSIGN_OR_RETURN(iceberg::Json metadata, iceberg::ApplyViewUpdates(base, updates, ctx.now_ms));
-    const std::string location = metadata.value("location", base.value("location", ""));
-    const std::string metadata_location = iceberg::NextMetadataLocation(location, *row.location);
+    const std::string metadata_location = NextLocation(metadata, *row.location);
     const std::string text = iceberg::ToJsonText(metadata);
     CAIRN_RETURN_IF_ERROR(WriteText(metadata_location, text));
     row.location = metadata_location;

@@ -85,6 +85,8 @@ class IcebergCatalog {
   Result<LoadedObject> LoadTable(const Namespace& ns, std::string_view name);
   /// The row alone (no file read): for existence checks and ETags.
   Result<store::EntityRecord> TableRow(const Namespace& ns, std::string_view name);
+  /// kNotFound when the row's metadata file is gone (checked without reading it).
+  Status CheckMetadataExists(const store::EntityRecord& row);
   Result<LoadedObject> RegisterTable(const CallContext& ctx, const Namespace& ns, std::string_view name,
                                      const std::string& metadata_location, bool overwrite);
   /// Commits one table; with an assert-create requirement on a missing table it creates it.
@@ -124,6 +126,9 @@ class IcebergCatalog {
   Status Rename(const CallContext& ctx, store::EntityType type, const Namespace& from_ns,
                 std::string_view from, const Namespace& to_ns, std::string_view to);
   std::string DefaultLocation(const Namespace& ns, std::string_view name) const;
+  Status RenameTargetFree(const store::EntityRecord& target_ns, const Namespace& from_ns, std::string_view from,
+                          const Namespace& to_ns, std::string_view to, store::EntityType type);
+  void PurgeFiles(const std::string& metadata_location, const std::optional<nlohmann::ordered_json>& metadata);
 
   // One commit attempt against `store` (the catalog store or a transaction view). Writes the
   // new metadata file and records it in `written` before the compare-and-set; sets `lost_race`
