@@ -12,11 +12,16 @@
 #include "api/gravitino/gravitino_api.h"
 #include "api/iceberg/errors.h"
 #include "api/iceberg/iceberg_api.h"
+#include "api/admin/admin_api.h"
+#include "app/router.h"
+#include "governance/audit.h"
 #include "app/config.h"
 #include "common/log.h"
 #include "common/util.h"
 #include "connector/connector.h"
 #include "http/server.h"
+#include "service/authenticator.h"
+#include "service/authorizer.h"
 #include "service/metadata_service.h"
 #include "store/metadata_store.h"
 
@@ -56,12 +61,44 @@ int Serve(Config config) {
       connector::ConnectorDeps{store->get(), std::filesystem::absolute(config.data_dir).string()});
   service::MetadataService service(**store, *registry);
   store::MetadataStore* store_ptr = store->get();
+
+  service::AuthnConfig authn_config;
+  authn_config.authenticators = config.authenticators;
+  authn_config.jwt.issuer = config.oauth2_issuer;
+  authn_config.jwt.audiences = config.oauth2_audiences;
+  authn_config.jwt.principal_claim = config.oauth2_principal_claim;
+  authn_config.jwt.allowed_skew_secs = config.oauth2_allowed_skew_secs;
+  authn_config.jwt.hs256_secret = config.oauth2_hs256_secret;
+  authn_config.jwks_file = config.oauth2_jwks_file;
+  authn_config.groups_claim = config.oauth2_groups_claim;
+  auto authenticator = service::Authenticator::Make(authn_config, **store);
+  if (!authenticator) {
+    spdlog::error("event=startup_failed reason=\"{}\"", authenticator.error().message);
+    return 1;
+  }
+  governance::AccessConfig access_config;
+  access_config.enabled = config.authorization_enabled;
+  access_config.service_admins.insert(config.service_admins.begin(), config.service_admins.end());
+  if (access_config.enabled && access_config.service_admins.empty()) {
+    spdlog::warn("event=config_warning reason=\"authorization is on but cairn.authorization.service-admins is empty: nobody can create metalakes\"");
+  }
+  governance::AccessControl access(**store, access_config);
+  service::Authorizer authorizer(**store, access);
+  auto audit = governance::AuditLog::Open(
+      config.audit_dir.empty() ? (std::filesystem::path(config.data_dir) / "audit").string() : config.audit_dir,
+      config.audit_max_file_bytes, config.audit_max_files);
+  if (!audit) {
+    spdlog::error("event=startup_failed reason=\"{}\"", audit.error().message);
+    return 1;
+  }
+
   api::gravitino::ApiInfo info;
   info.version = CAIRN_VERSION;
   info.compile_date = __DATE__ " " __TIME__;
   info.git_commit = "";
-  api::gravitino::GravitinoApi gravitino(service, info, [store_ptr] { return store_ptr->Ping(); });
-  api::iceberg::IcebergApi iceberg(service, api::iceberg::IcebergApiOptions{config.iceberg_default_metalake});
+  api::gravitino::GravitinoApi gravitino(service, authorizer, info, [store_ptr] { return store_ptr->Ping(); });
+  api::iceberg::IcebergApi iceberg(service, authorizer, api::iceberg::IcebergApiOptions{config.iceberg_default_metalake});
+  api::AdminApi admin(**authenticator, authorizer, **audit);
 
   http::ServerOptions options;
   options.host = config.host;
@@ -72,43 +109,10 @@ int Serve(Config config) {
   options.idle_timeout_ms = config.idle_timeout_ms;
   options.shutdown_grace_ms = config.shutdown_grace_ms;
 
-  auto handler = [&gravitino, &iceberg](const http::Request& request) -> http::Response {
-    const std::string& path = request.path;
-    if (request.method == "CLOSE") {
-      http::Response r;  // the Python client's close(): 200 with an empty body
-      r.body.clear();
-      return r;
-    }
-    if (path == "/api" || path.rfind("/api/", 0) == 0) return gravitino.Handle(request);
-    if (path == "/iceberg" || path.rfind("/iceberg/", 0) == 0) return iceberg.Handle(request);
-    if (path == "/health" || path == "/health/live" || path == "/health/ready") {
-      if (request.method != "GET") {
-        return api::gravitino::PlainErrorResponse(405, 1006, "UnsupportedOperationException",
-                                                  "Only GET is allowed on health endpoints");
-      }
-      return gravitino.Health(path == "/health" ? "" : path.substr(8));
-    }
-    if (path == "/configs") {
-      nlohmann::json body{{"gravitino.authenticators", {"simple"}},
-                          {"gravitino.authorization.enable", false},
-                          {"gravitino.schema.separator", ":"}};
-      http::Response r;
-      r.body = body.dump();
-      return r;
-    }
-    return api::gravitino::PlainErrorResponse(404, 1003, "NotFoundException",
-                                              fmt::format("No endpoint matches {} {}", request.method, path));
-  };
+  Router router{gravitino, iceberg, admin, **authenticator, **audit};
+  auto handler = [&router](const http::Request& request) { return router.Handle(request); };
   auto renderer = [](int status, std::string_view message, std::string_view path) {
-    if (path.rfind("/iceberg", 0) == 0) {
-      const char* type = status == 413 ? "PayloadTooLargeException"
-                         : status < 500 ? "BadRequestException"
-                                        : "ServiceFailureException";
-      return api::iceberg::PlainErrorResponse(status, type, message);
-    }
-    const int code = status == 413 || status == 431 || status == 400 ? 1001 : 1002;
-    const char* type = code == 1001 ? "IllegalArgumentException" : "RuntimeException";
-    return api::gravitino::PlainErrorResponse(status, code, type, message);
+    return RenderTransportError(status, message, path);
   };
 
   http::Server server(options, handler, renderer);
@@ -124,6 +128,7 @@ int Serve(Config config) {
                config.host, server.port(), config.store_type, config.data_dir, workers, ready_us);
   spdlog::default_logger()->flush();
   server.Run();
+  (*audit)->Sync();
   spdlog::info("event=stopped");
   store->reset();  // closes the store's connections
   spdlog::default_logger()->flush();

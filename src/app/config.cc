@@ -15,6 +15,12 @@ const std::vector<std::string>& ConfigKeys() {
       "cairn.store.postgres.url",  "cairn.store.pool-size",      "cairn.http.max-body-bytes",
       "cairn.http.max-header-bytes", "cairn.http.idle-timeout-ms", "cairn.server.shutdown-grace-ms",
       "cairn.log.level",           "cairn.iceberg.default-metalake",
+      "cairn.authenticators",      "cairn.authenticator.oauth2.issuer",
+      "cairn.authenticator.oauth2.audience", "cairn.authenticator.oauth2.principal-claim",
+      "cairn.authenticator.oauth2.groups-claim", "cairn.authenticator.oauth2.jwks-file",
+      "cairn.authenticator.oauth2.hs256-secret", "cairn.authenticator.oauth2.allowed-skew-secs",
+      "cairn.authorization.enable", "cairn.authorization.service-admins",
+      "cairn.audit.dir",           "cairn.audit.max-file-bytes", "cairn.audit.max-files",
   };
   return keys;
 }
@@ -75,6 +81,49 @@ Status SetConfigValue(Config& c, const std::string& key, const std::string& raw)
   } else if (key == "cairn.server.shutdown-grace-ms") {
     CAIRN_ASSIGN_OR_RETURN(auto v, ParseNumber(key, value, 0, 3'600'000));
     c.shutdown_grace_ms = static_cast<int>(v);
+  } else if (key == "cairn.authenticators") {
+    c.authenticators.clear();
+    for (const auto& a : Split(value, ',')) {
+      const std::string name(Trim(a));
+      if (name != "simple" && name != "basic" && name != "oauth2") {
+        return InvalidArgument("Config key '{}' lists an unknown authenticator '{}'; expected simple, basic, oauth2", key, name);
+      }
+      c.authenticators.push_back(name);
+    }
+  } else if (key == "cairn.authenticator.oauth2.issuer") {
+    c.oauth2_issuer = value;
+  } else if (key == "cairn.authenticator.oauth2.audience") {
+    c.oauth2_audiences.clear();
+    for (const auto& a : Split(value, ',')) {
+      if (!Trim(a).empty()) c.oauth2_audiences.emplace_back(Trim(a));
+    }
+  } else if (key == "cairn.authenticator.oauth2.principal-claim") {
+    c.oauth2_principal_claim = value;
+  } else if (key == "cairn.authenticator.oauth2.groups-claim") {
+    c.oauth2_groups_claim = value;
+  } else if (key == "cairn.authenticator.oauth2.jwks-file") {
+    c.oauth2_jwks_file = value;
+  } else if (key == "cairn.authenticator.oauth2.hs256-secret") {
+    c.oauth2_hs256_secret = value;
+  } else if (key == "cairn.authenticator.oauth2.allowed-skew-secs") {
+    CAIRN_ASSIGN_OR_RETURN(auto v, ParseNumber(key, value, 0, 3600));
+    c.oauth2_allowed_skew_secs = static_cast<int>(v);
+  } else if (key == "cairn.authorization.enable") {
+    if (value != "true" && value != "false") return InvalidArgument("Config key '{}' must be true or false", key);
+    c.authorization_enabled = value == "true";
+  } else if (key == "cairn.authorization.service-admins") {
+    c.service_admins.clear();
+    for (const auto& a : Split(value, ',')) {
+      if (!Trim(a).empty()) c.service_admins.emplace_back(Trim(a));
+    }
+  } else if (key == "cairn.audit.dir") {
+    c.audit_dir = value;
+  } else if (key == "cairn.audit.max-file-bytes") {
+    CAIRN_ASSIGN_OR_RETURN(auto v, ParseNumber(key, value, 4096, int64_t{1} << 40));
+    c.audit_max_file_bytes = static_cast<uint64_t>(v);
+  } else if (key == "cairn.audit.max-files") {
+    CAIRN_ASSIGN_OR_RETURN(auto v, ParseNumber(key, value, 1, 1000));
+    c.audit_max_files = static_cast<int>(v);
   } else if (key == "cairn.iceberg.default-metalake") {
     c.iceberg_default_metalake = value;
   } else if (key == "cairn.log.level") {

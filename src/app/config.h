@@ -27,6 +27,19 @@ struct Config {
   int shutdown_grace_ms = 15'000;
   std::string log_level = "info";
   std::string iceberg_default_metalake;  // lets Iceberg clients name only the catalog
+  std::vector<std::string> authenticators = {"simple"};
+  std::string oauth2_issuer;
+  std::vector<std::string> oauth2_audiences;
+  std::string oauth2_principal_claim = "sub";
+  std::string oauth2_groups_claim = "groups";
+  std::string oauth2_jwks_file;
+  std::string oauth2_hs256_secret;
+  int oauth2_allowed_skew_secs = 60;
+  bool authorization_enabled = false;
+  std::vector<std::string> service_admins;
+  std::string audit_dir;  // default <data-dir>/audit
+  uint64_t audit_max_file_bytes = 64ULL * 1024 * 1024;
+  int audit_max_files = 10;
 };
 
 /// The documented keys, for docs and for rejecting typos.

@@ -38,6 +38,11 @@ std::string_view EntityKindName(EntityKind kind) {
     case EntityKind::kColumn: return "column";
     case EntityKind::kIndex: return "index";
     case EntityKind::kPartition: return "partition";
+    case EntityKind::kUser: return "user";
+    case EntityKind::kGroup: return "group";
+    case EntityKind::kRole: return "role";
+    case EntityKind::kMetadataObject: return "metadata object";
+    case EntityKind::kPrivilege: return "privilege";
   }
   return "object";
 }

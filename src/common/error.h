@@ -43,6 +43,11 @@ enum class EntityKind {
   kColumn,
   kIndex,
   kPartition,
+  kUser,
+  kGroup,
+  kRole,
+  kMetadataObject,
+  kPrivilege,
 };
 
 std::string_view ErrorCodeName(ErrorCode code);

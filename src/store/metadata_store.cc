@@ -34,6 +34,14 @@ EntityKind ToEntityKind(EntityType type) {
       return EntityKind::kModel;
     case EntityType::kFunction:
       return EntityKind::kFunction;
+    case EntityType::kUser:
+      return EntityKind::kUser;
+    case EntityType::kGroup:
+      return EntityKind::kGroup;
+    case EntityType::kRole:
+      return EntityKind::kRole;
+    case EntityType::kIdpUser:
+      return EntityKind::kUser;
   }
   return EntityKind::kNone;
 }

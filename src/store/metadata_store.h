@@ -25,6 +25,10 @@ enum class EntityType : int {
   kTopic = 7,
   kModel = 8,
   kFunction = 9,
+  kUser = 10,
+  kGroup = 11,
+  kRole = 12,
+  kIdpUser = 13,  // a local user of the `basic` authenticator (parent 0)
 };
 
 EntityKind ToEntityKind(EntityType type);

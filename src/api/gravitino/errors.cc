@@ -21,6 +21,11 @@ std::string_view ClassEntity(EntityKind kind) {
     case EntityKind::kFunction: return "Function";
     case EntityKind::kColumn: return "Column";
     case EntityKind::kPartition: return "Partition";
+    case EntityKind::kUser: return "User";
+    case EntityKind::kGroup: return "Group";
+    case EntityKind::kRole: return "Role";
+    case EntityKind::kMetadataObject: return "MetadataObject";
+    case EntityKind::kPrivilege: return "Privilege";
     case EntityKind::kIndex:
     case EntityKind::kNone: return "";
   }
@@ -40,6 +45,10 @@ ErrorMapping MapError(const Error& error) {
   const EntityKind e = error.entity;
   switch (error.code) {
     case ErrorCode::kInvalidArgument:
+      // The clients refine 1001 by these type names.
+      if (e == EntityKind::kPrivilege || e == EntityKind::kMetadataObject || e == EntityKind::kRole) {
+        return {400, 1001, Prefixed(e, "Illegal", "Exception", "IllegalArgumentException")};
+      }
       return {400, 1001, "IllegalArgumentException"};
     case ErrorCode::kNotFound:
       return {404, 1003, Prefixed(e, "NoSuch", "Exception", "NotFoundException")};

@@ -2,12 +2,12 @@
 #include "api/gravitino/gravitino_api.h"
 
 #include <optional>
+#include <set>
 #include <vector>
 
 #include "api/gravitino/errors.h"
 #include "api/gravitino/serde.h"
 #include "common/util.h"
-#include "service/authn.h"
 
 namespace cairn::api::gravitino {
 
@@ -64,8 +64,9 @@ struct Call {
 
 }  // namespace
 
-GravitinoApi::GravitinoApi(service::MetadataService& service, ApiInfo info, std::function<bool()> ready)
-    : service_(service), info_(std::move(info)), ready_(std::move(ready)) {}
+GravitinoApi::GravitinoApi(service::MetadataService& service, service::Authorizer& authorizer, ApiInfo info,
+                           std::function<bool()> ready)
+    : service_(service), authz_(authorizer), info_(std::move(info)), ready_(std::move(ready)) {}
 
 Response GravitinoApi::Health(std::string_view which) const {
   const bool ready = ready_();
@@ -84,7 +85,7 @@ Response GravitinoApi::Health(std::string_view which) const {
   return r;
 }
 
-Response GravitinoApi::Handle(const Request& request) const {
+Response GravitinoApi::Handle(const Request& request, const governance::Principal& principal) const {
   if (!AcceptsV1(request)) {
     Response r;
     r.status = 406;
@@ -107,7 +108,9 @@ Response GravitinoApi::Handle(const Request& request) const {
     }
   }
   const std::string& method = request.method;
-  Call call{request, {service::SimplePrincipal(request.Header("Authorization")), NowMillis()}, {}};
+  Call call{request, {principal.user, NowMillis()}, {}};
+  using service::Action;
+  using governance::ObjectType;
   auto not_allowed = [&] {
     return PlainErrorResponse(405, 1006, "UnsupportedOperationException",
                               fmt::format("Method {} is not allowed on {}", method, request.path));
@@ -142,7 +145,13 @@ Response GravitinoApi::Handle(const Request& request) const {
       auto list = service_.ListMetalakes();
       if (!list) return call.Fail(list.error());
       OrderedJson arr = OrderedJson::array();
-      for (const auto& m : *list) arr.push_back(MetalakeToJson(m));
+      for (const auto& m : *list) {
+        if (authz_.enabled()) {
+          auto target = authz_.Resolve(m.name);
+          if (!target || !authz_.CanSeeMetalake(principal, target->metalake)) continue;
+        }
+        arr.push_back(MetalakeToJson(m));
+      }
       return Ok(OrderedJson{{"metalakes", std::move(arr)}});
     }
     if (method == "POST") {
@@ -160,23 +169,52 @@ Response GravitinoApi::Handle(const Request& request) const {
       auto props = PropertiesFromJson(*body, "properties");
       if (!props) return call.Fail(props.error());
       m.properties = *props;
+      if (authz_.enabled() && !authz_.access().IsServiceAdmin(principal.user)) {
+        return call.Fail(MakeError(ErrorCode::kPermissionDenied, EntityKind::kNone,
+                                   "User '{}' is not a service admin and cannot create metalakes", principal.user));
+      }
       auto created = service_.CreateMetalake(call.ctx, m);
       if (!created) return call.Fail(created.error());
+      if (authz_.enabled()) {
+        // The creator owns the metalake and is its first user.
+        auto target = authz_.Resolve(m.name);
+        if (target) (void)authz_.access().AddUser(target->metalake, principal.user, created->audit);
+      }
       return Ok(OrderedJson{{"metalake", MetalakeToJson(*created)}});
     }
     return not_allowed();
   }
   const std::string& ml = seg[1];
+  auto guard = [&](Action action, const std::string& catalog = "", std::vector<std::string> schema = {},
+                   const std::string& object = "", ObjectType type = ObjectType::kTable) -> std::optional<Response> {
+    if (!authz_.enabled()) return std::nullopt;
+    auto target = authz_.Resolve(ml, catalog, schema, object, type);
+    if (!target) return call.Fail(target.error());
+    auto s = authz_.Check(principal, action, *target);
+    if (!s) return call.Fail(s.error());
+    return std::nullopt;
+  };
+  auto filter = [&](Action action, std::vector<std::string> names, const std::string& catalog = "",
+                    std::vector<std::string> schema = {}) -> std::vector<std::string> {
+    if (!authz_.enabled()) return names;
+    auto target = authz_.Resolve(ml, catalog, schema);
+    if (!target) return {};
+    return authz_.Filter(principal, action, *target, std::move(names));
+  };
+  static const std::set<std::string> kAccessAreas = {"users", "groups", "roles", "permissions", "owners", "objects"};
+  if (n >= 3 && kAccessAreas.count(seg[2]) > 0) return HandleAccessControl(request, principal, seg);
   if (n == 2) {
     call.op = {EntityKind::kMetalake, ml, "", EntityKind::kNone, ""};
     if (method == "GET") {
       call.op.op = "LOAD";
+      if (auto d = guard(Action::kUseMetalake)) return *d;
       auto m = service_.LoadMetalake(ml);
       if (!m) return call.Fail(m.error());
       return Ok(OrderedJson{{"metalake", MetalakeToJson(*m)}});
     }
     if (method == "PUT") {
       call.op.op = "ALTER";
+      if (auto d = guard(Action::kManageMetalake)) return *d;
       auto body = parse_body();
       if (!body) return call.Fail(body.error());
       auto changes = EntityUpdatesFromJson(*body, EntityKind::kMetalake);
@@ -193,12 +231,16 @@ Response GravitinoApi::Handle(const Request& request) const {
         return call.Fail(InvalidArgument("Field 'inUse' is required and must be a boolean"));
       }
       call.op.op = in_use->get<bool>() ? "ENABLE" : "DISABLE";
+      if (auto d = guard(Action::kManageMetalake)) return *d;
       auto s = service_.SetMetalakeInUse(call.ctx, ml, in_use->get<bool>());
       if (!s) return call.Fail(s.error());
       return OkEmpty();
     }
     if (method == "DELETE") {
       call.op.op = "DROP";
+      if (authz_.enabled() && service_.LoadMetalake(ml)) {
+        if (auto d = guard(Action::kManageMetalake)) return *d;
+      }
       auto dropped = service_.DropMetalake(call.ctx, ml, QueryFlag(request, "force"));
       if (!dropped) return call.Fail(dropped.error());
       return Dropped(*dropped);
@@ -240,15 +282,20 @@ Response GravitinoApi::Handle(const Request& request) const {
     call.op = {EntityKind::kCatalog, "*", "", EntityKind::kMetalake, ml};
     if (method == "GET") {
       call.op.op = "LIST";
+      if (auto d = guard(Action::kUseMetalake)) return *d;
       auto list = service_.ListCatalogs(ml);
       if (!list) return call.Fail(list.error());
-      if (QueryFlag(request, "details")) {
-        OrderedJson arr = OrderedJson::array();
-        for (const auto& c : *list) arr.push_back(CatalogToJson(c));
-        return Ok(OrderedJson{{"catalogs", std::move(arr)}});
-      }
       std::vector<std::string> names;
       for (const auto& c : *list) names.push_back(c.name);
+      names = filter(Action::kLoadCatalog, std::move(names));
+      const std::set<std::string> visible(names.begin(), names.end());
+      if (QueryFlag(request, "details")) {
+        OrderedJson arr = OrderedJson::array();
+        for (const auto& c : *list) {
+          if (visible.count(c.name) > 0) arr.push_back(CatalogToJson(c));
+        }
+        return Ok(OrderedJson{{"catalogs", std::move(arr)}});
+      }
       return Ok(Identifiers({ml}, names));
     }
     if (method == "POST") {
@@ -258,6 +305,7 @@ Response GravitinoApi::Handle(const Request& request) const {
       auto c = catalog_from_body(*body);
       if (!c) return call.Fail(c.error());
       call.op.name = c->name;
+      if (auto d = guard(Action::kCreateCatalog)) return *d;
       auto created = service_.CreateCatalog(call.ctx, *c);
       if (!created) return call.Fail(created.error());
       return Ok(OrderedJson{{"catalog", CatalogToJson(*created)}});
@@ -271,6 +319,7 @@ Response GravitinoApi::Handle(const Request& request) const {
     auto c = catalog_from_body(*body);
     if (!c) return call.Fail(c.error());
     call.op.name = c->name;
+    if (auto d = guard(Action::kCreateCatalog)) return *d;
     auto s = service_.TestConnection(*c);
     if (!s) return call.Fail(s.error());
     return OkEmpty();
@@ -280,12 +329,14 @@ Response GravitinoApi::Handle(const Request& request) const {
     call.op = {EntityKind::kCatalog, cat, "", EntityKind::kMetalake, ml};
     if (method == "GET") {
       call.op.op = "LOAD";
+      if (auto d = guard(Action::kLoadCatalog, cat)) return *d;
       auto c = service_.LoadCatalog(ml, cat);
       if (!c) return call.Fail(c.error());
       return Ok(OrderedJson{{"catalog", CatalogToJson(*c)}});
     }
     if (method == "PUT") {
       call.op.op = "ALTER";
+      if (auto d = guard(Action::kManageCatalog, cat)) return *d;
       auto body = parse_body();
       if (!body) return call.Fail(body.error());
       auto changes = EntityUpdatesFromJson(*body, EntityKind::kCatalog);
@@ -302,12 +353,14 @@ Response GravitinoApi::Handle(const Request& request) const {
         return call.Fail(InvalidArgument("Field 'inUse' is required and must be a boolean"));
       }
       call.op.op = in_use->get<bool>() ? "ENABLE" : "DISABLE";
+      if (auto d = guard(Action::kManageCatalog, cat)) return *d;
       auto s = service_.SetCatalogInUse(call.ctx, ml, cat, in_use->get<bool>());
       if (!s) return call.Fail(s.error());
       return OkEmpty();
     }
     if (method == "DELETE") {
       call.op.op = "DROP";
+      if (auto d = guard(Action::kManageCatalog, cat)) return *d;
       auto dropped = service_.DropCatalog(call.ctx, ml, cat, QueryFlag(request, "force"));
       if (!dropped) return call.Fail(dropped.error());
       return Dropped(*dropped);
@@ -317,6 +370,7 @@ Response GravitinoApi::Handle(const Request& request) const {
   if (n == 5 && seg[4] == "testConnection") {
     if (method != "POST") return not_allowed();
     call.op = {EntityKind::kCatalog, cat, "LOAD", EntityKind::kMetalake, ml};
+    if (auto d = guard(Action::kLoadCatalog, cat)) return *d;
     auto s = service_.TestExistingConnection(ml, cat);
     if (!s) return call.Fail(s.error());
     return OkEmpty();
@@ -334,10 +388,11 @@ Response GravitinoApi::Handle(const Request& request) const {
     auto conn = service_.OpenCatalog(ml, cat);
     if (method == "GET") {
       call.op.op = "LIST";
+      if (auto d = guard(Action::kLoadCatalog, cat)) return *d;
       if (!conn) return call.Fail(conn.error());
       auto names = (*conn)->ListSchemas();
       if (!names) return call.Fail(names.error());
-      return Ok(Identifiers({ml, cat}, *names));
+      return Ok(Identifiers({ml, cat}, filter(Action::kLoadSchema, std::move(*names), cat)));
     }
     call.op.op = "CREATE";
     auto body = parse_body();
@@ -355,6 +410,7 @@ Response GravitinoApi::Handle(const Request& request) const {
     s.properties = *props;
     auto valid = model::ValidateObjectName(EntityKind::kSchema, s.name);
     if (!valid) return call.Fail(valid.error());
+    if (auto d = guard(Action::kCreateSchema, cat, {s.name})) return *d;
     if (!conn) return call.Fail(conn.error());
     auto created = (*conn)->CreateSchema(call.ctx, s);
     if (!created) return call.Fail(created.error());
@@ -367,6 +423,7 @@ Response GravitinoApi::Handle(const Request& request) const {
     auto conn = service_.OpenCatalog(ml, cat);
     if (method == "GET") {
       call.op.op = "LOAD";
+      if (auto d = guard(Action::kLoadSchema, cat, {sch})) return *d;
       if (!conn) return call.Fail(conn.error());
       auto s = (*conn)->LoadSchema(sch);
       if (!s) return call.Fail(s.error());
@@ -374,6 +431,7 @@ Response GravitinoApi::Handle(const Request& request) const {
     }
     if (method == "PUT") {
       call.op.op = "ALTER";
+      if (auto d = guard(Action::kManageSchema, cat, {sch})) return *d;
       auto body = parse_body();
       if (!body) return call.Fail(body.error());
       auto changes = EntityUpdatesFromJson(*body, EntityKind::kSchema);
@@ -384,6 +442,7 @@ Response GravitinoApi::Handle(const Request& request) const {
       return Ok(OrderedJson{{"schema", SchemaToJson(*s)}});
     }
     call.op.op = "DROP";
+    if (auto d = guard(Action::kManageSchema, cat, {sch})) return *d;
     if (!conn) return call.Fail(conn.error());
     auto dropped = (*conn)->DropSchema(call.ctx, sch, QueryFlag(request, "cascade"));
     if (!dropped) return call.Fail(dropped.error());
@@ -402,10 +461,11 @@ Response GravitinoApi::Handle(const Request& request) const {
     auto conn = service_.OpenCatalog(ml, cat);
     if (method == "GET") {
       call.op.op = "LIST";
+      if (auto d = guard(Action::kLoadSchema, cat, {sch})) return *d;
       if (!conn) return call.Fail(conn.error());
       auto names = (*conn)->ListTables(sch);
       if (!names) return call.Fail(names.error());
-      return Ok(Identifiers({ml, cat, sch}, *names));
+      return Ok(Identifiers({ml, cat, sch}, filter(Action::kLoadTable, std::move(*names), cat, {sch})));
     }
     call.op.op = "CREATE";
     auto body = parse_body();
@@ -418,6 +478,7 @@ Response GravitinoApi::Handle(const Request& request) const {
     call.op.name = table->name;
     auto valid = model::ValidateObjectName(EntityKind::kTable, table->name);
     if (!valid) return call.Fail(valid.error());
+    if (auto d = guard(Action::kCreateTable, cat, {sch}, table->name)) return *d;
     if (!conn) return call.Fail(conn.error());
     auto created = (*conn)->CreateTable(call.ctx, sch, *table);
     if (!created) return call.Fail(created.error());
@@ -430,6 +491,11 @@ Response GravitinoApi::Handle(const Request& request) const {
     auto conn = service_.OpenCatalog(ml, cat);
     if (method == "GET") {
       call.op.op = "LOAD";
+      {
+        auto privileges = request.Query("privileges").value_or("");
+        const bool modify = ToUpper(privileges).find("MODIFY_TABLE") != std::string::npos;
+        if (auto d = guard(modify ? Action::kModifyTable : Action::kLoadTable, cat, {sch}, tbl)) return *d;
+      }
       if (!conn) return call.Fail(conn.error());
       auto t = (*conn)->LoadTable(sch, tbl);
       if (!t) return call.Fail(t.error());
@@ -437,6 +503,7 @@ Response GravitinoApi::Handle(const Request& request) const {
     }
     if (method == "PUT") {
       call.op.op = "ALTER";
+      if (auto d = guard(Action::kModifyTable, cat, {sch}, tbl)) return *d;
       auto body = parse_body();
       if (!body) return call.Fail(body.error());
       auto changes = TableUpdatesFromJson(*body);
@@ -453,6 +520,7 @@ Response GravitinoApi::Handle(const Request& request) const {
       return Ok(OrderedJson{{"table", TableToJson(*t)}});
     }
     call.op.op = "DROP";
+    if (auto d = guard(Action::kDropTable, cat, {sch}, tbl)) return *d;
     if (!conn) return call.Fail(conn.error());
     auto dropped = (*conn)->DropTable(call.ctx, sch, tbl, QueryFlag(request, "purge"));
     if (!dropped) return call.Fail(dropped.error());

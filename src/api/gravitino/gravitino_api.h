@@ -4,6 +4,7 @@
 #include <string>
 
 #include "http/message.h"
+#include "service/authorizer.h"
 #include "service/metadata_service.h"
 
 namespace cairn::api::gravitino {
@@ -18,16 +19,22 @@ struct ApiInfo {
 /// envelopes and error mapping. Holds no state of its own; safe from many threads.
 class GravitinoApi {
  public:
-  GravitinoApi(service::MetadataService& service, ApiInfo info, std::function<bool()> ready);
+  GravitinoApi(service::MetadataService& service, service::Authorizer& authorizer, ApiInfo info,
+               std::function<bool()> ready);
 
-  /// Handles a request whose path starts with `/api`.
-  http::Response Handle(const http::Request& request) const;
+  /// Handles a request whose path starts with `/api`, for an authenticated principal.
+  http::Response Handle(const http::Request& request, const governance::Principal& principal) const;
 
   /// `/health`, `/health/live`, `/health/ready` (also served outside `/api`).
   http::Response Health(std::string_view which) const;
 
  private:
+  /// Users, groups, roles, permissions, owners and object roles (405 when authorization is off).
+  http::Response HandleAccessControl(const http::Request& request, const governance::Principal& principal,
+                                     const std::vector<std::string>& seg) const;
+
   service::MetadataService& service_;
+  service::Authorizer& authz_;
   ApiInfo info_;
   std::function<bool()> ready_;
 };

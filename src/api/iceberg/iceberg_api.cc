@@ -2,13 +2,13 @@
 #include "api/iceberg/iceberg_api.h"
 
 #include <algorithm>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
 #include "api/iceberg/errors.h"
 #include "common/util.h"
 #include "connector/iceberg/iceberg_catalog.h"
-#include "service/authn.h"
 
 namespace cairn::api::iceberg {
 
@@ -203,10 +203,12 @@ struct Ctx {
 
 }  // namespace
 
-IcebergApi::IcebergApi(service::MetadataService& service, IcebergApiOptions options)
-    : service_(service), options_(std::move(options)) {}
+IcebergApi::IcebergApi(service::MetadataService& service, service::Authorizer& authorizer, IcebergApiOptions options)
+    : service_(service), authz_(authorizer), options_(std::move(options)) {}
 
-Response IcebergApi::Handle(const Request& request) const {
+Response IcebergApi::Handle(const Request& request, const governance::Principal& principal) const {
+  using governance::ObjectType;
+  using service::Action;
   std::vector<std::string> seg;
   for (const auto& raw : Split(std::string_view(request.path).substr(std::string_view("/iceberg").size()), '/')) {
     if (raw.empty()) continue;
@@ -215,7 +217,7 @@ Response IcebergApi::Handle(const Request& request) const {
     seg.push_back(std::move(*decoded));
   }
   const std::string& method = request.method;
-  Ctx ctx{request, {service::SimplePrincipal(request.Header("Authorization")), NowMillis()}};
+  Ctx ctx{request, {principal.user, NowMillis()}};
   auto fail = [](const Error& e) { return ErrorResponse(e); };
   auto not_found = [&] {
     return PlainErrorResponse(404, "NotFoundException", fmt::format("No route for request: {} {}", method, request.path));
@@ -248,6 +250,29 @@ Response IcebergApi::Handle(const Request& request) const {
     return catalog;
   };
 
+  // The authorize stage: one decision for every route, before any store write.
+  auto guard = [&](const std::string& prefix, Action action, const Namespace& ns = {}, const std::string& object = "",
+                   ObjectType type = ObjectType::kTable) -> std::optional<Response> {
+    if (!authz_.enabled()) return std::nullopt;
+    auto names = resolve_warehouse(prefix);
+    if (!names) return fail(names.error());
+    auto target = authz_.Resolve(names->first, names->second, ns, object, type);
+    if (!target) return fail(target.error());
+    auto s = authz_.Check(principal, action, *target);
+    if (!s) return fail(s.error());
+    return std::nullopt;
+  };
+  auto visible = [&](const std::string& prefix, Action action, const Namespace& ns,
+                     std::vector<std::string> names) -> std::vector<std::string> {
+    if (!authz_.enabled()) return names;
+    auto wh = resolve_warehouse(prefix);
+    if (!wh) return {};
+    auto target = authz_.Resolve(wh->first, wh->second, ns, "", action == Action::kLoadView ? ObjectType::kView : ObjectType::kTable);
+    if (!target) return {};
+    if (action == Action::kLoadView) target->object_type = ObjectType::kView;
+    return authz_.Filter(principal, action, *target, std::move(names));
+  };
+
   // ---- config ----
   if (n == 2 && seg[1] == "config") {
     if (method != "GET") return not_allowed();
@@ -258,6 +283,7 @@ Response IcebergApi::Handle(const Request& request) const {
     }
     auto names = resolve_warehouse(*warehouse);
     if (!names) return fail(names.error());
+    if (auto d = guard(*warehouse, Action::kLoadCatalog)) return *d;
     auto catalog = open(*warehouse);
     if (!catalog) return fail(catalog.error());
     OrderedJson body;
@@ -272,6 +298,7 @@ Response IcebergApi::Handle(const Request& request) const {
   }
   if (n < 3) return not_found();
   const std::string& prefix = seg[1];
+  if (auto d = guard(prefix, Action::kLoadCatalog)) return *d;
   auto catalog_r = open(prefix);
   if (!catalog_r) return fail(catalog_r.error());
   IcebergCatalog& catalog = **catalog_r;
@@ -286,6 +313,8 @@ Response IcebergApi::Handle(const Request& request) const {
     if (!source) return fail(source.error());
     auto dest = IdentifierFromJson(*body, "destination");
     if (!dest) return fail(dest.error());
+    if (auto d = guard(prefix, Action::kDropTable, source->first, source->second)) return *d;
+    if (auto d = guard(prefix, Action::kCreateTable, dest->first, dest->second)) return *d;
     auto s = catalog.RenameTable(ctx.call, source->first, source->second, dest->first, dest->second);
     if (!s) return fail(s.error());
     return NoContent();
@@ -298,6 +327,8 @@ Response IcebergApi::Handle(const Request& request) const {
     if (!source) return fail(source.error());
     auto dest = IdentifierFromJson(*body, "destination");
     if (!dest) return fail(dest.error());
+    if (auto d = guard(prefix, Action::kManageView, source->first, source->second, ObjectType::kView)) return *d;
+    if (auto d = guard(prefix, Action::kCreateView, dest->first, dest->second, ObjectType::kView)) return *d;
     auto s = catalog.RenameView(ctx.call, source->first, source->second, dest->first, dest->second);
     if (!s) return fail(s.error());
     return NoContent();
@@ -323,6 +354,7 @@ Response IcebergApi::Handle(const Request& request) const {
       if (!c.requirements.is_array() || !c.updates.is_array()) {
         return fail(InvalidArgument("Invalid table change: 'requirements' and 'updates' must be arrays"));
       }
+      if (auto d = guard(prefix, Action::kModifyTable, c.ns, c.name)) return *d;
       commits.push_back(std::move(c));
     }
     auto s = catalog.CommitTransaction(ctx.call, commits);
@@ -336,8 +368,19 @@ Response IcebergApi::Handle(const Request& request) const {
     if (method == "GET") {
       Namespace parent;
       if (auto p = request.Query("parent"); p && !p->empty()) parent = SplitNamespace(*p);
+      if (!parent.empty()) {
+        if (auto d = guard(prefix, Action::kLoadSchema, parent)) return *d;
+      }
       auto list = catalog.ListNamespaces(parent);
       if (!list) return fail(list.error());
+      if (authz_.enabled() && parent.empty()) {
+        std::vector<std::string> names;
+        for (const auto& ns : *list) names.push_back(ns.back());
+        auto kept = visible(prefix, Action::kLoadSchema, {}, names);
+        const std::set<std::string> keep(kept.begin(), kept.end());
+        list->erase(std::remove_if(list->begin(), list->end(), [&](const Namespace& ns) { return keep.count(ns.back()) == 0; }),
+                    list->end());
+      }
       OrderedJson arr = OrderedJson::array();
       // Page over the joined names (namespaces per parent are few; the store lists them in order).
       const std::string token = request.Query("pageToken").value_or("");
@@ -360,6 +403,7 @@ Response IcebergApi::Handle(const Request& request) const {
       if (!ns) return fail(ns.error());
       auto props = StringMap(*body, "properties");
       if (!props) return fail(props.error());
+      if (auto d = guard(prefix, Action::kCreateSchema, *ns)) return *d;
       auto created = catalog.CreateNamespace(ctx.call, *ns, *props);
       if (!created) return fail(created.error());
       return JsonResponse(OrderedJson{{"namespace", NamespaceJson(*ns)}, {"properties", PropertiesJson(*created)}});
@@ -368,6 +412,11 @@ Response IcebergApi::Handle(const Request& request) const {
   }
   const Namespace ns = SplitNamespace(seg[3]);
   if (n == 4) {
+    if (method == "GET" || method == "HEAD") {
+      if (auto d = guard(prefix, Action::kLoadSchema, ns)) return *d;
+    } else if (method == "DELETE") {
+      if (auto d = guard(prefix, Action::kManageSchema, ns)) return *d;
+    }
     if (method == "GET") {
       auto props = catalog.LoadNamespace(ns);
       if (!props) return fail(props.error());
@@ -404,6 +453,7 @@ Response IcebergApi::Handle(const Request& request) const {
     }
     auto updates = StringMap(*body, "updates");
     if (!updates) return fail(updates.error());
+    if (auto d = guard(prefix, Action::kManageSchema, ns)) return *d;
     for (const auto& k : removals) {
       if (updates->count(k) != 0) {
         return PlainErrorResponse(422, "UnprocessableEntityException",
@@ -419,8 +469,10 @@ Response IcebergApi::Handle(const Request& request) const {
     if (method == "GET") {
       const std::string token = request.Query("pageToken").value_or("");
       const int page_size = static_cast<int>(ParseInt64(request.Query("pageSize").value_or("")).value_or(0));
+      if (auto d = guard(prefix, Action::kLoadSchema, ns)) return *d;
       auto page = views ? catalog.ListViews(ns, token, page_size) : catalog.ListTables(ns, token, page_size);
       if (!page) return fail(page.error());
+      page->names = visible(prefix, views ? Action::kLoadView : Action::kLoadTable, ns, std::move(page->names));
       OrderedJson ids = OrderedJson::array();
       for (const auto& name : page->names) ids.push_back(OrderedJson{{"namespace", NamespaceJson(ns)}, {"name", name}});
       OrderedJson body{{"identifiers", std::move(ids)}};
@@ -430,6 +482,11 @@ Response IcebergApi::Handle(const Request& request) const {
     if (method == "POST") {
       auto body = ParseObject(request.body);
       if (!body) return fail(body.error());
+      const std::string new_name = body->value("name", "");
+      if (auto d = guard(prefix, views ? Action::kCreateView : Action::kCreateTable, ns, new_name,
+                         views ? ObjectType::kView : ObjectType::kTable)) {
+        return *d;
+      }
       if (views) {
         auto created = catalog.CreateView(ctx.call, ns, *body);
         if (!created) return fail(created.error());
@@ -461,6 +518,10 @@ Response IcebergApi::Handle(const Request& request) const {
     if (loc == body->end() || !loc->is_string()) {
       return fail(InvalidArgument("Invalid field 'metadata-location': expected a string"));
     }
+    if (auto d = guard(prefix, sub == "register" ? Action::kCreateTable : Action::kCreateView, ns,
+                       name->get<std::string>(), sub == "register" ? ObjectType::kTable : ObjectType::kView)) {
+      return *d;
+    }
     bool overwrite = false;
     if (auto o = body->find("overwrite"); o != body->end() && o->is_boolean()) overwrite = o->get<bool>();
     auto registered = sub == "register"
@@ -477,6 +538,7 @@ Response IcebergApi::Handle(const Request& request) const {
     if (method != "POST") return not_allowed();
     auto body = ParseObject(request.body);
     if (!body) return fail(body.error());
+    if (auto d = guard(prefix, Action::kLoadTable, ns, name)) return *d;
     auto row = catalog.TableRow(ns, name);
     if (!row) return fail(row.error());
     return NoContent();
@@ -484,6 +546,8 @@ Response IcebergApi::Handle(const Request& request) const {
   if (n != 6) return not_found();
 
   if (views) {
+    const Action action = method == "GET" || method == "HEAD" ? Action::kLoadView : Action::kManageView;
+    if (auto d = guard(prefix, action, ns, name, ObjectType::kView)) return *d;
     if (method == "GET") {
       auto view = catalog.LoadView(ns, name);
       if (!view) return fail(view.error());
@@ -528,6 +592,15 @@ Response IcebergApi::Handle(const Request& request) const {
   }
 
   // ---- one table ----
+  {
+    Action action = Action::kLoadTable;
+    if (method == "DELETE") action = Action::kDropTable;
+    if (method == "POST") {
+      // A commit to a table that does not exist yet is a create transaction.
+      action = catalog.TableRow(ns, name) ? Action::kModifyTable : Action::kCreateTable;
+    }
+    if (auto d = guard(prefix, action, ns, name)) return *d;
+  }
   if (method == "GET") {
     std::string mode = request.Query("snapshots").value_or("all");
     if (mode.empty()) mode = "all";
@@ -540,6 +613,8 @@ Response IcebergApi::Handle(const Request& request) const {
       if (!row) return fail(row.error());
       const std::string etag = ETagFor(row->location.value_or(""), mode);
       if (MatchesIfNoneMatch(request, etag)) {
+        auto present = catalog.CheckMetadataExists(*row);
+        if (!present) return fail(present.error());
         Response r;
         r.status = 304;
         r.content_type.clear();

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "http/message.h"
+#include "service/authorizer.h"
 #include "service/metadata_service.h"
 
 namespace cairn::api::iceberg {
@@ -17,13 +18,14 @@ struct IcebergApiOptions {
 /// catalogs of every metalake. The prefix of a catalog is `<metalake>.<catalog>`.
 class IcebergApi {
  public:
-  IcebergApi(service::MetadataService& service, IcebergApiOptions options);
+  IcebergApi(service::MetadataService& service, service::Authorizer& authorizer, IcebergApiOptions options);
 
-  /// Handles a request whose path starts with `/iceberg`.
-  http::Response Handle(const http::Request& request) const;
+  /// Handles a request whose path starts with `/iceberg`, for an authenticated principal.
+  http::Response Handle(const http::Request& request, const governance::Principal& principal) const;
 
  private:
   service::MetadataService& service_;
+  service::Authorizer& authz_;
   IcebergApiOptions options_;
 };
 

@@ -29,6 +29,9 @@ TEST(Config, EveryKeyIsAccepted) {
     if (key == "cairn.log.level") value = "debug";
     if (key.find("bytes") != std::string::npos) value = "4096";
     if (key.find("timeout") != std::string::npos) value = "1000";
+    if (key == "cairn.authenticators") value = "simple";
+    if (key == "cairn.authorization.enable") value = "true";
+    if (key == "cairn.audit.max-file-bytes") value = "65536";
     EXPECT_THAT(SetConfigValue(c, key, value), IsOk()) << key;
   }
 }

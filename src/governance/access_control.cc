@@ -1,0 +1,502 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "governance/access_control.h"
+
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+
+#include "common/util.h"
+
+namespace cairn::governance {
+
+using store::EntityRecord;
+using store::EntityType;
+using Json = nlohmann::json;
+
+namespace {
+
+constexpr int kMaxCasAttempts = 16;
+
+struct Binding {
+  const char* privilege;
+  std::vector<ObjectType> types;
+};
+
+const std::vector<Binding>& Bindings() {
+  using T = ObjectType;
+  static const std::vector<Binding> bindings = {
+      {"CREATE_CATALOG", {T::kMetalake}},
+      {"MANAGE_USERS", {T::kMetalake}},
+      {"MANAGE_GROUPS", {T::kMetalake}},
+      {"CREATE_ROLE", {T::kMetalake}},
+      {"CREATE_TAG", {T::kMetalake}},
+      {"CREATE_POLICY", {T::kMetalake}},
+      {"REGISTER_JOB_TEMPLATE", {T::kMetalake}},
+      {"RUN_JOB", {T::kMetalake}},
+      {"USE_CATALOG", {T::kMetalake, T::kCatalog}},
+      {"USE_SCHEMA", {T::kMetalake, T::kCatalog, T::kSchema}},
+      {"CREATE_SCHEMA", {T::kMetalake, T::kCatalog, T::kSchema}},
+      {"CREATE_TABLE", {T::kMetalake, T::kCatalog, T::kSchema}},
+      {"CREATE_FILESET", {T::kMetalake, T::kCatalog, T::kSchema}},
+      {"CREATE_TOPIC", {T::kMetalake, T::kCatalog, T::kSchema}},
+      {"CREATE_VIEW", {T::kMetalake, T::kCatalog, T::kSchema}},
+      {"REGISTER_MODEL", {T::kMetalake, T::kCatalog, T::kSchema}},
+      {"CREATE_MODEL", {T::kMetalake, T::kCatalog, T::kSchema}},
+      {"REGISTER_FUNCTION", {T::kMetalake, T::kCatalog, T::kSchema}},
+      {"SELECT_TABLE", {T::kMetalake, T::kCatalog, T::kSchema, T::kTable}},
+      {"MODIFY_TABLE", {T::kMetalake, T::kCatalog, T::kSchema, T::kTable}},
+      {"READ_FILESET", {T::kMetalake, T::kCatalog, T::kSchema, T::kFileset}},
+      {"WRITE_FILESET", {T::kMetalake, T::kCatalog, T::kSchema, T::kFileset}},
+      {"PRODUCE_TOPIC", {T::kMetalake, T::kCatalog, T::kSchema, T::kTopic}},
+      {"CONSUME_TOPIC", {T::kMetalake, T::kCatalog, T::kSchema, T::kTopic}},
+      {"USE_MODEL", {T::kMetalake, T::kCatalog, T::kSchema, T::kModel}},
+      {"LINK_MODEL_VERSION", {T::kMetalake, T::kCatalog, T::kSchema, T::kModel}},
+      {"CREATE_MODEL_VERSION", {T::kMetalake, T::kCatalog, T::kSchema, T::kModel}},
+      {"SELECT_VIEW", {T::kMetalake, T::kCatalog, T::kSchema, T::kView}},
+      {"EXECUTE_FUNCTION", {T::kMetalake, T::kCatalog, T::kSchema, T::kFunction}},
+      {"MODIFY_FUNCTION", {T::kMetalake, T::kCatalog, T::kSchema, T::kFunction}},
+      {"MANAGE_GRANTS",
+       {T::kMetalake, T::kCatalog, T::kSchema, T::kTable, T::kView, T::kTopic, T::kFileset, T::kModel,
+        T::kFunction}},
+      {"APPLY_TAG", {T::kMetalake, T::kTag}},
+      {"APPLY_POLICY", {T::kMetalake, T::kPolicy}},
+  };
+  return bindings;
+}
+
+Json ObjectsToJson(const std::vector<SecurableObject>& objects) {
+  Json arr = Json::array();
+  for (const auto& o : objects) {
+    Json privs = Json::array();
+    for (const auto& p : o.privileges) privs.push_back({{"name", p.name}, {"allow", p.allow}});
+    arr.push_back({{"fullName", o.full_name}, {"type", ObjectTypeName(o.type)}, {"privileges", privs}});
+  }
+  return arr;
+}
+
+std::vector<SecurableObject> ObjectsFromJson(const Json& j) {
+  std::vector<SecurableObject> out;
+  if (!j.is_array()) return out;
+  for (const auto& o : j) {
+    SecurableObject so;
+    so.full_name = o.value("fullName", "");
+    so.type = ParseObjectType(o.value("type", "metalake")).value_or(ObjectType::kMetalake);
+    for (const auto& p : o.value("privileges", Json::array())) {
+      so.privileges.push_back(Privilege{p.value("name", ""), p.value("allow", true)});
+    }
+    out.push_back(std::move(so));
+  }
+  return out;
+}
+
+Json Payload(const EntityRecord& row) {
+  Json j = Json::parse(row.payload.empty() ? "{}" : row.payload, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) j = Json::object();
+  return j;
+}
+
+std::vector<std::string> RolesIn(const EntityRecord& row) {
+  std::vector<std::string> roles;
+  for (const auto& r : Payload(row).value("roles", Json::array())) {
+    if (r.is_string()) roles.push_back(r.get<std::string>());
+  }
+  return roles;
+}
+
+Member ToMember(const EntityRecord& row) { return Member{row.name, RolesIn(row), row.audit}; }
+
+Role ToRole(const EntityRecord& row) {
+  Role r;
+  r.name = row.name;
+  r.properties = row.properties;
+  r.objects = ObjectsFromJson(Payload(row).value("securableObjects", Json::array()));
+  r.audit = row.audit;
+  return r;
+}
+
+EntityKind KindOf(EntityType type) { return store::ToEntityKind(type); }
+
+const char* Capitalized(EntityType type) {
+  switch (type) {
+    case EntityType::kUser: return "User";
+    case EntityType::kGroup: return "Group";
+    case EntityType::kRole: return "Role";
+    default: return "Object";
+  }
+}
+
+// Re-reads and re-applies until the compare-and-set lands.
+template <typename Mutate>
+Result<EntityRecord> Update(store::MetadataStore& store, EntityType type, int64_t parent, const std::string& name,
+                            Mutate mutate) {
+  for (int attempt = 0; attempt < kMaxCasAttempts; ++attempt) {
+    auto row = store.Get(type, parent, name);
+    if (!row) {
+      if (row.error().code == ErrorCode::kNotFound) {
+        return NotFound(KindOf(type), "{} {} does not exist", Capitalized(type), name);
+      }
+      return std::move(row).error();
+    }
+    CAIRN_RETURN_IF_ERROR(mutate(*row));
+    auto updated = store.CompareAndSet(*row);
+    if (updated || updated.error().code != ErrorCode::kConflict) return updated;
+  }
+  return Unavailable("too many concurrent updates of {}; try again", name);
+}
+
+}  // namespace
+
+std::string_view ObjectTypeName(ObjectType type) {
+  switch (type) {
+    case ObjectType::kMetalake: return "metalake";
+    case ObjectType::kCatalog: return "catalog";
+    case ObjectType::kSchema: return "schema";
+    case ObjectType::kTable: return "table";
+    case ObjectType::kView: return "view";
+    case ObjectType::kFileset: return "fileset";
+    case ObjectType::kTopic: return "topic";
+    case ObjectType::kModel: return "model";
+    case ObjectType::kFunction: return "function";
+    case ObjectType::kTag: return "tag";
+    case ObjectType::kPolicy: return "policy";
+  }
+  return "metalake";
+}
+
+std::optional<ObjectType> ParseObjectType(std::string_view text) {
+  for (auto t : {ObjectType::kMetalake, ObjectType::kCatalog, ObjectType::kSchema, ObjectType::kTable,
+                 ObjectType::kView, ObjectType::kFileset, ObjectType::kTopic, ObjectType::kModel,
+                 ObjectType::kFunction, ObjectType::kTag, ObjectType::kPolicy}) {
+    if (EqualsIgnoreCase(text, ObjectTypeName(t))) return t;
+  }
+  return std::nullopt;
+}
+
+Status ValidatePrivilege(std::string_view privilege, ObjectType type) {
+  const std::string upper = ToUpper(privilege);
+  for (const auto& b : Bindings()) {
+    if (upper == b.privilege) {
+      if (std::find(b.types.begin(), b.types.end(), type) != b.types.end()) return Ok();
+      return InvalidArgument("Privilege {} cannot be bound to a {}", upper, ObjectTypeName(type));
+    }
+  }
+  return InvalidArgument("Unknown privilege '{}'", privilege);
+}
+
+Owner OwnerOf(const EntityRecord& row) {
+  const Json p = Payload(row);
+  auto it = p.find("owner");
+  if (it != p.end() && it->is_object()) {
+    return Owner{it->value("name", ""), EqualsIgnoreCase(it->value("type", "user"), "group")};
+  }
+  return Owner{row.audit.creator, false};
+}
+
+std::string WithOwner(const std::string& payload, const Owner& owner) {
+  Json p = Json::parse(payload.empty() ? "{}" : payload, nullptr, false);
+  if (p.is_discarded() || !p.is_object()) p = Json::object();
+  p["owner"] = {{"name", owner.name}, {"type", owner.is_group ? "group" : "user"}};
+  return p.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+bool Grants::Has(std::string_view privilege, const std::vector<std::pair<ObjectType, std::string>>& chain) const {
+  bool allowed = false;
+  for (const auto& key : chain) {
+    auto it = entries.find(key);
+    if (it == entries.end()) continue;
+    auto p = it->second.find(std::string(privilege));
+    if (p == it->second.end()) continue;
+    if (!p->second) return false;  // deny wins
+    allowed = true;
+  }
+  return allowed;
+}
+
+AccessControl::AccessControl(store::MetadataStore& store, AccessConfig config)
+    : store_(store), config_(std::move(config)) {}
+
+// ---- users and groups ----
+
+Result<Member> AccessControl::AddMember(EntityType type, const EntityRecord& metalake, const std::string& name,
+                                       const model::Audit& audit) {
+  if (Trim(name).empty()) return InvalidArgument("{} name must not be empty", Capitalized(type));
+  EntityRecord row;
+  row.type = type;
+  row.parent_id = metalake.id;
+  row.name = name;
+  row.payload = R"({"roles":[]})";
+  row.audit = audit;
+  auto inserted = store_.Insert(row);
+  if (!inserted) {
+    if (inserted.error().code == ErrorCode::kAlreadyExists) {
+      return AlreadyExists(KindOf(type), "{} {} already exists in the metalake {}", Capitalized(type), name,
+                           metalake.name);
+    }
+    return std::move(inserted).error();
+  }
+  Invalidate();
+  return ToMember(*inserted);
+}
+
+Result<Member> AccessControl::GetMember(EntityType type, const EntityRecord& metalake, const std::string& name) {
+  auto row = store_.Get(type, metalake.id, name);
+  if (!row) {
+    if (row.error().code == ErrorCode::kNotFound) {
+      return NotFound(KindOf(type), "{} {} does not exist in the metalake {}", Capitalized(type), name, metalake.name);
+    }
+    return std::move(row).error();
+  }
+  return ToMember(*row);
+}
+
+Result<std::vector<Member>> AccessControl::ListMembers(EntityType type, const EntityRecord& metalake) {
+  CAIRN_ASSIGN_OR_RETURN(auto rows, store_.List(type, metalake.id, "", 0));
+  std::vector<Member> out;
+  out.reserve(rows.size());
+  for (const auto& r : rows) out.push_back(ToMember(r));
+  return out;
+}
+
+Result<bool> AccessControl::RemoveMember(EntityType type, const EntityRecord& metalake, const std::string& name) {
+  auto row = store_.Get(type, metalake.id, name);
+  if (!row) {
+    if (row.error().code == ErrorCode::kNotFound) return false;
+    return std::move(row).error();
+  }
+  CAIRN_ASSIGN_OR_RETURN(bool removed, store_.Delete(row->id));
+  Invalidate();
+  return removed;
+}
+
+Result<Member> AccessControl::AddUser(const EntityRecord& m, const std::string& n, const model::Audit& a) {
+  return AddMember(EntityType::kUser, m, n, a);
+}
+Result<Member> AccessControl::GetUser(const EntityRecord& m, const std::string& n) {
+  return GetMember(EntityType::kUser, m, n);
+}
+Result<std::vector<Member>> AccessControl::ListUsers(const EntityRecord& m) { return ListMembers(EntityType::kUser, m); }
+Result<bool> AccessControl::RemoveUser(const EntityRecord& m, const std::string& n) {
+  return RemoveMember(EntityType::kUser, m, n);
+}
+Result<Member> AccessControl::AddGroup(const EntityRecord& m, const std::string& n, const model::Audit& a) {
+  return AddMember(EntityType::kGroup, m, n, a);
+}
+Result<Member> AccessControl::GetGroup(const EntityRecord& m, const std::string& n) {
+  return GetMember(EntityType::kGroup, m, n);
+}
+Result<std::vector<Member>> AccessControl::ListGroups(const EntityRecord& m) {
+  return ListMembers(EntityType::kGroup, m);
+}
+Result<bool> AccessControl::RemoveGroup(const EntityRecord& m, const std::string& n) {
+  return RemoveMember(EntityType::kGroup, m, n);
+}
+
+Result<Member> AccessControl::ChangeMemberRoles(const EntityRecord& metalake, bool group, const std::string& name,
+                                                const std::vector<std::string>& roles, bool grant,
+                                                const model::Audit& audit) {
+  for (const auto& r : roles) {
+    auto row = store_.Get(EntityType::kRole, metalake.id, r);
+    if (!row) {
+      if (row.error().code == ErrorCode::kNotFound) {
+        return NotFound(EntityKind::kRole, "Role {} does not exist in the metalake {}", r, metalake.name);
+      }
+      return std::move(row).error();
+    }
+  }
+  const EntityType type = group ? EntityType::kGroup : EntityType::kUser;
+  CAIRN_ASSIGN_OR_RETURN(EntityRecord updated, Update(store_, type, metalake.id, name, [&](EntityRecord& row) -> Status {
+    std::vector<std::string> current = RolesIn(row);
+    for (const auto& r : roles) {
+      auto it = std::find(current.begin(), current.end(), r);
+      if (grant && it == current.end()) current.push_back(r);
+      if (!grant && it != current.end()) current.erase(it);
+    }
+    Json p = Payload(row);
+    p["roles"] = current;
+    row.payload = p.dump();
+    row.audit.last_modifier = audit.last_modifier;
+    row.audit.last_modified_time = audit.last_modified_time;
+    return Ok();
+  }));
+  Invalidate();
+  return ToMember(updated);
+}
+
+// ---- roles ----
+
+Result<Role> AccessControl::CreateRole(const EntityRecord& metalake, const Role& role) {
+  if (Trim(role.name).empty()) return InvalidArgument("Role name must not be empty");
+  EntityRecord row;
+  row.type = EntityType::kRole;
+  row.parent_id = metalake.id;
+  row.name = role.name;
+  row.properties = role.properties;
+  row.payload = Json{{"securableObjects", ObjectsToJson(role.objects)}}.dump(-1, ' ', false, Json::error_handler_t::replace);
+  row.audit = role.audit;
+  auto inserted = store_.Insert(row);
+  if (!inserted) {
+    if (inserted.error().code == ErrorCode::kAlreadyExists) {
+      return AlreadyExists(EntityKind::kRole, "Role {} already exists in the metalake {}", role.name, metalake.name);
+    }
+    return std::move(inserted).error();
+  }
+  Invalidate();
+  return ToRole(*inserted);
+}
+
+Result<EntityRecord> AccessControl::RoleRow(const EntityRecord& metalake, const std::string& name) {
+  auto row = store_.Get(EntityType::kRole, metalake.id, name);
+  if (!row && row.error().code == ErrorCode::kNotFound) {
+    return NotFound(EntityKind::kRole, "Role {} does not exist in the metalake {}", name, metalake.name);
+  }
+  return row;
+}
+
+Result<Role> AccessControl::GetRole(const EntityRecord& metalake, const std::string& name) {
+  CAIRN_ASSIGN_OR_RETURN(EntityRecord row, RoleRow(metalake, name));
+  return ToRole(row);
+}
+
+Result<std::vector<std::string>> AccessControl::ListRoles(const EntityRecord& metalake) {
+  CAIRN_ASSIGN_OR_RETURN(auto rows, store_.List(EntityType::kRole, metalake.id, "", 0));
+  std::vector<std::string> out;
+  for (const auto& r : rows) out.push_back(r.name);
+  return out;
+}
+
+Result<bool> AccessControl::DeleteRole(const EntityRecord& metalake, const std::string& name) {
+  auto row = store_.Get(EntityType::kRole, metalake.id, name);
+  if (!row) {
+    if (row.error().code == ErrorCode::kNotFound) return false;
+    return std::move(row).error();
+  }
+  CAIRN_ASSIGN_OR_RETURN(bool deleted, store_.Delete(row->id));
+  // Take the role away from everyone who had it, so a later role of the same name starts clean.
+  for (EntityType type : {EntityType::kUser, EntityType::kGroup}) {
+    CAIRN_ASSIGN_OR_RETURN(auto members, store_.List(type, metalake.id, "", 0));
+    for (const auto& m : members) {
+      auto roles = RolesIn(m);
+      if (std::find(roles.begin(), roles.end(), name) == roles.end()) continue;
+      (void)Update(store_, type, metalake.id, m.name, [&](EntityRecord& r) -> Status {
+        auto current = RolesIn(r);
+        current.erase(std::remove(current.begin(), current.end(), name), current.end());
+        Json p = Payload(r);
+        p["roles"] = current;
+        r.payload = p.dump();
+        return Ok();
+      });
+    }
+  }
+  Invalidate();
+  return deleted;
+}
+
+Result<Role> AccessControl::ChangeRolePrivileges(const EntityRecord& metalake, const std::string& role,
+                                                 const SecurableObject& object, bool grant,
+                                                 const model::Audit& audit) {
+  CAIRN_ASSIGN_OR_RETURN(EntityRecord updated, Update(store_, EntityType::kRole, metalake.id, role, [&](EntityRecord& row) -> Status {
+    std::vector<SecurableObject> objects = ObjectsFromJson(Payload(row).value("securableObjects", Json::array()));
+    auto it = std::find_if(objects.begin(), objects.end(), [&](const SecurableObject& o) {
+      return o.type == object.type && o.full_name == object.full_name;
+    });
+    if (grant) {
+      if (it == objects.end()) {
+        objects.push_back(SecurableObject{object.full_name, object.type, {}});
+        it = objects.end() - 1;
+      }
+      for (const auto& p : object.privileges) {
+        auto same = std::find_if(it->privileges.begin(), it->privileges.end(),
+                                 [&](const Privilege& q) { return q.name == p.name; });
+        if (same == it->privileges.end()) {
+          it->privileges.push_back(p);
+        } else {
+          same->allow = p.allow;
+        }
+      }
+    } else if (it != objects.end()) {
+      for (const auto& p : object.privileges) {
+        it->privileges.erase(std::remove_if(it->privileges.begin(), it->privileges.end(),
+                                            [&](const Privilege& q) { return q.name == p.name && q.allow == p.allow; }),
+                             it->privileges.end());
+      }
+      if (it->privileges.empty()) objects.erase(it);
+    }
+    Json p = Payload(row);
+    p["securableObjects"] = ObjectsToJson(objects);
+    row.payload = p.dump(-1, ' ', false, Json::error_handler_t::replace);
+    row.audit.last_modifier = audit.last_modifier;
+    row.audit.last_modified_time = audit.last_modified_time;
+    return Ok();
+  }));
+  Invalidate();
+  return ToRole(updated);
+}
+
+Result<std::vector<std::string>> AccessControl::RolesOfObject(const EntityRecord& metalake, ObjectType type,
+                                                              const std::string& full_name) {
+  CAIRN_ASSIGN_OR_RETURN(auto rows, store_.List(EntityType::kRole, metalake.id, "", 0));
+  std::vector<std::string> out;
+  for (const auto& r : rows) {
+    for (const auto& o : ToRole(r).objects) {
+      if (o.type == type && o.full_name == full_name) {
+        out.push_back(r.name);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+// ---- decisions ----
+
+Result<std::shared_ptr<const Grants>> AccessControl::GrantsOf(const EntityRecord& metalake, const Principal& principal) {
+  std::string key = std::to_string(metalake.id) + "\x1f" + principal.user;
+  for (const auto& g : principal.groups) key += "\x1f" + g;
+  const uint64_t generation = generation_.load();
+  {
+    std::lock_guard lock(mu_);
+    auto it = cache_.find(key);
+    if (it != cache_.end() && it->second.generation == generation) return it->second.grants;
+  }
+  auto grants = std::make_shared<Grants>();
+  std::vector<std::string> roles;
+  auto user = store_.Get(EntityType::kUser, metalake.id, principal.user);
+  if (user) {
+    grants->member = true;
+    for (auto& r : RolesIn(*user)) roles.push_back(std::move(r));
+  } else if (user.error().code != ErrorCode::kNotFound) {
+    return std::move(user).error();
+  }
+  for (const auto& g : principal.groups) {
+    auto group = store_.Get(EntityType::kGroup, metalake.id, g);
+    if (!group) continue;
+    grants->member = true;
+    grants->groups.insert(g);
+    for (auto& r : RolesIn(*group)) roles.push_back(std::move(r));
+  }
+  std::sort(roles.begin(), roles.end());
+  roles.erase(std::unique(roles.begin(), roles.end()), roles.end());
+  for (const auto& name : roles) {
+    auto row = store_.Get(EntityType::kRole, metalake.id, name);
+    if (!row) continue;
+    for (const auto& o : ToRole(*row).objects) {
+      auto& privs = grants->entries[{o.type, o.full_name}];
+      for (const auto& p : o.privileges) {
+        auto it = privs.find(p.name);
+        // Deny wins over allow for the same object and privilege across roles.
+        if (it == privs.end()) {
+          privs[p.name] = p.allow;
+        } else {
+          it->second = it->second && p.allow;
+        }
+      }
+    }
+  }
+  std::shared_ptr<const Grants> result = grants;
+  std::lock_guard lock(mu_);
+  if (cache_.size() > 10000) cache_.clear();
+  cache_[key] = CacheEntry{generation, result};
+  return result;
+}
+
+}  // namespace cairn::governance

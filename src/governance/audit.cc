@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "governance/audit.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "common/util.h"
+
+namespace cairn::governance {
+
+namespace {
+
+std::string FilePath(const std::string& dir, int index) {
+  return index == 0 ? dir + "/audit.log" : fmt::format("{}/audit.log.{}", dir, index);
+}
+
+std::string ToLine(const AuditRecord& r) {
+  nlohmann::ordered_json j;
+  j["time"] = FormatIsoMillis(r.time_ms);
+  j["principal"] = r.principal;
+  j["interface"] = r.interface;
+  j["operation"] = r.operation;
+  j["object"] = r.object;
+  j["outcome"] = r.outcome;
+  j["status"] = r.status;
+  j["requestId"] = r.request_id;
+  j["client"] = r.client;
+  j["timeMs"] = r.time_ms;
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace
+
+Result<std::unique_ptr<AuditLog>> AuditLog::Open(std::string dir, uint64_t max_file_bytes, int max_files) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return Unavailable("cannot create audit directory '{}': {}", dir, ec.message());
+  std::unique_ptr<AuditLog> log(new AuditLog(std::move(dir), max_file_bytes, std::max(1, max_files)));
+  CAIRN_RETURN_IF_ERROR(log->OpenFile());
+  return log;
+}
+
+AuditLog::~AuditLog() {
+  std::lock_guard lock(mu_);
+  if (fd_ >= 0) {
+    ::fdatasync(fd_);
+    ::close(fd_);
+  }
+}
+
+Status AuditLog::OpenFile() {
+  const std::string path = FilePath(dir_, 0);
+  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
+  if (fd_ < 0) return Unavailable("cannot open audit log '{}': {}", path, std::strerror(errno));
+  struct stat st {};
+  size_ = ::fstat(fd_, &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
+  return Ok();
+}
+
+void AuditLog::RotateLocked() {
+  ::fdatasync(fd_);
+  ::close(fd_);
+  fd_ = -1;
+  std::error_code ec;
+  std::filesystem::remove(FilePath(dir_, max_files_), ec);
+  for (int i = max_files_ - 1; i >= 0; --i) {
+    std::filesystem::rename(FilePath(dir_, i), FilePath(dir_, i + 1), ec);
+  }
+  (void)OpenFile();
+}
+
+void AuditLog::Write(const AuditRecord& record) {
+  const std::string line = ToLine(record);
+  std::lock_guard lock(mu_);
+  if (fd_ < 0) return;
+  if (size_ + line.size() > max_file_bytes_ && size_ > 0) RotateLocked();
+  if (fd_ < 0) return;
+  // One write() per record with O_APPEND: records never interleave, even across processes.
+  const ssize_t n = ::write(fd_, line.data(), line.size());
+  if (n > 0) size_ += static_cast<uint64_t>(n);
+  dirty_ = true;
+  const int64_t now = NowMillis();
+  if (now - last_sync_ms_ >= 1000) {
+    ::fdatasync(fd_);
+    last_sync_ms_ = now;
+    dirty_ = false;
+  }
+}
+
+void AuditLog::Sync() {
+  std::lock_guard lock(mu_);
+  if (fd_ >= 0 && dirty_) {
+    ::fdatasync(fd_);
+    dirty_ = false;
+  }
+}
+
+Result<std::vector<std::string>> AuditLog::Query(const AuditQuery& query) {
+  std::vector<std::string> out;
+  for (int i = 0; i <= max_files_ && out.size() < query.limit; ++i) {
+    std::ifstream in(FilePath(dir_, i));
+    if (!in) continue;
+    std::vector<std::string> lines;
+    std::string line;
+    while (std::getline(in, line)) lines.push_back(std::move(line));
+    for (auto it = lines.rbegin(); it != lines.rend() && out.size() < query.limit; ++it) {
+      auto j = nlohmann::json::parse(*it, nullptr, false);
+      if (j.is_discarded() || !j.is_object()) continue;
+      const int64_t t = j.value("timeMs", int64_t{0});
+      if (query.from_ms && t < *query.from_ms) continue;
+      if (query.to_ms && t > *query.to_ms) continue;
+      if (query.principal && j.value("principal", "") != *query.principal) continue;
+      if (query.outcome && j.value("outcome", "") != *query.outcome) continue;
+      if (query.object && j.value("object", "").rfind(*query.object, 0) != 0) continue;
+      out.push_back(*it);
+    }
+  }
+  return out;
+}
+
+}  // namespace cairn::governance

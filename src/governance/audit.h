@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+
+namespace cairn::governance {
+
+/// One request as the audit trail records it. Never holds a secret: no headers, bodies or
+/// query strings, only what the request was about.
+struct AuditRecord {
+  int64_t time_ms = 0;
+  std::string principal;
+  std::string interface;  // gravitino | iceberg | http
+  std::string operation;  // e.g. "POST /api/metalakes/{m}/catalogs" or "LOAD_TABLE"
+  std::string object;     // full name of the object, when known
+  std::string outcome;    // success | denied | failure
+  int status = 0;
+  std::string request_id;
+  std::string client;
+};
+
+struct AuditQuery {
+  std::optional<std::string> principal;
+  std::optional<std::string> object;  // prefix match on the full name
+  std::optional<std::string> outcome;
+  std::optional<int64_t> from_ms;
+  std::optional<int64_t> to_ms;
+  size_t limit = 1000;
+};
+
+/// A durable JSON-lines audit trail: one line per record, appended with O_APPEND and synced to
+/// disk at least once a second (and on close), rotated by size into `audit.log.1` ..
+/// `audit.log.N`. Queries scan the files newest first. Safe to call from many threads.
+class AuditLog {
+ public:
+  /// Opens (creating) `<dir>/audit.log`. kUnavailable when the directory is not writable.
+  static Result<std::unique_ptr<AuditLog>> Open(std::string dir, uint64_t max_file_bytes, int max_files);
+  ~AuditLog();
+  AuditLog(const AuditLog&) = delete;
+  AuditLog& operator=(const AuditLog&) = delete;
+
+  void Write(const AuditRecord& record);
+  /// Records matching the filter, newest first.
+  Result<std::vector<std::string>> Query(const AuditQuery& query);
+  /// Forces buffered records to disk.
+  void Sync();
+
+ private:
+  AuditLog(std::string dir, uint64_t max_file_bytes, int max_files)
+      : dir_(std::move(dir)), max_file_bytes_(max_file_bytes), max_files_(max_files) {}
+  Status OpenFile();
+  void RotateLocked();
+
+  std::string dir_;
+  uint64_t max_file_bytes_;
+  int max_files_;
+  std::mutex mu_;
+  int fd_ = -1;                 // guarded by mu_
+  uint64_t size_ = 0;           // guarded by mu_
+  int64_t last_sync_ms_ = 0;    // guarded by mu_
+  bool dirty_ = false;          // guarded by mu_
+};
+
+}  // namespace cairn::governance

@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "service/authenticator.h"
+
+#include <openssl/evp.h>
+
+#include <nlohmann/json.hpp>
+
+#include "common/util.h"
+#include "security/base64.h"
+#include "security/password.h"
+
+namespace cairn::service {
+
+using governance::Principal;
+using store::EntityRecord;
+using store::EntityType;
+
+namespace {
+
+constexpr auto kVerifiedTtl = std::chrono::minutes(5);
+
+std::string Sha256(std::string_view data) {
+  unsigned char out[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  EVP_Digest(data.data(), data.size(), out, &len, EVP_sha256(), nullptr);
+  return std::string(reinterpret_cast<const char*>(out), len);
+}
+
+Error Unauthenticated(std::string message) {
+  return Error{ErrorCode::kUnauthenticated, EntityKind::kNone, std::move(message)};
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Authenticator>> Authenticator::Make(AuthnConfig config, store::MetadataStore& store) {
+  std::unique_ptr<Authenticator> a(new Authenticator(std::move(config), store));
+  for (const auto& name : a->config_.authenticators) {
+    if (name == "simple") {
+      a->simple_ = true;
+    } else if (name == "basic") {
+      a->basic_ = true;
+    } else if (name == "oauth2") {
+      security::JwtConfig jwt = a->config_.jwt;
+      if (!a->config_.jwks_file.empty()) {
+        CAIRN_ASSIGN_OR_RETURN(jwt.jwks_json, security::LoadJwksFile(a->config_.jwks_file));
+      }
+      auto verifier = security::JwtVerifier::Make(jwt);
+      if (!verifier) {
+        return InvalidArgument("cairn.authenticator.oauth2: {}", verifier.error().message);
+      }
+      a->jwt_.emplace(std::move(*verifier));
+    } else {
+      return InvalidArgument("Unknown authenticator '{}' in cairn.authenticators; expected simple, basic or oauth2", name);
+    }
+  }
+  if (a->simple_ && a->basic_) {
+    return InvalidArgument("cairn.authenticators: 'simple' and 'basic' both take Basic credentials; configure one");
+  }
+  if (!a->simple_ && !a->basic_ && !a->jwt_) return InvalidArgument("cairn.authenticators must not be empty");
+  return a;
+}
+
+std::string Authenticator::Challenge() const {
+  if (jwt_) return R"(Bearer realm="cairn")";
+  return R"(Basic realm="cairn")";
+}
+
+Result<Principal> Authenticator::Authenticate(const std::optional<std::string>& authorization) const {
+  if (!authorization || Trim(*authorization).empty()) {
+    if (simple_) return Principal{"anonymous", {}};
+    return Unauthenticated("Authentication is required: send an Authorization header");
+  }
+  std::string_view header = Trim(*authorization);
+  const size_t space = header.find(' ');
+  const std::string scheme = ToLower(header.substr(0, space));
+  const std::string_view credentials = space == std::string_view::npos ? "" : Trim(header.substr(space + 1));
+  if (scheme == "basic" && (simple_ || basic_)) {
+    auto decoded = security::Base64Decode(credentials);
+    if (!decoded) {
+      if (simple_) return Principal{"anonymous", {}};
+      return Unauthenticated("Malformed Basic credentials");
+    }
+    const size_t colon = decoded->find(':');
+    const std::string user = decoded->substr(0, colon);
+    if (simple_) return Principal{user.empty() ? "anonymous" : user, {}};
+    const std::string password = colon == std::string::npos ? "" : decoded->substr(colon + 1);
+    return Basic(user, password);
+  }
+  if (scheme == "bearer" && jwt_) {
+    auto claims = jwt_->Verify(credentials, NowMillis() / 1000);
+    if (!claims) return std::move(claims).error();
+    Principal p{claims->principal, {}};
+    auto groups = claims->claims.find(config_.groups_claim);
+    if (groups != claims->claims.end() && groups->is_array()) {
+      for (const auto& g : *groups) {
+        if (g.is_string()) p.groups.push_back(g.get<std::string>());
+      }
+    }
+    return p;
+  }
+  // `simple` asserts nothing about identity; credentials it does not understand (PyIceberg sends
+  // "Bearer None" when it has no token) make the caller anonymous rather than failing.
+  if (simple_) return Principal{"anonymous", {}};
+  return Unauthenticated(fmt::format("The provided credentials are not supported: {} authentication is not enabled",
+                                     scheme.empty() ? "this" : scheme));
+}
+
+Result<Principal> Authenticator::Basic(const std::string& user, const std::string& password) const {
+  if (user.empty()) return Unauthenticated("Invalid user name or password");
+  const std::string key = Sha256(user + '\0' + password);
+  const auto now = std::chrono::steady_clock::now();
+  {
+    std::lock_guard lock(mu_);
+    auto it = verified_.find(key);
+    if (it != verified_.end() && it->second > now) return Principal{user, {}};
+  }
+  auto row = store_.Get(EntityType::kIdpUser, 0, user);
+  if (!row) {
+    if (row.error().code == ErrorCode::kNotFound) return Unauthenticated("Invalid user name or password");
+    return std::move(row).error();
+  }
+  auto payload = nlohmann::json::parse(row->payload, nullptr, false);
+  const std::string encoded = payload.is_object() ? payload.value("password", "") : "";
+  if (!security::VerifyPassword(password, encoded)) return Unauthenticated("Invalid user name or password");
+  std::lock_guard lock(mu_);
+  if (verified_.size() > 10000) verified_.clear();
+  verified_[key] = now + kVerifiedTtl;
+  return Principal{user, {}};
+}
+
+Status Authenticator::AddBasicUser(const std::string& name, const std::string& password, const model::Audit& audit) {
+  if (Trim(name).empty()) return InvalidArgument("Field 'user' must not be empty");
+  if (password.size() < 8) return InvalidArgument("Field 'password' must have at least 8 characters");
+  EntityRecord row;
+  row.type = EntityType::kIdpUser;
+  row.parent_id = 0;
+  row.name = name;
+  row.payload = nlohmann::json{{"password", security::HashPassword(password)}}.dump();
+  row.audit = audit;
+  auto inserted = store_.Insert(row);
+  if (!inserted) {
+    if (inserted.error().code == ErrorCode::kAlreadyExists) {
+      return AlreadyExists(EntityKind::kUser, "User {} already exists", name);
+    }
+    return std::move(inserted).error();
+  }
+  return Ok();
+}
+
+Result<bool> Authenticator::RemoveBasicUser(const std::string& name) {
+  auto row = store_.Get(EntityType::kIdpUser, 0, name);
+  if (!row) {
+    if (row.error().code == ErrorCode::kNotFound) return false;
+    return std::move(row).error();
+  }
+  {
+    std::lock_guard lock(mu_);
+    verified_.clear();
+  }
+  return store_.Delete(row->id);
+}
+
+Result<std::vector<std::string>> Authenticator::ListBasicUsers() {
+  CAIRN_ASSIGN_OR_RETURN(auto rows, store_.List(EntityType::kIdpUser, 0, "", 0));
+  std::vector<std::string> out;
+  for (const auto& r : rows) out.push_back(r.name);
+  return out;
+}
+
+}  // namespace cairn::service

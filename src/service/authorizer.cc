@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "service/authorizer.h"
+
+#include <unordered_map>
+
+#include "common/util.h"
+
+namespace cairn::service {
+
+using governance::Grants;
+using governance::OwnerOf;
+using store::EntityRecord;
+using store::EntityType;
+
+std::string_view ActionName(Action action) {
+  switch (action) {
+    case Action::kCreateMetalake: return "CREATE_METALAKE";
+    case Action::kUseMetalake: return "USE_METALAKE";
+    case Action::kManageMetalake: return "MANAGE_METALAKE";
+    case Action::kCreateCatalog: return "CREATE_CATALOG";
+    case Action::kLoadCatalog: return "LOAD_CATALOG";
+    case Action::kManageCatalog: return "MANAGE_CATALOG";
+    case Action::kCreateSchema: return "CREATE_SCHEMA";
+    case Action::kLoadSchema: return "LOAD_SCHEMA";
+    case Action::kManageSchema: return "MANAGE_SCHEMA";
+    case Action::kCreateTable: return "CREATE_TABLE";
+    case Action::kLoadTable: return "LOAD_TABLE";
+    case Action::kModifyTable: return "MODIFY_TABLE";
+    case Action::kDropTable: return "DROP_TABLE";
+    case Action::kCreateView: return "CREATE_VIEW";
+    case Action::kLoadView: return "LOAD_VIEW";
+    case Action::kManageView: return "MANAGE_VIEW";
+    case Action::kManageUsers: return "MANAGE_USERS";
+    case Action::kManageGroups: return "MANAGE_GROUPS";
+    case Action::kCreateRole: return "CREATE_ROLE";
+    case Action::kManageGrants: return "MANAGE_GRANTS";
+    case Action::kGrantOnObject: return "MANAGE_GRANTS";
+  }
+  return "UNKNOWN";
+}
+
+Authorizer::Authorizer(store::MetadataStore& store, governance::AccessControl& access)
+    : store_(store), access_(access) {}
+
+Result<Target> Authorizer::Resolve(const std::string& metalake, const std::string& catalog,
+                                   const std::vector<std::string>& schema, const std::string& object,
+                                   ObjectType object_type) {
+  Target t;
+  auto ml = store_.Get(EntityType::kMetalake, 0, metalake);
+  if (!ml) {
+    if (ml.error().code == ErrorCode::kNotFound) {
+      return NotFound(EntityKind::kMetalake, "Metalake {} does not exist", metalake);
+    }
+    return std::move(ml).error();
+  }
+  t.metalake = std::move(*ml);
+  t.catalog = catalog;
+  t.schema = schema;
+  t.object = object;
+  t.object_type = object_type;
+  if (catalog.empty()) return t;
+  if (auto c = store_.Get(EntityType::kCatalog, t.metalake.id, catalog)) t.catalog_row = std::move(*c);
+  if (!t.catalog_row || schema.empty()) return t;
+  int64_t parent = t.catalog_row->id;
+  for (size_t i = 0; i < schema.size(); ++i) {
+    auto s = store_.Get(EntityType::kSchema, parent, schema[i]);
+    if (!s) return t;
+    if (i == 0) t.schema_row = *s;
+    parent = s->id;
+  }
+  if (object.empty()) return t;
+  const EntityType type = object_type == ObjectType::kView ? EntityType::kView : EntityType::kTable;
+  if (auto o = store_.Get(type, parent, object)) t.object_row = std::move(*o);
+  return t;
+}
+
+namespace {
+
+struct Evaluator {
+  const Principal& principal;
+  const Grants& grants;
+  const Target& t;
+
+  bool Owns(const EntityRecord& row) const {
+    const auto owner = OwnerOf(row);
+    if (owner.is_group) return grants.groups.count(owner.name) > 0;
+    return owner.name == principal.user;
+  }
+  bool OwnsMetalake() const { return Owns(t.metalake); }
+  bool OwnsCatalog() const { return t.catalog_row && Owns(*t.catalog_row); }
+  bool OwnsSchema() const { return t.schema_row && Owns(*t.schema_row); }
+  bool OwnsObject() const { return t.object_row && Owns(*t.object_row); }
+
+  std::vector<std::pair<ObjectType, std::string>> Chain(int depth) const {
+    std::vector<std::pair<ObjectType, std::string>> chain = {{ObjectType::kMetalake, t.metalake.name}};
+    if (depth >= 1 && !t.catalog.empty()) chain.emplace_back(ObjectType::kCatalog, t.catalog);
+    if (depth >= 2) {
+      std::string name = t.catalog;
+      for (const auto& level : t.schema) {
+        name += "." + level;
+        chain.emplace_back(ObjectType::kSchema, name);
+      }
+    }
+    if (depth >= 3 && !t.object.empty()) {
+      chain.emplace_back(t.object_type, t.catalog + "." + Join(t.schema, ".") + "." + t.object);
+    }
+    return chain;
+  }
+  bool Any(std::string_view privilege, int depth) const { return grants.Has(privilege, Chain(depth)); }
+
+  bool UseCatalog() const { return Any("USE_CATALOG", 1); }
+  bool UseSchema() const { return Any("USE_SCHEMA", 2); }
+  bool OwnerAbove() const { return OwnsMetalake() || OwnsCatalog(); }
+  bool SchemaOwnerWithUseCatalog() const { return OwnsSchema() && UseCatalog(); }
+  bool InSchema(bool leaf) const {
+    return OwnerAbove() || SchemaOwnerWithUseCatalog() || (UseCatalog() && UseSchema() && leaf);
+  }
+};
+
+}  // namespace
+
+Result<bool> Authorizer::Decide(const Principal& principal, Action action, const Target& target) {
+  if (action == Action::kCreateMetalake) return access_.IsServiceAdmin(principal.user);
+  CAIRN_ASSIGN_OR_RETURN(auto grants, access_.GrantsOf(target.metalake, principal));
+  Evaluator e{principal, *grants, target};
+  // Everything inside a metalake needs membership (its owner is always a member).
+  if (!grants->member && !e.OwnsMetalake()) return false;
+  switch (action) {
+    case Action::kCreateMetalake: return false;
+    case Action::kUseMetalake: return true;
+    case Action::kManageMetalake: return e.OwnsMetalake();
+    case Action::kCreateCatalog: return e.OwnsMetalake() || e.Any("CREATE_CATALOG", 0);
+    case Action::kLoadCatalog: return e.OwnerAbove() || e.UseCatalog();
+    case Action::kManageCatalog: return e.OwnerAbove();
+    case Action::kCreateSchema: return e.OwnerAbove() || (e.UseCatalog() && e.Any("CREATE_SCHEMA", 2));
+    case Action::kLoadSchema: return e.OwnerAbove() || (e.UseCatalog() && (e.OwnsSchema() || e.UseSchema()));
+    case Action::kManageSchema: return e.OwnerAbove() || e.SchemaOwnerWithUseCatalog();
+    case Action::kCreateTable: return e.InSchema(e.Any("CREATE_TABLE", 2));
+    case Action::kLoadTable:
+      return e.InSchema(e.OwnsObject() || e.Any("SELECT_TABLE", 3) || e.Any("MODIFY_TABLE", 3));
+    case Action::kModifyTable: return e.InSchema(e.OwnsObject() || e.Any("MODIFY_TABLE", 3));
+    case Action::kDropTable: return e.InSchema(e.OwnsObject());
+    case Action::kCreateView: return e.InSchema(e.Any("CREATE_VIEW", 2));
+    case Action::kLoadView:
+      return e.InSchema(e.OwnsObject() || e.Any("SELECT_VIEW", 3) || e.Any("CREATE_VIEW", 2));
+    case Action::kManageView: return e.InSchema(e.OwnsObject());
+    case Action::kManageUsers: return e.OwnsMetalake() || e.Any("MANAGE_USERS", 0);
+    case Action::kManageGroups: return e.OwnsMetalake() || e.Any("MANAGE_GROUPS", 0);
+    case Action::kCreateRole: return e.OwnsMetalake() || e.Any("CREATE_ROLE", 0);
+    case Action::kManageGrants: return e.OwnsMetalake() || e.Any("MANAGE_GRANTS", 0);
+    case Action::kGrantOnObject: {
+      if (e.OwnerAbove() || e.OwnsSchema() || e.OwnsObject()) return true;
+      const int depth = !target.object.empty() ? 3 : !target.schema.empty() ? 2 : !target.catalog.empty() ? 1 : 0;
+      return e.Any("MANAGE_GRANTS", depth);
+    }
+  }
+  return false;
+}
+
+Status Authorizer::Check(const Principal& principal, Action action, const Target& target) {
+  if (!access_.enabled()) return Ok();
+  CAIRN_ASSIGN_OR_RETURN(bool allowed, Decide(principal, action, target));
+  if (allowed) return Ok();
+  std::string name = target.metalake.name;
+  if (!target.catalog.empty()) name = target.catalog;
+  if (!target.schema.empty()) name += "." + Join(target.schema, ".");
+  if (!target.object.empty()) name += "." + target.object;
+  return MakeError(ErrorCode::kPermissionDenied, EntityKind::kNone,
+                   "User '{}' is not authorized to perform operation '{}' on metadata '{}'", principal.user,
+                   ActionName(action), name);
+}
+
+bool Authorizer::Allowed(const Principal& principal, Action action, const Target& target) {
+  if (!access_.enabled()) return true;
+  auto r = Decide(principal, action, target);
+  return r && *r;
+}
+
+std::vector<std::string> Authorizer::Filter(const Principal& principal, Action action, const Target& parent,
+                                            std::vector<std::string> names) {
+  if (!access_.enabled()) return names;
+  // Which level is being listed, and the row whose children are the listed objects.
+  enum class Level { kCatalogs, kSchemas, kObjects } level;
+  std::optional<EntityRecord> parent_row;
+  EntityType child_type = EntityType::kCatalog;
+  if (parent.catalog.empty()) {
+    level = Level::kCatalogs;
+    parent_row = parent.metalake;
+  } else if (parent.schema.empty()) {
+    level = Level::kSchemas;
+    parent_row = parent.catalog_row;
+    child_type = EntityType::kSchema;
+  } else {
+    level = Level::kObjects;
+    child_type = parent.object_type == ObjectType::kView ? EntityType::kView : EntityType::kTable;
+    // The rows of nested namespaces are not resolved; leaf rows come from the top level only.
+    if (parent.schema.size() == 1) parent_row = parent.schema_row;
+  }
+  std::unordered_map<std::string, EntityRecord> rows;
+  if (parent_row) {
+    if (auto listed = store_.List(child_type, parent_row->id, "", 0)) {
+      for (auto& r : *listed) rows.emplace(r.name, std::move(r));
+    }
+  }
+  std::vector<std::string> kept;
+  kept.reserve(names.size());
+  for (auto& name : names) {
+    Target t = parent;
+    auto row = rows.find(name);
+    std::optional<EntityRecord> found;
+    if (row != rows.end()) found = row->second;
+    switch (level) {
+      case Level::kCatalogs:
+        t.catalog = name;
+        t.catalog_row = found;
+        break;
+      case Level::kSchemas:
+        t.schema = {name};
+        t.schema_row = found;
+        break;
+      case Level::kObjects:
+        t.object = name;
+        t.object_row = found;
+        break;
+    }
+    if (Allowed(principal, action, t)) kept.push_back(std::move(name));
+  }
+  return kept;
+}
+
+Status Authorizer::SetOwner(const EntityRecord& row, const governance::Owner& owner) {
+  for (int attempt = 0; attempt < 16; ++attempt) {
+    CAIRN_ASSIGN_OR_RETURN(EntityRecord current, store_.GetById(row.id));
+    current.payload = governance::WithOwner(current.payload, owner);
+    auto updated = store_.CompareAndSet(current);
+    if (updated) {
+      access_.Invalidate();
+      return Ok();
+    }
+    if (updated.error().code != ErrorCode::kConflict) return std::move(updated).error();
+  }
+  return Unavailable("too many concurrent updates; try again");
+}
+
+bool Authorizer::CanSeeMetalake(const Principal& principal, const EntityRecord& metalake) {
+  if (!access_.enabled()) return true;
+  Target t;
+  t.metalake = metalake;
+  return Allowed(principal, Action::kUseMetalake, t);
+}
+
+}  // namespace cairn::service

@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/result.h"
+#include "governance/access_control.h"
+#include "store/metadata_store.h"
+
+namespace cairn::service {
+
+using governance::ObjectType;
+using governance::Principal;
+
+/// What a request wants to do, in the terms of the access-control model (Gravitino's
+/// authorization expressions, section 9 of the API reference).
+enum class Action {
+  kCreateMetalake,   // SERVICE_ADMIN
+  kUseMetalake,      // METALAKE_USER (load, list inside)
+  kManageMetalake,   // METALAKE::OWNER (alter, drop, enable/disable)
+  kCreateCatalog,    // METALAKE::OWNER || CREATE_CATALOG
+  kLoadCatalog,      // owner(metalake, catalog) || ANY_USE_CATALOG
+  kManageCatalog,    // owner(metalake, catalog)
+  kCreateSchema,     // owner(metalake, catalog) || ANY_USE_CATALOG && ANY_CREATE_SCHEMA
+  kLoadSchema,       // ... || ANY_USE_CATALOG && (SCHEMA::OWNER || ANY_USE_SCHEMA)
+  kManageSchema,     // ... || ANY_USE_CATALOG && SCHEMA::OWNER
+  kCreateTable,      // ... || USE_CATALOG && USE_SCHEMA && CREATE_TABLE
+  kLoadTable,        // ... && (TABLE::OWNER || SELECT_TABLE || MODIFY_TABLE)
+  kModifyTable,      // ... && (TABLE::OWNER || MODIFY_TABLE)
+  kDropTable,        // ... && TABLE::OWNER
+  kCreateView,       // ... && CREATE_VIEW
+  kLoadView,         // ... && (VIEW::OWNER || SELECT_VIEW || CREATE_VIEW)
+  kManageView,       // ... && VIEW::OWNER
+  kManageUsers,      // METALAKE::OWNER || MANAGE_USERS
+  kManageGroups,     // METALAKE::OWNER || MANAGE_GROUPS
+  kCreateRole,       // METALAKE::OWNER || CREATE_ROLE
+  kManageGrants,     // METALAKE::OWNER || MANAGE_GRANTS (on the metalake)
+  kGrantOnObject,    // owner of the object or an ancestor, or MANAGE_GRANTS on its chain
+};
+
+std::string_view ActionName(Action action);
+
+/// The object a request addresses: the metalake row (required) and, when they exist, the rows
+/// of the catalog, schema and leaf object. Names are always set; rows are missing for objects
+/// that do not exist (yet).
+struct Target {
+  store::EntityRecord metalake;
+  std::string catalog;
+  std::optional<store::EntityRecord> catalog_row;
+  std::vector<std::string> schema;  // namespace levels
+  std::optional<store::EntityRecord> schema_row;
+  std::string object;
+  ObjectType object_type = ObjectType::kTable;
+  std::optional<store::EntityRecord> object_row;
+  std::optional<store::EntityRecord> role_row;  // for role-level checks
+};
+
+/// The authorize stage: one decision function shared by every interface. A denial is
+/// kPermissionDenied and ends the request before any connector or store write.
+class Authorizer {
+ public:
+  Authorizer(store::MetadataStore& store, governance::AccessControl& access);
+
+  bool enabled() const { return access_.enabled(); }
+  governance::AccessControl& access() { return access_; }
+
+  /// Loads the rows of a target by names (missing rows stay empty).
+  Result<Target> Resolve(const std::string& metalake, const std::string& catalog = "",
+                         const std::vector<std::string>& schema = {}, const std::string& object = "",
+                         ObjectType object_type = ObjectType::kTable);
+
+  /// Ok when allowed (always, when authorization is off).
+  Status Check(const Principal& principal, Action action, const Target& target);
+  /// The same decision as a bool, for filtering lists (errors count as "not visible").
+  bool Allowed(const Principal& principal, Action action, const Target& target);
+  /// Keeps the names of children of `parent` the principal may see with `action`: catalogs of a
+  /// metalake (target with no catalog), schemas of a catalog (no schema) or tables/views of a
+  /// schema. One store read for the children's rows, then in-memory decisions.
+  std::vector<std::string> Filter(const Principal& principal, Action action, const Target& parent,
+                                  std::vector<std::string> names);
+  /// Makes `owner` the owner of the object stored as `row`.
+  Status SetOwner(const store::EntityRecord& row, const governance::Owner& owner);
+  /// For the metalake list: may the principal see this metalake?
+  bool CanSeeMetalake(const Principal& principal, const store::EntityRecord& metalake);
+
+ private:
+  Result<bool> Decide(const Principal& principal, Action action, const Target& target);
+
+  store::MetadataStore& store_;
+  governance::AccessControl& access_;
+};
+
+}  // namespace cairn::service
