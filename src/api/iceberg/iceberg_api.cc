@@ -167,7 +167,7 @@ std::string LoadResultText(const LoadedObject& obj, bool with_config, const std:
     out += ",";
   }
   out += "\"metadata\":";
-  out += metadata_override != nullptr ? *metadata_override : obj.metadata_text;
+  out += metadata_override != nullptr ? *metadata_override : *obj.metadata_text;
   if (with_config) out += ",\"config\":{}";
   out += "}";
   return out;
@@ -626,7 +626,7 @@ Response IcebergApi::Handle(const Request& request, const governance::Principal&
     if (!table) return fail(table.error());
     Response r;
     if (mode == "refs") {
-      const std::string filtered = RefsOnly(table->metadata_text);
+      const std::string filtered = RefsOnly(*table->metadata_text);
       r.body = LoadResultText(*table, true, &filtered);
     } else {
       r.body = LoadResultText(*table, true, nullptr);

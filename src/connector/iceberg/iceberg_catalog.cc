@@ -2,6 +2,10 @@
 #include "connector/iceberg/iceberg_catalog.h"
 
 #include <algorithm>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
 
 #include <spdlog/spdlog.h>
 
@@ -62,13 +66,83 @@ Error NoSuchObject(EntityType type, const Namespace& ns, std::string_view name) 
   return NotFound(EntityKind::kTable, "Table does not exist: {}", ObjectText(ns, name));
 }
 
-Result<std::string> ReadText(const std::string& location) {
-  CAIRN_ASSIGN_OR_RETURN(auto io, storage::FileIOFor(location));
-  auto text = io->Read(location);
-  if (!text && text.error().code == ErrorCode::kNotFound) {
-    return NotFound(EntityKind::kNone, "Failed to open input stream for file: {}", location);
+// Metadata files are immutable (every change writes a new file under a new name), so their
+// text is cached by location for the whole process, bounded by size (least recently used out).
+class MetadataFileCache {
+ public:
+  static MetadataFileCache& Instance() {
+    static MetadataFileCache cache;
+    return cache;
   }
-  return text;
+
+  std::shared_ptr<const std::string> Get(const std::string& location) {
+    std::lock_guard lock(mu_);
+    auto it = entries_.find(location);
+    if (it == entries_.end()) return nullptr;
+    lru_.splice(lru_.begin(), lru_, it->second.position);
+    return it->second.text;
+  }
+
+  void Put(const std::string& location, std::shared_ptr<const std::string> text) {
+    std::lock_guard lock(mu_);
+    if (text->size() > kCapacityBytes / 8 || entries_.count(location) > 0) return;
+    lru_.push_front(location);
+    bytes_ += text->size();
+    entries_.emplace(location, Entry{std::move(text), lru_.begin()});
+    while (bytes_ > kCapacityBytes && !lru_.empty()) EraseLocked(lru_.back());
+  }
+
+  void Erase(const std::string& location) {
+    std::lock_guard lock(mu_);
+    EraseLocked(location);
+  }
+
+ private:
+  static constexpr size_t kCapacityBytes = 256U * 1024 * 1024;
+  struct Entry {
+    std::shared_ptr<const std::string> text;
+    std::list<std::string>::iterator position;
+  };
+  void EraseLocked(const std::string& location) {
+    auto it = entries_.find(location);
+    if (it == entries_.end()) return;
+    bytes_ -= it->second.text->size();
+    lru_.erase(it->second.position);
+    entries_.erase(it);
+  }
+  std::mutex mu_;
+  std::unordered_map<std::string, Entry> entries_;  // guarded by mu_
+  std::list<std::string> lru_;                       // guarded by mu_; most recent first
+  size_t bytes_ = 0;                                 // guarded by mu_
+};
+
+Error MissingFile(const std::string& location) {
+  return NotFound(EntityKind::kNone, "Failed to open input stream for file: {}", location);
+}
+
+Result<std::shared_ptr<const std::string>> ReadShared(const std::string& location) {
+  CAIRN_ASSIGN_OR_RETURN(auto io, storage::FileIOFor(location));
+  auto& cache = MetadataFileCache::Instance();
+  if (auto cached = cache.Get(location)) {
+    // A file removed behind the catalog's back must not be served from memory.
+    CAIRN_ASSIGN_OR_RETURN(bool exists, io->Exists(location));
+    if (exists) return cached;
+    cache.Erase(location);
+    return MissingFile(location);
+  }
+  auto text = io->Read(location);
+  if (!text) {
+    if (text.error().code == ErrorCode::kNotFound) return MissingFile(location);
+    return std::move(text).error();
+  }
+  auto shared = std::make_shared<const std::string>(std::move(*text));
+  cache.Put(location, shared);
+  return shared;
+}
+
+Result<std::string> ReadText(const std::string& location) {
+  CAIRN_ASSIGN_OR_RETURN(auto shared, ReadShared(location));
+  return *shared;
 }
 
 // Where the next metadata file of an object goes: the `write.metadata.path` property when set,
@@ -89,11 +163,14 @@ std::string NextLocation(const J& metadata, const std::string& current) {
 
 Status WriteText(const std::string& location, const std::string& text) {
   CAIRN_ASSIGN_OR_RETURN(auto io, storage::FileIOFor(location));
-  return io->WriteNew(location, text);
+  CAIRN_RETURN_IF_ERROR(io->WriteNew(location, text));
+  MetadataFileCache::Instance().Put(location, std::make_shared<const std::string>(text));
+  return Ok();
 }
 
 void DeleteQuietly(const std::vector<std::string>& locations) {
   for (const auto& loc : locations) {
+    MetadataFileCache::Instance().Erase(loc);
     auto io = storage::FileIOFor(loc);
     if (io) (void)(*io)->Delete(loc);
   }
@@ -298,7 +375,7 @@ Result<LoadedObject> IcebergCatalog::InsertObject(const CallContext& ctx, Entity
 Result<LoadedObject> IcebergCatalog::Load(EntityType type, const Namespace& ns, std::string_view name) {
   CAIRN_ASSIGN_OR_RETURN(EntityRecord row, ObjectRow(store_, type, ns, name));
   if (!row.location) return Internal("{} has no metadata location", ObjectText(ns, name));
-  CAIRN_ASSIGN_OR_RETURN(std::string text, ReadText(*row.location));
+  CAIRN_ASSIGN_OR_RETURN(auto text, ReadShared(*row.location));
   std::string location = *row.location;
   return LoadedObject{std::move(row), std::move(location), std::move(text)};
 }

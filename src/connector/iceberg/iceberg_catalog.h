@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -25,9 +26,15 @@ std::string NamespaceText(const Namespace& ns);
 /// A table or view as stored: its row (location = current metadata file) and the metadata
 /// document text, verbatim as written to storage.
 struct LoadedObject {
+  LoadedObject(store::EntityRecord r, std::string location, std::string text)
+      : row(std::move(r)), metadata_location(std::move(location)),
+        metadata_text(std::make_shared<const std::string>(std::move(text))) {}
+  LoadedObject(store::EntityRecord r, std::string location, std::shared_ptr<const std::string> text)
+      : row(std::move(r)), metadata_location(std::move(location)), metadata_text(std::move(text)) {}
+
   store::EntityRecord row;
   std::string metadata_location;
-  std::string metadata_text;
+  std::shared_ptr<const std::string> metadata_text;  // shared with the metadata file cache
 };
 
 /// One table's part of a commit: requirements and updates as the REST protocol sends them.
