@@ -76,6 +76,13 @@ int Serve(Config config) {
     spdlog::error("event=startup_failed reason=\"{}\"", authenticator.error().message);
     return 1;
   }
+  if (!config.basic_bootstrap_user.empty()) {
+    auto s = (*authenticator)->EnsureBasicUser(config.basic_bootstrap_user, config.basic_bootstrap_password);
+    if (!s) {
+      spdlog::error("event=startup_failed reason=\"bootstrap user: {}\"", s.error().message);
+      return 1;
+    }
+  }
   governance::AccessConfig access_config;
   access_config.enabled = config.authorization_enabled;
   access_config.service_admins.insert(config.service_admins.begin(), config.service_admins.end());
@@ -109,10 +116,11 @@ int Serve(Config config) {
   options.idle_timeout_ms = config.idle_timeout_ms;
   options.shutdown_grace_ms = config.shutdown_grace_ms;
 
-  Router router{gravitino, iceberg, admin, **authenticator, **audit};
+  Router router{gravitino, iceberg, admin, **authenticator, **audit,
+                config.authenticators, config.authorization_enabled, config.service_admins};
   auto handler = [&router](const http::Request& request) { return router.Handle(request); };
-  auto renderer = [](int status, std::string_view message, std::string_view path) {
-    return RenderTransportError(status, message, path);
+  auto renderer = [&router](int status, std::string_view message, const http::Request& partial) {
+    return router.RenderTransportError(status, message, partial);
   };
 
   http::Server server(options, handler, renderer);

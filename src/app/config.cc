@@ -16,6 +16,7 @@ const std::vector<std::string>& ConfigKeys() {
       "cairn.http.max-header-bytes", "cairn.http.idle-timeout-ms", "cairn.server.shutdown-grace-ms",
       "cairn.log.level",           "cairn.iceberg.default-metalake",
       "cairn.authenticators",      "cairn.authenticator.oauth2.issuer",
+      "cairn.authenticator.basic.bootstrap-user", "cairn.authenticator.basic.bootstrap-password",
       "cairn.authenticator.oauth2.audience", "cairn.authenticator.oauth2.principal-claim",
       "cairn.authenticator.oauth2.groups-claim", "cairn.authenticator.oauth2.jwks-file",
       "cairn.authenticator.oauth2.hs256-secret", "cairn.authenticator.oauth2.allowed-skew-secs",
@@ -90,6 +91,10 @@ Status SetConfigValue(Config& c, const std::string& key, const std::string& raw)
       }
       c.authenticators.push_back(name);
     }
+  } else if (key == "cairn.authenticator.basic.bootstrap-user") {
+    c.basic_bootstrap_user = value;
+  } else if (key == "cairn.authenticator.basic.bootstrap-password") {
+    c.basic_bootstrap_password = value;
   } else if (key == "cairn.authenticator.oauth2.issuer") {
     c.oauth2_issuer = value;
   } else if (key == "cairn.authenticator.oauth2.audience") {

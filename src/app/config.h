@@ -28,6 +28,8 @@ struct Config {
   std::string log_level = "info";
   std::string iceberg_default_metalake;  // lets Iceberg clients name only the catalog
   std::vector<std::string> authenticators = {"simple"};
+  std::string basic_bootstrap_user;      // created at start (basic) when absent
+  std::string basic_bootstrap_password;  // prefer the environment variable for this one
   std::string oauth2_issuer;
   std::vector<std::string> oauth2_audiences;
   std::string oauth2_principal_claim = "sub";

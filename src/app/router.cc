@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "app/router.h"
 
+#include <map>
+
 #include <nlohmann/json.hpp>
 
 #include "api/gravitino/errors.h"
@@ -34,31 +36,145 @@ bool SkipsAuthentication(const http::Request& r) {
          r.path == "/api/version" || r.path == "/configs";
 }
 
-// The addressed object, from the decoded resource path (no query: it may hold tokens).
-std::string ObjectOf(const http::Request& r, Interface i) {
-  std::string_view rest = r.path;
-  if (i == Interface::kGravitino) rest.remove_prefix(std::min<size_t>(4, rest.size()));
-  if (i == Interface::kIceberg) rest.remove_prefix(std::min<size_t>(8, rest.size()));
-  auto decoded = PercentDecode(rest);
-  std::string out = decoded.value_or(std::string(rest));
-  for (char& c : out) {
-    if (c == '\x1f') c = '.';
-  }
-  return out;
+const std::map<std::string, std::string, std::less<>>& NameKeywords() {
+  // Collection segment -> placeholder of the name that follows it.
+  static const std::map<std::string, std::string, std::less<>> keywords = {
+      {"metalakes", "{metalake}"}, {"catalogs", "{catalog}"}, {"schemas", "{schema}"},
+      {"tables", "{table}"},       {"views", "{view}"},       {"filesets", "{fileset}"},
+      {"topics", "{topic}"},       {"models", "{model}"},     {"functions", "{function}"},
+      {"partitions", "{partition}"}, {"users", "{user}"},    {"groups", "{group}"},
+      {"roles", "{role}"},         {"namespaces", "{namespace}"}};
+  return keywords;
 }
 
 }  // namespace
 
-http::Response RenderTransportError(int status, std::string_view message, std::string_view path) {
-  if (InterfaceOf(path) == Interface::kIceberg) {
+AuditSubject DescribeRequest(std::string_view method, std::string_view path) {
+  const Interface interface = InterfaceOf(path);
+  std::vector<std::string> segs;
+  for (const auto& raw : Split(path, '/')) {
+    if (raw.empty()) continue;
+    std::string plus = raw;
+    if (interface == Interface::kIceberg) {
+      for (char& c : plus) {
+        if (c == '+') c = ' ';
+      }
+    }
+    segs.push_back(PercentDecode(plus).value_or(raw));
+  }
+  std::vector<std::string> template_parts;
+  std::vector<std::string> names;
+  const auto& keywords = NameKeywords();
+  for (size_t i = 0; i < segs.size(); ++i) {
+    const std::string& seg = segs[i];
+    // Iceberg: /iceberg/v1/{prefix}/... where the prefix is "<metalake>.<catalog>".
+    if (interface == Interface::kIceberg && i == 2 && segs[1] == "v1" && seg != "config") {
+      template_parts.push_back("{prefix}");
+      names.push_back(seg);
+      continue;
+    }
+    // Gravitino: owners/{type}/{fullName}, objects/{type}/{fullName}/roles,
+    // permissions/roles/{role}/{type}/{fullName}/grant.
+    if (interface == Interface::kGravitino && (seg == "owners" || seg == "objects") && i + 2 < segs.size()) {
+      template_parts.push_back(seg);
+      template_parts.push_back("{type}");
+      template_parts.push_back("{fullName}");
+      names.push_back(segs[i + 2]);
+      i += 2;
+      continue;
+    }
+    auto kw = keywords.find(seg);
+    const bool action_follows = i + 1 < segs.size() && (segs[i + 1] == "rename" || segs[i + 1] == "testConnection");
+    if (kw != keywords.end() && i + 1 < segs.size() && !action_follows) {
+      template_parts.push_back(seg);
+      const std::string& name = segs[i + 1];
+      template_parts.push_back(kw->second);
+      if (seg == "namespaces") {
+        std::string dotted = name;
+        for (char& c : dotted) {
+          if (c == '\x1f') c = '.';
+        }
+        names.push_back(dotted);
+      } else {
+        names.push_back(name);
+      }
+      ++i;
+      // permissions/roles/{role}/{type}/{fullName}/...: the object is the full name.
+      if (seg == "roles" && i >= 2 && segs[i - 2] == "permissions" && i + 2 < segs.size()) {
+        template_parts.push_back("{type}");
+        template_parts.push_back("{fullName}");
+        names.push_back(segs[i + 2]);
+        i += 2;
+      }
+      continue;
+    }
+    template_parts.push_back(seg);
+  }
+  AuditSubject subject;
+  subject.operation = fmt::format("{} /{}", method, Join(template_parts, "/"));
+  subject.object = Join(names, ".");
+  return subject;
+}
+
+// A create names its object in the body: `name` (Gravitino, Iceberg tables and views) or
+// `namespace` (Iceberg namespaces).
+void AddCreatedName(AuditSubject& subject, std::string_view method, const std::string& body) {
+  if (method != "POST" || body.empty()) return;
+  const size_t slash = subject.operation.rfind('/');
+  const std::string last = subject.operation.substr(slash + 1);
+  if (NameKeywords().count(last) == 0) return;
+  auto j = nlohmann::json::parse(body, nullptr, false);
+  if (!j.is_object()) return;
+  std::string name;
+  if (auto n = j.find("name"); n != j.end() && n->is_string()) name = n->get<std::string>();
+  if (auto ns = j.find("namespace"); name.empty() && ns != j.end() && ns->is_array()) {
+    std::vector<std::string> levels;
+    for (const auto& l : *ns) {
+      if (l.is_string()) levels.push_back(l.get<std::string>());
+    }
+    name = Join(levels, ".");
+  }
+  if (name.empty()) return;
+  subject.object = subject.object.empty() ? name : subject.object + "." + name;
+}
+
+http::Response Router::RenderTransportError(int status, std::string_view message,
+                                            const http::Request& partial) const {
+  http::Response response;
+  if (InterfaceOf(partial.path) == Interface::kIceberg) {
     const char* type = status == 413 ? "PayloadTooLargeException"
                        : status < 500 ? "BadRequestException"
                                       : "ServiceFailureException";
-    return api::iceberg::PlainErrorResponse(status, type, message);
+    response = api::iceberg::PlainErrorResponse(status, type, message);
+  } else {
+    const int code = status < 500 ? 1001 : 1002;
+    response = api::gravitino::PlainErrorResponse(status, code,
+                                                  code == 1001 ? "IllegalArgumentException" : "RuntimeException", message);
   }
-  const int code = status < 500 ? 1001 : 1002;
-  return api::gravitino::PlainErrorResponse(status, code, code == 1001 ? "IllegalArgumentException" : "RuntimeException",
-                                            message);
+  Audit(partial, "", false, response);
+  return response;
+}
+
+void Router::Audit(const http::Request& request, const std::string& principal, bool authenticated,
+                   const http::Response& response) const {
+  AuditSubject subject = DescribeRequest(request.method, request.path);
+  AddCreatedName(subject, request.method, request.body);
+  if (subject.object.empty() && subject.operation == "GET /iceberg/v1/config") {
+    subject.object = request.Query("warehouse").value_or("");  // the catalog a client is configuring
+  }
+  governance::AuditRecord record;
+  record.time_ms = NowMillis();
+  record.principal = authenticated ? principal : "";
+  record.interface = std::string(InterfaceName(InterfaceOf(request.path)));
+  record.operation = subject.operation;
+  record.object = subject.object;
+  record.status = response.status;
+  record.outcome = response.status == 401 || response.status == 403 ? "denied"
+                   : response.status < 400                          ? "success"
+                                                                    : "failure";
+  record.request_id = request.request_id;
+  record.client = request.remote_address;
+  audit.Write(record);
 }
 
 http::Response Router::Handle(const http::Request& request) const {
@@ -96,28 +212,17 @@ http::Response Router::Handle(const http::Request& request) const {
                      : api::gravitino::PlainErrorResponse(405, 1006, "UnsupportedOperationException",
                                                           "Only GET is allowed on health endpoints");
     } else if (path == "/configs") {
-      nlohmann::json body{{"gravitino.authenticators", {"simple"}},
-                          {"gravitino.authorization.enable", false},
+      nlohmann::json body{{"gravitino.authenticators", authenticator_names},
+                          {"gravitino.authorization.enable", authorization_enabled},
                           {"gravitino.schema.separator", ":"}};
+      if (authorization_enabled) body["gravitino.authorization.serviceAdmins"] = service_admins;
       response.body = body.dump();
     } else {
       response = api::gravitino::PlainErrorResponse(404, 1003, "NotFoundException",
                                                     fmt::format("No endpoint matches {} {}", request.method, path));
     }
   }
-  governance::AuditRecord record;
-  record.time_ms = NowMillis();
-  record.principal = authenticated ? principal.user : "";
-  record.interface = std::string(InterfaceName(interface));
-  record.operation = request.method;
-  record.object = ObjectOf(request, interface);
-  record.status = response.status;
-  record.outcome = response.status == 401 || response.status == 403 ? "denied"
-                   : response.status < 400                          ? "success"
-                                                                    : "failure";
-  record.request_id = request.request_id;
-  record.client = request.remote_address;
-  audit.Write(record);
+  Audit(request, principal.user, authenticated, response);
   return response;
 }
 

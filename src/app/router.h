@@ -21,11 +21,28 @@ struct Router {
   api::AdminApi& admin;
   service::Authenticator& authenticator;
   governance::AuditLog& audit;
+  std::vector<std::string> authenticator_names;  // reported by /configs
+  bool authorization_enabled = false;
+  std::vector<std::string> service_admins;
 
   http::Response Handle(const http::Request& request) const;
+
+  /// A transport-level error (bad request line, body too large, handler crash) in the format of
+  /// the request path's protocol; audited like every other request.
+  http::Response RenderTransportError(int status, std::string_view message, const http::Request& partial) const;
+
+ private:
+  void Audit(const http::Request& request, const std::string& principal, bool authenticated,
+             const http::Response& response) const;
 };
 
-/// A transport-level error (bad request line, body too large) in the format of `path`'s protocol.
-http::Response RenderTransportError(int status, std::string_view message, std::string_view path);
+/// What the audit trail records of a request: the operation ("<METHOD> <route template>") and
+/// the full name of the addressed object ("metalake.catalog.schema.table"), derived from the
+/// path alone (never from the query string, which may carry secrets).
+struct AuditSubject {
+  std::string operation;
+  std::string object;
+};
+AuditSubject DescribeRequest(std::string_view method, std::string_view path);
 
 }  // namespace cairn::app

@@ -123,9 +123,9 @@ class Server::Impl {
     }
   }
 
-  Response RenderError(int status, std::string_view message, std::string_view path) {
+  Response RenderError(int status, std::string_view message, const Request& partial) {
     try {
-      return renderer_(status, message, path);
+      return renderer_(status, message, partial);
     } catch (...) {
       Response r;
       r.status = status;
@@ -143,7 +143,7 @@ class Server::Impl {
     } catch (...) {
       spdlog::error("event=handler_exception request_id={} error=unknown", request.request_id);
     }
-    return RenderError(500, "Internal error while handling the request", request.path);
+    return RenderError(500, "Internal error while handling the request", request);
   }
 
   static bhttp::response<bhttp::string_body> ToBeast(const Response& r, unsigned version,
@@ -193,8 +193,14 @@ class Server::Impl {
           message = fmt::format("Malformed HTTP request: {}", ec.message());
         }
         if (status != 0) {
-          const std::string path(parser.get().target());
-          auto res = ToBeast(RenderError(status, message, path), 11, false, NextRequestId());
+          Request partial;
+          partial.method = std::string(parser.get().method_string());
+          partial.target = std::string(parser.get().target());
+          std::vector<std::pair<std::string, std::string>> ignored_query;
+          ParseTarget(partial.target, partial.path, ignored_query);
+          partial.request_id = NextRequestId();
+          partial.remote_address = remote;
+          auto res = ToBeast(RenderError(status, message, partial), 11, false, partial.request_id);
           stream.expires_after(std::chrono::seconds(10));
           co_await bhttp::async_write(stream, res, asio::redirect_error(use_awaitable, ec));
           co_await Drain(stream);
@@ -216,7 +222,7 @@ class Server::Impl {
       const auto started = std::chrono::steady_clock::now();
       Response response;
       if (!ParseTarget(request.target, request.path, request.query)) {
-        response = RenderError(400, "Malformed percent-encoding in the request target", request.path);
+        response = RenderError(400, "Malformed percent-encoding in the request target", request);
       } else {
         self->busy = true;
         stream.expires_never();

@@ -26,8 +26,9 @@ struct ServerOptions {
 using Handler = std::function<Response(const Request&)>;
 
 /// Renders a transport-level error (bad request, body too large, handler crash) in the format
-/// of the protocol that owns `path`.
-using ErrorRenderer = std::function<Response(int status, std::string_view message, std::string_view path)>;
+/// of the protocol that owns the request's path. `partial` holds what was parsed of the request
+/// (method, target, path, request id, remote address; headers and body may be missing).
+using ErrorRenderer = std::function<Response(int status, std::string_view message, const Request& partial)>;
 
 /// The HTTP/1.1 server: one io thread runs the accept loop and the per-connection coroutines;
 /// handlers run on a worker pool so blocking store or storage calls never stall the io thread.

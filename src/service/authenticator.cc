@@ -61,8 +61,23 @@ Result<std::unique_ptr<Authenticator>> Authenticator::Make(AuthnConfig config, s
 }
 
 std::string Authenticator::Challenge() const {
-  if (jwt_) return R"(Bearer realm="cairn")";
-  return R"(Basic realm="cairn")";
+  std::vector<std::string> challenges;
+  if (simple_ || basic_) challenges.emplace_back(R"(Basic realm="cairn")");
+  if (jwt_) challenges.emplace_back(R"(Bearer realm="cairn")");
+  return Join(challenges, ", ");
+}
+
+Status Authenticator::EnsureBasicUser(const std::string& name, const std::string& password) {
+  if (!basic_) return InvalidArgument("cairn.authenticator.basic.bootstrap-user needs 'basic' in cairn.authenticators");
+  auto existing = store_.Get(EntityType::kIdpUser, 0, name);
+  if (existing) return Ok();
+  if (existing.error().code != ErrorCode::kNotFound) return std::move(existing).error();
+  model::Audit audit;
+  audit.creator = "system";
+  audit.create_time = NowMillis();
+  auto s = AddBasicUser(name, password, audit);
+  if (!s && s.error().code == ErrorCode::kAlreadyExists) return Ok();  // another replica won
+  return s;
 }
 
 Result<Principal> Authenticator::Authenticate(const std::optional<std::string>& authorization) const {

@@ -41,6 +41,9 @@ class Authenticator {
   /// Local users of the `basic` authenticator.
   Status AddBasicUser(const std::string& name, const std::string& password, const model::Audit& audit);
   Result<bool> RemoveBasicUser(const std::string& name);
+  /// Creates the local user unless it exists (the first administrator of a `basic` server).
+  /// kInvalidArgument when `basic` is not enabled or the password is too short.
+  Status EnsureBasicUser(const std::string& name, const std::string& password);
   Result<std::vector<std::string>> ListBasicUsers();
 
  private:

@@ -105,7 +105,7 @@ Result<EntityRecord> ParseRow(const SqlRow& row) {
   {
     CAIRN_ASSIGN_OR_RETURN(int64_t type, ParseIntColumn(row, 1, "type"));
     if (type < static_cast<int64_t>(EntityType::kMetalake) ||
-        type > static_cast<int64_t>(EntityType::kFunction)) {
+        type > static_cast<int64_t>(EntityType::kLastType)) {
       return Internal("entity {} has unknown type {}", record.id, type);
     }
     record.type = static_cast<EntityType>(type);

@@ -10,10 +10,11 @@
 # 3. If `-- CMD ...` is given, runs CMD first (e.g. `-- build/cairn_unit_tests`) with
 #    CAIRN_TEST_PG_URL set, so unit tests share the same PostgreSQL lifetime.
 # 4. Runs pytest on tests/e2e once per store in CAIRN_E2E_STORES (default "sqlite postgres").
-# 5. Then, per store, the Iceberg REST suites named in CAIRN_ICEBERG_SUITES (default
-#    "pytest rck upstream"): tests/iceberg (pytest + PyIceberg), tests/rck/run.sh (Iceberg's
-#    REST Compatibility Kit, needs mvn + a JDK 17) and tests/iceberg/pyiceberg_upstream/run.py
-#    (PyIceberg's own test_catalog.py). Skipped when test paths were named on the command line.
+# 5. Then, per store, the suites named in CAIRN_ICEBERG_SUITES (default
+#    "pytest rck upstream security"): tests/iceberg (pytest + PyIceberg), tests/rck/run.sh (Iceberg's
+#    REST Compatibility Kit, needs mvn + a JDK 17), tests/iceberg/pyiceberg_upstream/run.py
+#    (PyIceberg's own test_catalog.py) and tests/security (authentication, the authorization
+#    access matrix, audit). Skipped when test paths were named on the command line.
 #
 # Environment: CAIRN_BIN (default build/cairn), CAIRN_E2E_STORES, CAIRN_ICEBERG_SUITES, PYTHON
 # (venv creator, default python3). Exits non-zero when any step fails (all steps still run).
@@ -103,7 +104,7 @@ for store in $STORES; do
 done
 
 # --- Iceberg REST suites, once per store --------------------------------------------------------
-ICEBERG_SUITES="${CAIRN_ICEBERG_SUITES:-pytest rck upstream}"
+ICEBERG_SUITES="${CAIRN_ICEBERG_SUITES:-pytest rck upstream security}"
 if [[ ${#default_paths[@]} -eq 0 ]]; then
   log "test paths given: Iceberg REST suites skipped"
   ICEBERG_SUITES=""
@@ -113,7 +114,7 @@ for store in $STORES; do
   extra_env=(CAIRN_E2E_STORE="$store" PATH="$VENV/bin:$PATH")
   [[ "$store" == "postgres" ]] && extra_env+=(CAIRN_E2E_PG_URL="$CAIRN_TEST_PG_URL")
   for suite in $ICEBERG_SUITES; do
-    log "iceberg suite $suite with store=$store"
+    log "suite $suite with store=$store"
     src=0
     case "$suite" in
       pytest)
@@ -137,17 +138,24 @@ for store in $STORES; do
           tests/iceberg/pyiceberg_upstream/run.py)
         src=$?
         ;;
+      security)
+        # -s: the access matrix prints its case count, the audit check its request count
+        (cd "$REPO" && env "${extra_env[@]}" "$VENV/bin/python" -m pytest tests/security \
+          -p no:cacheprovider -s "${pytest_args[@]}")
+        src=$?
+        [[ $src -eq 5 && ${#pytest_args[@]} -gt 0 ]] && src=0
+        ;;
       *)
-        log "unknown suite '$suite' in CAIRN_ICEBERG_SUITES"
+        log "unknown suite '$suite' in CAIRN_ICEBERG_SUITES (pytest rck upstream security)"
         src=1
         ;;
     esac
     if [[ $src -ne 0 ]]; then
-      log "FAILED: iceberg $suite store=$store (exit $src)"
-      summary+=("FAILED iceberg $suite store=$store")
+      log "FAILED: $suite store=$store (exit $src)"
+      summary+=("FAILED $suite store=$store")
       rc=1
     else
-      summary+=("ok     iceberg $suite store=$store")
+      summary+=("ok     $suite store=$store")
     fi
   done
 done

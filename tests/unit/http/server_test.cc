@@ -65,7 +65,7 @@ class ServerTest : public ::testing::Test {
           if (r.path == "/throw") throw std::runtime_error("boom");
           return resp;
         },
-        [](int status, std::string_view message, std::string_view) {
+        [](int status, std::string_view message, const Request&) {
           Response r;
           r.status = status;
           r.body = std::string(message);
@@ -141,7 +141,7 @@ TEST(ServerShutdown, InFlightRequestFinishesOnStop) {
         r.body = "done";
         return r;
       },
-      [](int status, std::string_view m, std::string_view) {
+      [](int status, std::string_view m, const Request&) {
         Response r;
         r.status = status;
         r.body = std::string(m);
