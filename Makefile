@@ -7,7 +7,7 @@ PORT ?= 8090
 DATA_DIR ?= ./data
 CMAKE_FLAGS ?=
 
-.PHONY: all deps deps-test configure build run test unit e2e clean
+.PHONY: all deps deps-test configure build run test unit e2e clean bench bench-smoke
 
 all: build
 
@@ -28,15 +28,28 @@ build: deps configure
 run: build
 	$(BUILD_DIR)/cairn serve --host $(HOST) --port $(PORT) --data-dir $(DATA_DIR)
 
-# Unit tests (both store backends; PostgreSQL started once by the runner) and the end-to-end
-# suite with the real Gravitino client, once on SQLite and once on PostgreSQL.
+# Unit tests (both store backends; PostgreSQL started once by the runner), the end-to-end suites
+# (Gravitino client, PyIceberg, the REST compatibility kit, security) once per store, and the
+# benchmark's smoke mode so it never rots.
 test: deps-test configure
 	cmake --build $(BUILD_DIR)
 	CAIRN_BIN=$(BUILD_DIR)/cairn tests/e2e/run.sh -- ctest --test-dir $(BUILD_DIR) --output-on-failure
+	python3 bench/run.py --smoke --cairn $(BUILD_DIR)/cairn
 
 unit: deps-test configure
 	cmake --build $(BUILD_DIR)
 	cd $(BUILD_DIR) && ctest --output-on-failure
+
+# Benchmarks beside the Java reference Iceberg REST server and nginx (bench/run.py, docs/performance.md).
+# `bench` is the full run (~15 min, not part of `test`); `bench-smoke` is a ~30 s version that fails
+# only on harness errors (or a lost acknowledged commit), never on performance.
+bench: deps-test configure
+	cmake --build $(BUILD_DIR) --target cairn
+	python3 bench/run.py --cairn $(BUILD_DIR)/cairn
+
+bench-smoke: deps-test configure
+	cmake --build $(BUILD_DIR) --target cairn
+	python3 bench/run.py --smoke --cairn $(BUILD_DIR)/cairn
 
 clean:
 	rm -rf $(BUILD_DIR)

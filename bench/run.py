@@ -1,0 +1,771 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""Cairn benchmark: Cairn (SQLite, PostgreSQL) beside the Java reference Iceberg REST server and nginx.
+
+    bench/run.py            full run (make bench); about 15 minutes
+    bench/run.py --smoke    ~30 s version (make bench-smoke): tiny sizes, fails only on harness errors
+                            (and on a lost or duplicated acknowledged Cairn commit)
+
+Options: --targets cairn-sqlite,cairn-postgres,reference,nginx (default: all), --cairn PATH,
+--out FILE (default bench/results/<UTC time>[-smoke].json). Environment: CAIRN_BIN.
+
+Each server runs alone, pinned to CPU 0 (with its PostgreSQL, for cairn-postgres); the load
+generators (wrk for reads, bench/driver.cc for writes and paging) are pinned to CPU 1. All on
+127.0.0.1. See docs/performance.md for what each workload measures.
+"""
+import argparse
+import datetime
+import http.client
+import json
+import os
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import random
+import resource
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BENCH = os.path.join(REPO, "bench")
+CACHE = os.path.join(os.path.expanduser("~"), ".cache", "cairn-bench")
+REF_VERSION = "1.10.1"
+REF_JAR = os.path.join(CACHE, f"iceberg-open-api-{REF_VERSION}.jar")
+DRIVER = os.path.join(BENCH, ".build", "driver")
+NCPU = os.cpu_count() or 1
+SERVER_CPU, LOAD_CPU = ("0", "1") if NCPU >= 2 else ("0", "0")
+TARGETS = ["cairn-sqlite", "cairn-postgres", "reference", "nginx"]
+
+
+class HarnessError(Exception):
+    pass
+
+
+def log(msg):
+    print(f"[bench {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# sizes
+
+
+def profile(smoke):
+    if smoke:
+        return dict(startups=1, ref_startups=1, warm_s=0, ref_warm_s=0, dur_s=1, conns=[1, 64],
+                    snapshots=20, columns=50, create_n=100, create_cap_s=10, commit_tables=16,
+                    commit_s=1, list_n=400, list_page=100, list_passes=1, fill_cap_s=10,
+                    ref_create_cap_s=2, ref_fill_cap_s=0)
+    return dict(startups=5, ref_startups=3, warm_s=3, ref_warm_s=15, dur_s=10, conns=[1, 16, 64],
+                snapshots=100, columns=50, create_n=10_000, create_cap_s=300, commit_tables=100,
+                commit_s=10, list_n=100_000, list_page=1000, list_passes=3, fill_cap_s=100,
+                ref_create_cap_s=60, ref_fill_cap_s=0)
+
+
+# ---------------------------------------------------------------------------------------------
+# small utilities
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    p = s.getsockname()[1]
+    s.close()
+    return p
+
+
+def request(port, method, path, body=None, headers=None, timeout=60):
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    try:
+        data = json.dumps(body, separators=(",", ":")) if isinstance(body, (dict, list)) else body
+        h = {"Content-Type": "application/json"} if data is not None else {}
+        h.update(headers or {})
+        c.request(method, path, body=data, headers=h)
+        r = c.getresponse()
+        return r.status, dict(r.getheaders()), r.read()
+    finally:
+        c.close()
+
+
+def ok(port, method, path, body=None, expect=(200,)):
+    for _ in range(30):  # setup calls ride out transient 5xx (the reference's SQLite under load)
+        st, _, data = request(port, method, path, body)
+        if st < 500 or st in expect:
+            break
+        time.sleep(0.2)
+    if st not in expect:
+        raise HarnessError(f"{method} {path} -> {st}: {data[:300]!r}")
+    return json.loads(data) if data else None
+
+
+def wait_ready(port, path, proc, timeout=120):
+    """Seconds from now until the first 200 on path (polled every ~1 ms)."""
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < timeout:
+        if proc.poll() is not None:
+            raise HarnessError(f"server exited with {proc.returncode} before it was ready")
+        try:
+            s = socket.create_connection(("127.0.0.1", port), timeout=1)
+            s.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".encode())
+            head = s.recv(64)
+            s.close()
+            if head.startswith(b"HTTP/1.1 200") or head.startswith(b"HTTP/1.0 200"):
+                return time.perf_counter() - t0
+        except OSError:
+            pass
+        time.sleep(0.001)
+    raise HarnessError(f"not ready on :{port}{path} after {timeout}s")
+
+
+def rss_mb(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024.0
+    return None
+
+
+def stop(proc, timeout=20):
+    if proc is None or proc.poll() is not None:
+        return
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def pinned(cpu, argv):
+    return ["taskset", "-c", cpu] + argv
+
+
+def schema(columns):
+    types = ["long", "string", "double", "int", "timestamp", "date", "boolean", "decimal(18,4)"]
+    fields = [{"id": i + 1, "name": f"col_{i:02d}", "required": i == 0, "type": types[i % len(types)],
+               "doc": f"column {i} of the benchmark table"} for i in range(columns)]
+    return {"type": "struct", "schema-id": 0, "identifier-field-ids": [1], "fields": fields}
+
+
+# ---------------------------------------------------------------------------------------------
+# tools
+
+
+def ensure_tools(targets):
+    apt = []
+    if not shutil.which("wrk"):
+        apt.append("wrk")
+    if "nginx" in targets and not (shutil.which("nginx") or os.path.exists("/usr/sbin/nginx")):
+        apt.append("nginx")
+    if not shutil.which("taskset"):
+        apt.append("util-linux")
+    if not shutil.which("g++"):
+        apt.append("g++")
+    if apt:
+        log(f"installing Debian packages: {' '.join(apt)}")
+        sudo = [] if os.geteuid() == 0 else ["sudo"]
+        env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+        subprocess.run(sudo + ["apt-get", "update", "-qq"], check=True, env=env)
+        subprocess.run(sudo + ["apt-get", "install", "-y", "-qq", "--no-install-recommends"] + apt,
+                       check=True, env=env)
+        if "nginx" in apt:  # the package starts a system nginx on :80; we run our own
+            subprocess.run(["service", "nginx", "stop"], check=False, capture_output=True)
+    if "reference" in targets and not os.path.exists(REF_JAR):
+        os.makedirs(CACHE, exist_ok=True)
+        log(f"fetching org.apache.iceberg:iceberg-open-api:{REF_VERSION} into {CACHE}")
+        subprocess.run(["mvn", "-q", "dependency:copy",
+                        f"-Dartifact=org.apache.iceberg:iceberg-open-api:{REF_VERSION}",
+                        f"-DoutputDirectory={CACHE}"], check=True, cwd=CACHE)
+        if not os.path.exists(REF_JAR):
+            raise HarnessError(f"{REF_JAR} missing after mvn dependency:copy")
+    src = os.path.join(BENCH, "driver.cc")
+    if not os.path.exists(DRIVER) or os.path.getmtime(DRIVER) < os.path.getmtime(src):
+        os.makedirs(os.path.dirname(DRIVER), exist_ok=True)
+        log("building bench/driver.cc")
+        subprocess.run(["g++", "-O2", "-std=c++20", "-pthread", "-o", DRIVER, src], check=True)
+
+
+def run_json(argv, timeout=1800):
+    p = subprocess.run(pinned(LOAD_CPU, argv), capture_output=True, text=True, timeout=timeout)
+    if p.returncode != 0:
+        raise HarnessError(f"{argv[0]} failed ({p.returncode}): {p.stderr[-500:]}")
+    for line in reversed(p.stdout.splitlines()):
+        line = line.strip()
+        if line.startswith("BENCHJSON "):
+            return json.loads(line[len("BENCHJSON "):])
+        if line.startswith("{"):
+            return json.loads(line)
+    raise HarnessError(f"no JSON from {argv[0]}: {p.stdout[-500:]} {p.stderr[-500:]}")
+
+
+def cpu_seconds(pid):
+    """CPU time (user + system) used so far by pid and its direct children (nginx's worker, say)."""
+    if pid is None:
+        return 0.0
+    total = 0
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open(f"/proc/{d}/stat") as f:
+                st = f.read()
+        except OSError:
+            continue
+        rest = st[st.rindex(")") + 2:].split()
+        if int(d) == pid or int(rest[1]) == pid:
+            total += int(rest[11]) + int(rest[12])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def children_cpu():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def wrk(port, path, conns, seconds, inm=None, server_pid=None):
+    env_path = os.path.join(BENCH, "wrk", "get.lua")
+    os.environ["BENCH_PATH"] = path
+    os.environ["BENCH_INM"] = inm or ""
+    srv0, gen0, t0 = cpu_seconds(server_pid), children_cpu(), time.perf_counter()
+    r = run_json(["wrk", "-t1", f"-c{conns}", f"-d{max(1, round(seconds))}s", "--timeout", "10s", "-s", env_path,
+                  f"http://127.0.0.1:{port}"])
+    wall = time.perf_counter() - t0
+    srv_cpu, gen_cpu = (cpu_seconds(server_pid) - srv0) / wall, (children_cpu() - gen0) / wall
+    secs = r["duration_us"] / 1e6
+    errors = r["errors_connect"] + r["errors_read"] + r["errors_write"] + r["errors_timeout"] + r["errors_status"]
+    return {"throughput": r["requests"] / secs, "p50_ms": r["p50_us"] / 1000, "p99_ms": r["p99_us"] / 1000,
+            "requests": r["requests"], "errors": errors, "bytes_per_response": r["bytes"] / max(r["requests"], 1),
+            "connections": conns, "server_cpu_util": srv_cpu if server_pid else None, "loadgen_cpu_util": gen_cpu}
+
+
+# ---------------------------------------------------------------------------------------------
+# servers
+
+
+class Server:
+    name = ""
+    base = ""         # Iceberg REST path prefix, e.g. /iceberg/v1/bench.cat or /v1
+    ready_path = ""
+    etag = True
+
+    def __init__(self, workdir):
+        self.workdir = workdir
+        self.proc = None
+        self.port = None
+
+    def argv_env(self):
+        raise NotImplementedError
+
+    def start(self):
+        self.port = free_port()
+        argv, env = self.argv_env()
+        logf = open(os.path.join(self.workdir, f"{self.name}.log"), "ab")
+        self.proc = subprocess.Popen(pinned(SERVER_CPU, argv), env=env, stdout=logf, stderr=logf)
+        t0 = time.perf_counter()
+        ready = wait_ready(self.port, self.ready_path, self.proc)
+        return ready, t0
+
+    def stop(self):
+        stop(self.proc)
+        self.proc = None
+
+    def prepare(self):
+        pass
+
+    def close(self):
+        pass
+
+
+class Cairn(Server):
+    ready_path = "/api/version"
+    base = "/iceberg/v1/bench.cat"
+
+    def __init__(self, workdir, binary, store, pg_dir=None):
+        super().__init__(workdir)
+        self.binary, self.store, self.pg_dir = binary, store, pg_dir
+        self.name = f"cairn-{store}"
+        self.data = os.path.join(workdir, "data")
+        os.makedirs(self.data, exist_ok=True)
+        self.pg_url = None
+        if store == "postgres":
+            out = subprocess.run(pinned(SERVER_CPU, [os.path.join(REPO, "tests/harness/pg.sh"), "start", pg_dir]),
+                                 capture_output=True, text=True)
+            if out.returncode != 0:
+                raise HarnessError(f"pg.sh start failed: {out.stderr[-500:]}")
+            self.pg_url = out.stdout.strip().splitlines()[-1]
+
+    def argv_env(self):
+        env = dict(os.environ, CAIRN_LOG_LEVEL="warn", CAIRN_STORE_TYPE=self.store)
+        if self.pg_url:
+            env["CAIRN_STORE_POSTGRES_URL"] = self.pg_url
+        return [self.binary, "serve", "--host", "127.0.0.1", "--port", str(self.port), "--data-dir", self.data], env
+
+    def prepare(self):
+        st, _, _ = request(self.port, "GET", "/api/metalakes/bench")
+        if st != 200:
+            ok(self.port, "POST", "/api/metalakes", {"name": "bench"})
+            ok(self.port, "POST", "/api/metalakes/bench/catalogs",
+               {"name": "cat", "type": "relational", "provider": "lakehouse-iceberg",
+                "properties": {"warehouse": os.path.join(self.workdir, "warehouse")}})
+        cfg = ok(self.port, "GET", "/iceberg/v1/config?warehouse=bench.cat")
+        if cfg["overrides"].get("prefix") != "bench.cat":
+            raise HarnessError(f"unexpected config {cfg}")
+
+    def close(self):
+        if self.pg_dir:
+            subprocess.run([os.path.join(REPO, "tests/harness/pg.sh"), "stop", self.pg_dir], capture_output=True)
+
+
+class Reference(Server):
+    name = "reference"
+    ready_path = "/v1/config"
+    base = "/v1"
+    etag = False  # checked at run time too
+
+    def argv_env(self):
+        env = dict(os.environ,
+                   CATALOG_CATALOG__IMPL="org.apache.iceberg.jdbc.JdbcCatalog",
+                   CATALOG_URI=f"jdbc:sqlite:{self.workdir}/peer.db",
+                   CATALOG_JDBC_USER="user", CATALOG_JDBC_PASSWORD="password",
+                   CATALOG_WAREHOUSE=f"file://{self.workdir}/warehouse",
+                   CATALOG_REST_PORT=str(self.port))
+        return ["java", "-Dorg.slf4j.simpleLogger.defaultLogLevel=WARN", "-jar", REF_JAR], env
+
+
+# ---------------------------------------------------------------------------------------------
+# workloads
+
+
+def build_wide_table(srv, p):
+    """Namespace `bench`, table `wide`: 50 columns, 100 snapshots committed through the REST commit endpoint."""
+    base, port = srv.base, srv.port
+    for ns in ("bench", "bulk", "commits"):
+        ok(port, "POST", f"{base}/namespaces", {"namespace": [ns]}, expect=(200, 409))
+    ok(port, "POST", f"{base}/namespaces/bench/tables", {"name": "wide", "schema": schema(p["columns"])},
+       expect=(200, 409))
+    path = f"{base}/namespaces/bench/tables/wide"
+    meta = ok(port, "GET", path)["metadata"]
+    cur = meta.get("current-snapshot-id")
+    cur = None if cur in (None, -1) else cur
+    seq = meta.get("last-sequence-number", 0)
+    for i in range(len(meta.get("snapshots", [])), p["snapshots"]):
+        sid = random.getrandbits(62) + 1
+        snap = {"snapshot-id": sid, "sequence-number": seq + 1, "timestamp-ms": int(time.time() * 1000),
+                "manifest-list": f"file:///tmp/cairn-bench-fake/wide/snap-{sid}.avro",
+                "summary": {"operation": "append", "added-data-files": "1", "added-records": "1000",
+                            "bench-token": f"setup-{i}"},
+                "schema-id": 0}
+        if cur is not None:
+            snap["parent-snapshot-id"] = cur
+        body = {"requirements": [{"type": "assert-ref-snapshot-id", "ref": "main", "snapshot-id": cur}],
+                "updates": [{"action": "add-snapshot", "snapshot": snap},
+                            {"action": "set-snapshot-ref", "ref-name": "main", "type": "branch", "snapshot-id": sid}]}
+        ok(port, "POST", path, body)
+        cur, seq = sid, seq + 1
+    st, headers, data = request(port, "GET", path)
+    meta = json.loads(data)["metadata"]
+    if st != 200 or len(meta["snapshots"]) != p["snapshots"] or len(meta["schemas"][0]["fields"]) != p["columns"]:
+        raise HarnessError(f"{srv.name}: wide table has the wrong shape")
+    return path, data, {k.lower(): v for k, v in headers.items()}.get("etag")
+
+
+def load_workloads(port, path, p, warm_s, etag, pid=None):
+    out = {}
+    if warm_s > 0:
+        wrk(port, path, 16, warm_s)  # warm-up (JIT, caches, connections); not recorded
+    for c in p["conns"]:
+        out[f"load_c{c}"] = wrk(port, path, c, p["dur_s"], server_pid=pid)
+    if etag:
+        st, _, _ = request(port, "GET", path, headers={"If-None-Match": etag})
+        if st != 304:
+            raise HarnessError(f"If-None-Match with the current ETag gave {st}, not 304")
+        out["load304_c64"] = wrk(port, path, 64, p["dur_s"], inm=etag, server_pid=pid)
+    return out
+
+
+def driver(*args):
+    return run_json([DRIVER] + [str(a) for a in args])
+
+
+def verify_commits(srv, acks_file):
+    """Every acknowledged commit must be in its table's snapshot log, exactly once."""
+    acked = {}
+    with open(acks_file) as f:
+        for line in f:
+            table, token, sid = line.split()
+            acked.setdefault(table, []).append((token, int(sid)))
+    lost = dup = 0
+    for table, items in acked.items():
+        meta = ok(srv.port, "GET", f"{srv.base}/namespaces/commits/tables/{table}")["metadata"]
+        log_ids = [e["snapshot-id"] for e in meta.get("snapshot-log", [])]
+        by_id = {s["snapshot-id"]: s for s in meta.get("snapshots", [])}
+        tokens = {}
+        for sid in log_ids:
+            t = by_id.get(sid, {}).get("summary", {}).get("bench-token")
+            if t:
+                tokens[t] = tokens.get(t, 0) + 1
+        in_log = set(log_ids)
+        for token, sid in items:
+            if sid not in in_log:
+                lost += 1
+        dup += sum(n - 1 for n in tokens.values() if n > 1)
+    return {"acknowledged": sum(len(v) for v in acked.values()), "lost": lost, "duplicated": dup}
+
+
+def commit_workloads(srv, p, tmp):
+    out = {}
+    names = [f"c_{i}" for i in range(p["commit_tables"])] + ["hot"]
+    sch = os.path.join(tmp, "schema.json")
+    for n in names:  # few tables; sequential through Python keeps it simple
+        ok(srv.port, "POST", f"{srv.base}/namespaces/commits/tables", {"name": n, "schema": json.load(open(sch))},
+           expect=(200, 409))
+    for mode, tables in (("distinct", names[:-1]), ("hot", ["hot"])):
+        tf = os.path.join(tmp, f"{srv.name}-{mode}.tables")
+        with open(tf, "w") as f:
+            f.write("\n".join(tables) + "\n")
+        acks = os.path.join(tmp, f"{srv.name}-{mode}.acks")
+        r = driver("commit", "--port", srv.port, "--base", srv.base, "--ns", "commits", "--tables", tf,
+                   "--threads", 16, "--seconds", p["commit_s"], "--mode", mode, "--acks-out", acks)
+        r.update(verify_commits(srv, acks))
+        out[f"commit_{mode}"] = r
+        log(f"  commit {mode}: {r['throughput']:.0f}/s, 409s {r['conflicts_409']}, lost {r['lost']}, dup {r['duplicated']}")
+    return out
+
+
+def bench_server(srv, p, tmp, is_ref, res):
+    """Fills res as it goes, so a failure late in the run keeps the numbers measured before it."""
+    res["loadavg_start"] = open("/proc/loadavg").read().split()[:3]
+    n_start = p["ref_startups"] if is_ref else p["startups"]
+    times = []
+    for i in range(n_start):
+        ready, _ = srv.start()
+        times.append(ready * 1000)
+        if i < n_start - 1:
+            srv.stop()
+    time.sleep(1.0)
+    res["startup"] = {"ready_ms_median": statistics.median(times), "ready_ms_all": times,
+                      "idle_rss_mb": rss_mb(srv.proc.pid)}
+    log(f"  ready {statistics.median(times):.0f} ms, idle RSS {res['startup']['idle_rss_mb']:.1f} MB")
+    srv.prepare()
+    path, body, etag = build_wide_table(srv, p)
+    res["wide_table"] = {"bytes": len(body), "etag": etag}
+    nginx_file = os.path.join(tmp, "wide.json")  # nginx serves the first Cairn run's exact bytes
+    if not is_ref and not os.path.exists(nginx_file):
+        with open(nginx_file, "wb") as f:
+            f.write(body)
+    res.update(load_workloads(srv.port, path, p, p["ref_warm_s"] if is_ref else p["warm_s"],
+                              etag if srv.etag else None, srv.proc.pid))
+    log(f"  loadTable c64: {res['load_c64']['throughput']:.0f}/s p99 {res['load_c64']['p99_ms']:.2f} ms")
+    if p.get("load_only"):
+        srv.stop()
+        return res
+    sch = os.path.join(tmp, "schema.json")
+    cap = p["ref_create_cap_s"] if is_ref else p["create_cap_s"]
+    r = driver("create", "--port", srv.port, "--base", srv.base, "--ns", "bulk", "--threads", 16,
+               "--count", p["create_n"], "--prefix", "t_", "--schema", sch, "--max-seconds", cap)
+    r["requested"] = p["create_n"]
+    res["create"] = r
+    log(f"  createTable: {r['ok']} in {r['seconds']:.1f}s = {r['throughput']:.0f}/s")
+    res.update(commit_workloads(srv, p, tmp))
+    # Fill `bulk` up to list_n tables (not timed as a workload) and page through it.
+    have = r["ok"]
+    fill_cap = p["ref_fill_cap_s"] if is_ref else p["fill_cap_s"]
+    if have < p["list_n"] and fill_cap > 0:
+        f = driver("create", "--port", srv.port, "--base", srv.base, "--ns", "bulk", "--threads", 16,
+                   "--count", p["list_n"] - have, "--start", p["create_n"], "--prefix", "t_", "--schema", sch,
+                   "--max-seconds", fill_cap)
+        have += f["ok"]
+        res["fill"] = f
+        log(f"  filled bulk to {have} tables ({f['throughput']:.0f}/s)")
+    lr = driver("list", "--port", srv.port, "--base", srv.base, "--ns", "bulk", "--page-size", p["list_page"],
+                "--passes", p["list_passes"])
+    lr["tables"] = have
+    lr["page_size"] = p["list_page"]
+    if any(n != have for n in lr["tables_per_pass"]):
+        raise HarnessError(f"{srv.name}: listTables saw {lr['tables_per_pass']} tables, expected {have}")
+    res["list"] = lr
+    log(f"  listTables over {have}: p99 {lr['p99_ms']:.2f} ms/page")
+    res["startup"]["rss_after_tables_mb"] = rss_mb(srv.proc.pid)
+    res["startup"]["tables_loaded"] = have + p["commit_tables"] + 2
+    res["loadavg_end"] = open("/proc/loadavg").read().split()[:3]
+    srv.stop()
+    return res
+
+
+def bench_nginx(body, p, tmp, etag_probe_path):
+    root = os.path.join(tmp, "nginx")
+    doc = os.path.join(root, "html" + etag_probe_path)
+    os.makedirs(os.path.dirname(doc), exist_ok=True)
+    with open(doc, "wb") as f:
+        f.write(body)
+    for d, _, _ in os.walk(tmp):
+        os.chmod(d, 0o755)
+    os.chmod(tmp, 0o755)
+    port = free_port()
+    conf = os.path.join(root, "nginx.conf")
+    with open(conf, "w") as f:
+        f.write(f"""daemon off;
+worker_processes 1;
+pid {root}/nginx.pid;
+error_log {root}/error.log warn;
+events {{ worker_connections 4096; }}
+http {{
+  access_log off;
+  sendfile on;
+  tcp_nopush on;
+  tcp_nodelay on;
+  keepalive_requests 100000000;
+  keepalive_timeout 120s;
+  default_type application/json;
+  client_body_temp_path {root}/tmp; proxy_temp_path {root}/tmp; fastcgi_temp_path {root}/tmp;
+  uwsgi_temp_path {root}/tmp; scgi_temp_path {root}/tmp;
+  server {{ listen 127.0.0.1:{port}; root {root}/html; location / {{ }} }}
+}}
+""")
+    os.makedirs(os.path.join(root, "tmp"), exist_ok=True)
+    nginx = shutil.which("nginx") or "/usr/sbin/nginx"
+    proc = subprocess.Popen(pinned(SERVER_CPU, [nginx, "-c", conf, "-p", root]),
+                            stdout=subprocess.DEVNULL, stderr=open(os.path.join(root, "stderr.log"), "wb"))
+    try:
+        wait_ready(port, etag_probe_path, proc)
+        st, headers, data = request(port, "GET", etag_probe_path)
+        if data != body:
+            raise HarnessError("nginx does not serve the captured loadTable bytes")
+        etag = {k.lower(): v for k, v in headers.items()}.get("etag")
+        res = {"wide_table": {"bytes": len(body), "etag": etag}}
+        res.update(load_workloads(port, etag_probe_path, p, p["warm_s"], etag, proc.pid))
+        log(f"  loadTable c64: {res['load_c64']['throughput']:.0f}/s")
+        return res
+    finally:
+        stop(proc)
+
+
+# ---------------------------------------------------------------------------------------------
+# report
+
+ROWS = [  # (key, metric, label)
+    ("load_c1", "throughput", "loadTable, 1 conn: req/s"),
+    ("load_c1", "p50_ms", "loadTable, 1 conn: p50 ms"),
+    ("load_c1", "p99_ms", "loadTable, 1 conn: p99 ms"),
+    ("load_c16", "throughput", "loadTable, 16 conns: req/s"),
+    ("load_c16", "p50_ms", "loadTable, 16 conns: p50 ms"),
+    ("load_c16", "p99_ms", "loadTable, 16 conns: p99 ms"),
+    ("load_c64", "throughput", "loadTable, 64 conns: req/s"),
+    ("load_c64", "p50_ms", "loadTable, 64 conns: p50 ms"),
+    ("load_c64", "p99_ms", "loadTable, 64 conns: p99 ms"),
+    ("load_c64", "server_cpu_util", "loadTable, 64 conns: server CPU (cores)"),
+    ("load_c64", "loadgen_cpu_util", "loadTable, 64 conns: wrk CPU (cores)"),
+    ("load304_c64", "throughput", "loadTable 304 (If-None-Match), 64 conns: req/s"),
+    ("load304_c64", "p50_ms", "loadTable 304, 64 conns: p50 ms"),
+    ("load304_c64", "p99_ms", "loadTable 304, 64 conns: p99 ms"),
+    ("create", "throughput", "createTable, 16 conns: tables/s"),
+    ("create", "p50_ms", "createTable: p50 ms"),
+    ("create", "p99_ms", "createTable: p99 ms"),
+    ("commit_distinct", "throughput", "commit, 16 writers / 100 tables: commits/s"),
+    ("commit_distinct", "p50_ms", "commit, 100 tables: p50 ms"),
+    ("commit_distinct", "p99_ms", "commit, 100 tables: p99 ms"),
+    ("commit_hot", "throughput", "commit, 16 writers / 1 hot table: commits/s"),
+    ("commit_hot", "p50_ms", "commit, hot table: p50 ms (incl. retries)"),
+    ("commit_hot", "p99_ms", "commit, hot table: p99 ms (incl. retries)"),
+    ("commit_hot", "conflicts_409", "commit, hot table: 409 answers"),
+    ("commit_distinct", "lost", "commits lost (acked, not in log), 100 tables"),
+    ("commit_hot", "lost", "commits lost (acked, not in log), hot table"),
+    ("commit_hot", "duplicated", "commits duplicated in log, hot table"),
+    ("list", "tables", "listTables: tables in namespace"),
+    ("list", "throughput", "listTables: pages/s (1 conn)"),
+    ("list", "p50_ms", "listTables: p50 ms per page"),
+    ("list", "p99_ms", "listTables: p99 ms per page"),
+    ("startup", "ready_ms_median", "start-up to ready: ms (median)"),
+    ("startup", "idle_rss_mb", "idle RSS: MB"),
+    ("startup", "rss_after_tables_mb", "RSS after loading the tables: MB"),
+]
+
+
+def fmt(v):
+    if v is None:
+        return "N/A"
+    if isinstance(v, float):
+        if abs(v) >= 100:
+            return f"{v:,.0f}"
+        if abs(v) >= 10:
+            return f"{v:.1f}"
+        return f"{v:.2f}"
+    return f"{v:,}" if isinstance(v, int) else str(v)
+
+
+def get(results, target, key, metric):
+    return results.get(target, {}).get(key, {}).get(metric)
+
+
+def ratio(a, b):
+    if a is None or b in (None, 0) or isinstance(a, str) or isinstance(b, str):
+        return None
+    return a / b
+
+
+def markdown(results, meta):
+    lines = [f"Run {meta['started']} ({'smoke' if meta['smoke'] else 'full'}), cairn {meta['cairn_commit']}, "
+             f"server on CPU {SERVER_CPU}, load on CPU {LOAD_CPU}; "
+             f"load average before/after each server: "
+             + ", ".join(f"{t} {'/'.join(results[t].get('loadavg_start', ['?'])[:1])}→"
+                         f"{'/'.join(results[t].get('loadavg_end', ['?'])[:1])}" for t in results) + ".", "",
+             "| workload | cairn-sqlite | cairn-postgres | reference 1.10.1 | nginx | sqlite / ref | postgres / ref | sqlite / nginx |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for key, metric, label in ROWS:
+        vals = [get(results, t, key, metric) for t in TARGETS]
+        r1 = ratio(vals[0], vals[2])
+        r2 = ratio(vals[1], vals[2])
+        r3 = ratio(vals[0], vals[3]) if key.startswith("load") else None
+        cells = [fmt(v) for v in vals] + [("—" if r is None else f"{r:.2f}×") for r in (r1, r2, r3)]
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def targets_table(results):
+    s, r, n = results.get("cairn-sqlite", {}), results.get("reference", {}), results.get("nginx", {})
+    pg = results.get("cairn-postgres", {})
+
+    def g(d, k, m):
+        return d.get(k, {}).get(m)
+
+    rows = []
+
+    def add(name, value, passed):
+        rows.append(f"| {name} | {value} | {'yes' if passed else ('no' if passed is not None else 'N/A')} |")
+
+    lt = ratio(g(s, "load_c64", "throughput"), g(r, "load_c64", "throughput"))
+    add("loadTable c64 ≥ 20× reference", f"{lt:.1f}×" if lt else "N/A", lt >= 20 if lt else None)
+    ln = ratio(g(s, "load_c64", "throughput"), g(n, "load_c64", "throughput"))
+    add("loadTable c64 ≥ 50% of nginx", f"{ln * 100:.0f}%" if ln else "N/A", ln >= 0.5 if ln else None)
+    lp = ratio(g(s, "load_c64", "p99_ms"), g(r, "load_c64", "p99_ms"))
+    add("loadTable c64 p99 ≤ 1/10 of reference", f"{lp:.2f}×" if lp else "N/A", lp <= 0.1 if lp else None)
+    ct = ratio(g(s, "create", "throughput"), g(r, "create", "throughput"))
+    add("createTable ≥ 10× reference", f"{ct:.1f}×" if ct else "N/A", ct >= 10 if ct else None)
+    cd = ratio(g(s, "commit_distinct", "throughput"), g(r, "commit_distinct", "throughput"))
+    add("commits on distinct tables ≥ 10× reference", f"{cd:.1f}×" if cd else "N/A", cd >= 10 if cd else None)
+    for name, d in (("sqlite", s), ("postgres", pg)):
+        if not d:
+            continue
+        lost = (g(d, "commit_hot", "lost") or 0) + (g(d, "commit_distinct", "lost") or 0)
+        dup = (g(d, "commit_hot", "duplicated") or 0) + (g(d, "commit_distinct", "duplicated") or 0)
+        add(f"zero lost / duplicated acked commits ({name})", f"{lost} lost, {dup} dup", lost == 0 and dup == 0)
+    hr = ratio(g(s, "commit_hot", "throughput"), g(s, "commit_distinct", "throughput"))
+    add("hot-table commits ≥ 30% of distinct-table rate", f"{hr * 100:.0f}%" if hr else "N/A",
+        hr >= 0.3 if hr else None)
+    lp99 = g(s, "list", "p99_ms")
+    add(f"listTables page p99 < 10 ms ({fmt(g(s, 'list', 'tables'))} tables, page {g(s, 'list', 'page_size')})",
+        f"{lp99:.2f} ms" if lp99 else "N/A", lp99 < 10 if lp99 else None)
+    add("listTables p99 < 10 ms with authorization on", "not measured: Cairn has no authorization yet", None)
+    rd = g(s, "startup", "ready_ms_median")
+    add("ready < 100 ms from exec", f"{rd:.0f} ms" if rd else "N/A", rd < 100 if rd else None)
+    rss = g(s, "startup", "idle_rss_mb")
+    add("idle RSS < 30 MB", f"{rss:.1f} MB" if rss else "N/A", rss < 30 if rss else None)
+    return "\n".join(["| target (issue 7) | cairn-sqlite | met |", "|---|---|---|"] + rows)
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--smoke", action="store_true")
+    ap.add_argument("--targets", default=",".join(TARGETS))
+    ap.add_argument("--cairn", default=os.environ.get("CAIRN_BIN", os.path.join(REPO, "build", "cairn")))
+    ap.add_argument("--out")
+    ap.add_argument("--load-only", action="store_true", help="only start-up and the loadTable workloads")
+    args = ap.parse_args()
+    targets = [t.strip() for t in args.targets.split(",") if t.strip()]
+    for t in targets:
+        if t not in TARGETS:
+            ap.error(f"unknown target {t}")
+    p = profile(args.smoke)
+    p["load_only"] = args.load_only
+    started = datetime.datetime.now(datetime.timezone.utc)
+    commit = subprocess.run(["git", "-C", REPO, "rev-parse", "--short", "HEAD"], capture_output=True,
+                            text=True).stdout.strip()
+    meta = {"started": started.strftime("%Y-%m-%dT%H:%M:%SZ"), "smoke": args.smoke, "cairn_commit": commit,
+            "cpus": NCPU, "server_cpu": SERVER_CPU, "load_cpu": LOAD_CPU, "profile": p,
+            "reference": f"org.apache.iceberg:iceberg-open-api:{REF_VERSION} (JdbcCatalog on SQLite)",
+            "load_generators": "wrk -t1 (reads), bench/driver.cc (writes, paging)"}
+    t_all = time.perf_counter()
+    ensure_tools(targets)
+    if any(t.startswith("cairn") for t in targets) and not os.access(args.cairn, os.X_OK):
+        raise HarnessError(f"no cairn binary at {args.cairn} (make build)")
+    results = {}
+    failures = []
+    harness_errors = []
+    tmp_root = tempfile.mkdtemp(prefix="cairn-bench-")
+    os.chmod(tmp_root, 0o755)
+    with open(os.path.join(tmp_root, "schema.json"), "w") as f:
+        json.dump(schema(p["columns"]), f, separators=(",", ":"))
+    try:
+        for t in targets:
+            if t == "nginx":
+                continue
+            log(f"== {t}")
+            wd = os.path.join(tmp_root, t)
+            os.makedirs(wd)
+            if t.startswith("cairn"):
+                store = t.split("-", 1)[1]
+                srv = Cairn(wd, args.cairn, store, os.path.join(tmp_root, "pg") if store == "postgres" else None)
+            else:
+                srv = Reference(wd)
+            t0 = time.perf_counter()
+            results[t] = {}
+            try:
+                bench_server(srv, p, tmp_root, (t == "reference"), results[t])
+            except (HarnessError, subprocess.CalledProcessError, subprocess.TimeoutExpired, OSError) as e:
+                log(f"harness error in {t}: {e}")
+                harness_errors.append(f"{t}: {e}")
+                results[t]["error"] = str(e)[:2000]
+            finally:
+                srv.stop()
+                srv.close()
+            results[t]["wall_s"] = time.perf_counter() - t0
+        if "nginx" in targets:
+            log("== nginx")
+            body_file = os.path.join(tmp_root, "wide.json")
+            if not os.path.exists(body_file):
+                raise HarnessError("nginx needs a Cairn run first (its loadTable bytes are the static file)")
+            with open(body_file, "rb") as f:
+                body = f.read()
+            results["nginx"] = bench_nginx(body, p, tmp_root, "/iceberg/v1/bench.cat/namespaces/bench/tables/wide")
+        for t in ("cairn-sqlite", "cairn-postgres"):
+            for k in ("commit_distinct", "commit_hot"):
+                d = results.get(t, {}).get(k)
+                if d and (d["lost"] or d["duplicated"]):
+                    failures.append(f"{t} {k}: {d['lost']} lost, {d['duplicated']} duplicated acknowledged commits")
+    finally:
+        subprocess.run([os.path.join(REPO, "tests/harness/pg.sh"), "stop", os.path.join(tmp_root, "pg")],
+                       capture_output=True)
+        # Deleting 100,000 table directories takes a while: leave it to a detached rm.
+        subprocess.Popen(["rm", "-rf", tmp_root], start_new_session=True)
+    meta["wall_s"] = time.perf_counter() - t_all
+    md = markdown(results, meta)
+    tt = targets_table(results) if all(t in results and "error" not in results[t]
+                                       for t in ("cairn-sqlite", "reference", "nginx")) else ""
+    print(md)
+    if tt:
+        print()
+        print(tt)
+    out = args.out or os.path.join(BENCH, "results",
+                                   started.strftime("%Y%m%dT%H%M%SZ") + ("-smoke" if args.smoke else "") + ".json")
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    with open(out, "w") as f:
+        json.dump({"meta": meta, "results": results, "markdown": md, "targets": tt}, f, indent=2)
+    log(f"wrote {os.path.relpath(out, REPO)} ({meta['wall_s']:.0f} s)")
+    for m in harness_errors:
+        log("HARNESS ERROR " + m)
+    for m in failures:
+        log("FAIL " + m)
+    return 2 if harness_errors else (1 if failures else 0)
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except (HarnessError, subprocess.CalledProcessError, subprocess.TimeoutExpired, OSError) as e:
+        log(f"harness error: {e}")
+        sys.exit(2)
