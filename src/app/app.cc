@@ -43,7 +43,9 @@ int Serve(Config config) {
     return 1;
   }
   const int cores = static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
-  const int workers = config.workers > 0 ? config.workers : std::max(2, cores);
+  // Handlers block on the store and on fsync of metadata files, so there are more workers than
+  // cores: writes to different tables overlap their I/O.
+  const int workers = config.workers > 0 ? config.workers : std::max(8, 4 * cores);
 
   store::StoreOptions store_options;
   store_options.type = config.store_type;

@@ -146,15 +146,15 @@ class Server::Impl {
     return RenderError(500, "Internal error while handling the request", request);
   }
 
-  static bhttp::response<bhttp::string_body> ToBeast(const Response& r, unsigned version,
-                                                     bool keep_alive, const std::string& request_id) {
+  static bhttp::response<bhttp::string_body> ToBeast(Response&& r, unsigned version, bool keep_alive,
+                                                     const std::string& request_id) {
     bhttp::response<bhttp::string_body> res{static_cast<bhttp::status>(r.status), version};
     res.set(bhttp::field::server, "cairn");
     if (!r.body.empty() || r.status != 200) res.set(bhttp::field::content_type, r.content_type);
     res.set("X-Request-Id", request_id);
     for (const auto& [k, v] : r.headers) res.set(k, v);
     res.keep_alive(keep_alive);
-    res.body() = r.body;
+    res.body() = std::move(r.body);  // metadata documents are large: never copy them twice
     res.prepare_payload();
     return res;
   }
@@ -236,7 +236,7 @@ class Server::Impl {
                               .count();
       spdlog::info("event=request request_id={} remote={} method={} path=\"{}\" status={} micros={}",
                    request.request_id, remote, request.method, request.path, response.status, micros);
-      auto res = ToBeast(response, version, keep_alive && !stopping_, request.request_id);
+      auto res = ToBeast(std::move(response), version, keep_alive && !stopping_, request.request_id);
       stream.expires_after(idle);
       co_await bhttp::async_write(stream, res, asio::redirect_error(use_awaitable, ec));
       if (ec || !keep_alive) break;

@@ -177,7 +177,8 @@ bool Authorizer::Allowed(const Principal& principal, Action action, const Target
 }
 
 std::vector<std::string> Authorizer::Filter(const Principal& principal, Action action, const Target& parent,
-                                            std::vector<std::string> names) {
+                                            std::vector<std::string> names,
+                                            const std::vector<EntityRecord>* given_rows) {
   if (!access_.enabled()) return names;
   // Which level is being listed, and the row whose children are the listed objects.
   enum class Level { kCatalogs, kSchemas, kObjects } level;
@@ -197,7 +198,9 @@ std::vector<std::string> Authorizer::Filter(const Principal& principal, Action a
     if (parent.schema.size() == 1) parent_row = parent.schema_row;
   }
   std::unordered_map<std::string, EntityRecord> rows;
-  if (parent_row) {
+  if (given_rows != nullptr) {
+    for (const auto& r : *given_rows) rows.emplace(r.name, r);
+  } else if (parent_row) {
     if (auto listed = store_.List(child_type, parent_row->id, "", 0)) {
       for (auto& r : *listed) rows.emplace(r.name, std::move(r));
     }

@@ -79,8 +79,11 @@ class Authorizer {
   /// Keeps the names of children of `parent` the principal may see with `action`: catalogs of a
   /// metalake (target with no catalog), schemas of a catalog (no schema) or tables/views of a
   /// schema. One store read for the children's rows, then in-memory decisions.
+  /// `rows`, when given, are the listed children's rows (a page already read): then nothing more
+  /// is read and the cost is proportional to the page.
   std::vector<std::string> Filter(const Principal& principal, Action action, const Target& parent,
-                                  std::vector<std::string> names);
+                                  std::vector<std::string> names,
+                                  const std::vector<store::EntityRecord>* rows = nullptr);
   /// Makes `owner` the owner of the object stored as `row`.
   Status SetOwner(const store::EntityRecord& row, const governance::Owner& owner);
   /// For the metalake list: may the principal see this metalake?

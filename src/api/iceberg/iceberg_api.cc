@@ -262,15 +262,15 @@ Response IcebergApi::Handle(const Request& request, const governance::Principal&
     if (!s) return fail(s.error());
     return std::nullopt;
   };
-  auto visible = [&](const std::string& prefix, Action action, const Namespace& ns,
-                     std::vector<std::string> names) -> std::vector<std::string> {
+  auto visible = [&](const std::string& prefix, Action action, const Namespace& ns, std::vector<std::string> names,
+                     const std::vector<store::EntityRecord>* rows = nullptr) -> std::vector<std::string> {
     if (!authz_.enabled()) return names;
     auto wh = resolve_warehouse(prefix);
     if (!wh) return {};
     auto target = authz_.Resolve(wh->first, wh->second, ns, "", action == Action::kLoadView ? ObjectType::kView : ObjectType::kTable);
     if (!target) return {};
     if (action == Action::kLoadView) target->object_type = ObjectType::kView;
-    return authz_.Filter(principal, action, *target, std::move(names));
+    return authz_.Filter(principal, action, *target, std::move(names), rows);
   };
 
   // ---- config ----
@@ -472,7 +472,7 @@ Response IcebergApi::Handle(const Request& request, const governance::Principal&
       if (auto d = guard(prefix, Action::kLoadSchema, ns)) return *d;
       auto page = views ? catalog.ListViews(ns, token, page_size) : catalog.ListTables(ns, token, page_size);
       if (!page) return fail(page.error());
-      page->names = visible(prefix, views ? Action::kLoadView : Action::kLoadTable, ns, std::move(page->names));
+      page->names = visible(prefix, views ? Action::kLoadView : Action::kLoadTable, ns, std::move(page->names), &page->rows);
       OrderedJson ids = OrderedJson::array();
       for (const auto& name : page->names) ids.push_back(OrderedJson{{"namespace", NamespaceJson(ns)}, {"name", name}});
       OrderedJson body{{"identifiers", std::move(ids)}};

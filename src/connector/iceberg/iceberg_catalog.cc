@@ -347,6 +347,8 @@ Result<Page> IcebergCatalog::ListObjects(EntityType type, const Namespace& ns, c
   const size_t n = limit > 0 ? std::min<size_t>(rows.size(), static_cast<size_t>(limit)) : rows.size();
   page.names.reserve(n);
   for (size_t i = 0; i < n; ++i) page.names.push_back(rows[i].name);
+  rows.resize(n);
+  page.rows = std::move(rows);
   if (limit > 0 && rows.size() > static_cast<size_t>(limit)) page.next_token = HexEncode(page.names.back());
   return page;
 }

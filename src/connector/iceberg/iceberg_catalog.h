@@ -47,6 +47,7 @@ struct TableCommit {
 
 struct Page {
   std::vector<std::string> names;
+  std::vector<store::EntityRecord> rows;  // the rows of `names`, same order
   std::optional<std::string> next_token;
 };
 
