@@ -432,6 +432,28 @@ Result<Role> AccessControl::ChangeRolePrivileges(const EntityRecord& metalake, c
   return ToRole(updated);
 }
 
+Result<Role> AccessControl::OverrideRoleObjects(const EntityRecord& metalake, const std::string& role,
+                                                const std::vector<SecurableObject>& overrides,
+                                                const model::Audit& audit) {
+  CAIRN_ASSIGN_OR_RETURN(EntityRecord updated, Update(store_, EntityType::kRole, metalake.id, role, [&](EntityRecord& row) -> Status {
+    std::vector<SecurableObject> objects = ObjectsFromJson(Payload(row).value("securableObjects", Json::array()));
+    for (const auto& o : overrides) {
+      objects.erase(std::remove_if(objects.begin(), objects.end(),
+                                   [&](const SecurableObject& x) { return x.type == o.type && x.full_name == o.full_name; }),
+                    objects.end());
+      if (!o.privileges.empty()) objects.push_back(o);
+    }
+    Json p = Payload(row);
+    p["securableObjects"] = ObjectsToJson(objects);
+    row.payload = p.dump(-1, ' ', false, Json::error_handler_t::replace);
+    row.audit.last_modifier = audit.last_modifier;
+    row.audit.last_modified_time = audit.last_modified_time;
+    return Ok();
+  }));
+  Invalidate();
+  return ToRole(updated);
+}
+
 Result<std::vector<std::string>> AccessControl::RolesOfObject(const EntityRecord& metalake, ObjectType type,
                                                               const std::string& full_name) {
   CAIRN_ASSIGN_OR_RETURN(auto rows, store_.List(EntityType::kRole, metalake.id, "", 0));

@@ -117,6 +117,10 @@ class AccessControl {
   /// Adds (grant) or removes (revoke) privileges of one object of a role.
   Result<Role> ChangeRolePrivileges(const store::EntityRecord& metalake, const std::string& role,
                                     const SecurableObject& object, bool grant, const model::Audit& audit);
+  /// Replaces the privileges of each listed object in the role (an object with no privileges is
+  /// removed from the role).
+  Result<Role> OverrideRoleObjects(const store::EntityRecord& metalake, const std::string& role,
+                                   const std::vector<SecurableObject>& objects, const model::Audit& audit);
   /// Roles that hold privileges on an object.
   Result<std::vector<std::string>> RolesOfObject(const store::EntityRecord& metalake, ObjectType type,
                                                  const std::string& full_name);

@@ -266,3 +266,28 @@ def test_405_when_authorization_is_off(plain_server):
                  lambda: c.get_owner(MetadataObjects.of([ml], MetadataObject.Type.METALAKE))):
         with pytest.raises(UnsupportedOperationException):
             call()
+
+
+def test_role_overrides_replace_listed_objects(setup, admin):
+    """PUT /permissions/roles/{r} {"overrides": [...]} replaces the privileges of the listed
+    objects, removes an object listed with none, and leaves the other objects alone."""
+    c, ml, cat = setup["client"], setup["ml"], setup["cat"]
+    r = unique("r")
+    c.create_role(r, {}, [SecurableObjects.of_catalog(cat, [UseCatalog.allow()]),
+                          table_object(cat, [SelectTable.allow()])])
+    body = {"overrides": [
+        {"fullName": f"{cat}.s.t", "type": "table",
+         "privileges": [{"name": "MODIFY_TABLE", "condition": "DENY"}]},
+        {"fullName": cat, "type": "catalog", "privileges": []},
+    ]}
+    out = admin.ok("PUT", f"metalakes/{ml}/permissions/roles/{r}", body)
+    objects = {o["fullName"]: o for o in out["role"]["securableObjects"]}
+    assert set(objects) == {f"{cat}.s.t"}
+    assert objects[f"{cat}.s.t"]["privileges"] == [{"name": "modify_table", "condition": "deny"}]
+    # a privilege that cannot be bound to the object type is refused and changes nothing
+    bad = {"overrides": [{"fullName": f"{cat}.s.t", "type": "table",
+                          "privileges": [{"name": "CREATE_CATALOG", "condition": "ALLOW"}]}]}
+    resp = admin.put(f"metalakes/{ml}/permissions/roles/{r}", bad)
+    assert resp.status_code == 400 and resp.json()["type"] == "IllegalPrivilegeException", resp.text
+    got = c.get_role(r)
+    assert [o.full_name() for o in got.securable_objects()] == [f"{cat}.s.t"]

@@ -353,6 +353,37 @@ Response GravitinoApi::HandleAccessControl(const Request& request, const governa
       if (!member) return fail(member.error());
       return Ok(OrderedJson{{group ? "group" : "user", MemberToJson(*member)}});
     }
+    // permissions/roles/{role}: replace the privileges of the listed objects.
+    if (n == 5 && seg[3] == "roles") {
+      op.kind = EntityKind::kRole;
+      op.name = seg[4];
+      op.op = "UPDATE";
+      if (auto d = check(Action::kManageGrants, *target)) return *d;
+      auto body = parse_body();
+      if (!body) return fail(body.error());
+      auto overrides = body->find("overrides");
+      if (overrides == body->end() || !overrides->is_array()) {
+        return fail(InvalidArgument("Field 'overrides' is required and must be an array of securable objects"));
+      }
+      std::vector<SecurableObject> objects;
+      for (const auto& o : *overrides) {
+        auto full_name = RequiredString(o, "fullName");
+        auto type_text = RequiredString(o, "type");
+        if (!full_name || !type_text) {
+          return fail(MakeError(ErrorCode::kInvalidArgument, EntityKind::kMetadataObject,
+                                "Each securable object needs 'fullName' and 'type'"));
+        }
+        service::Target t;
+        auto type = resolve_object(*type_text, *full_name, t);
+        if (!type) return fail(type.error());
+        auto privs = PrivilegesFromJson(o.value("privileges", Json::array()), "overrides.privileges", *type);
+        if (!privs) return fail(privs.error());
+        objects.push_back(SecurableObject{*full_name, *type, std::move(*privs)});
+      }
+      auto role = access.OverrideRoleObjects(metalake, seg[4], objects, audit);
+      if (!role) return fail(role.error());
+      return Ok(OrderedJson{{"role", RoleToJson(*role)}});
+    }
     // permissions/roles/{role}/{type}/{fullName}/{grant|revoke}
     if (n == 8 && seg[3] == "roles" && (seg[7] == "grant" || seg[7] == "revoke")) {
       const bool grant = seg[7] == "grant";
