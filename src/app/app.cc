@@ -72,6 +72,7 @@ int Serve(Config config) {
   authn_config.jwt.allowed_skew_secs = config.oauth2_allowed_skew_secs;
   authn_config.jwt.hs256_secret = config.oauth2_hs256_secret;
   authn_config.jwks_file = config.oauth2_jwks_file;
+  authn_config.jwks_url = config.oauth2_jwks_url;
   authn_config.groups_claim = config.oauth2_groups_claim;
   auto authenticator = service::Authenticator::Make(authn_config, **store);
   if (!authenticator) {

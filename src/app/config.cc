@@ -19,6 +19,7 @@ const std::vector<std::string>& ConfigKeys() {
       "cairn.authenticator.basic.bootstrap-user", "cairn.authenticator.basic.bootstrap-password",
       "cairn.authenticator.oauth2.audience", "cairn.authenticator.oauth2.principal-claim",
       "cairn.authenticator.oauth2.groups-claim", "cairn.authenticator.oauth2.jwks-file",
+      "cairn.authenticator.oauth2.jwks-url",
       "cairn.authenticator.oauth2.hs256-secret", "cairn.authenticator.oauth2.allowed-skew-secs",
       "cairn.authorization.enable", "cairn.authorization.service-admins",
       "cairn.audit.dir",           "cairn.audit.max-file-bytes", "cairn.audit.max-files",
@@ -108,6 +109,8 @@ Status SetConfigValue(Config& c, const std::string& key, const std::string& raw)
     c.oauth2_groups_claim = value;
   } else if (key == "cairn.authenticator.oauth2.jwks-file") {
     c.oauth2_jwks_file = value;
+  } else if (key == "cairn.authenticator.oauth2.jwks-url") {
+    c.oauth2_jwks_url = value;
   } else if (key == "cairn.authenticator.oauth2.hs256-secret") {
     c.oauth2_hs256_secret = value;
   } else if (key == "cairn.authenticator.oauth2.allowed-skew-secs") {

@@ -35,6 +35,7 @@ struct Config {
   std::string oauth2_principal_claim = "sub";
   std::string oauth2_groups_claim = "groups";
   std::string oauth2_jwks_file;
+  std::string oauth2_jwks_url;
   std::string oauth2_hs256_secret;
   int oauth2_allowed_skew_secs = 60;
   bool authorization_enabled = false;

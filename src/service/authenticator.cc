@@ -7,6 +7,7 @@
 
 #include "common/util.h"
 #include "security/base64.h"
+#include "security/jwks_fetch.h"
 #include "security/password.h"
 
 namespace cairn::service {
@@ -43,6 +44,10 @@ Result<std::unique_ptr<Authenticator>> Authenticator::Make(AuthnConfig config, s
       security::JwtConfig jwt = a->config_.jwt;
       if (!a->config_.jwks_file.empty()) {
         CAIRN_ASSIGN_OR_RETURN(jwt.jwks_json, security::LoadJwksFile(a->config_.jwks_file));
+      } else if (!a->config_.jwks_url.empty()) {
+        auto fetched = security::FetchJwks(a->config_.jwks_url);
+        if (!fetched) return InvalidArgument("cairn.authenticator.oauth2.jwks-url: {}", fetched.error().message);
+        jwt.jwks_json = std::move(*fetched);
       }
       auto verifier = security::JwtVerifier::Make(jwt);
       if (!verifier) {

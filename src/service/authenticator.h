@@ -22,6 +22,7 @@ struct AuthnConfig {
   std::vector<std::string> authenticators = {"simple"};
   security::JwtConfig jwt;
   std::string jwks_file;
+  std::string jwks_url;  // fetched once at start (the identity provider's jwks_uri)
   std::string groups_claim = "groups";
 };
 

@@ -130,3 +130,43 @@ def test_groups_claim_grants_through_a_group(oauth_server, keys, world):
     assert p.rest("GET", world["warehouse"], "namespaces/s/tables/secret").status_code == 200
     q = bearer(oauth_server, keys, outsider, extra={"groups": ["other"]})
     assert q.rest("GET", world["warehouse"], "namespaces/s/tables/secret").status_code == 403
+
+
+def test_jwks_fetched_from_the_identity_provider_url(start_server, keys):
+    """cairn.authenticator.oauth2.jwks-url: the keys come from an http JWKS endpoint (a local
+    stand-in for an identity provider's jwks_uri) instead of a file."""
+    import http.server
+    import json
+    import threading
+
+    body = json.dumps(keys.jwks()).encode()
+    hits = []
+
+    class Jwks(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802
+            hits.append(self.path)
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    idp = http.server.HTTPServer(("127.0.0.1", 0), Jwks)
+    threading.Thread(target=idp.serve_forever, daemon=True).start()
+    try:
+        server = start_server("oauth2-jwks-url", {
+            "CAIRN_AUTHENTICATORS": "oauth2",
+            "CAIRN_AUTHENTICATOR_OAUTH2_JWKS_URL": f"http://127.0.0.1:{idp.server_address[1]}/keys",
+            "CAIRN_AUTHENTICATOR_OAUTH2_ISSUER": ISSUER,
+            "CAIRN_AUTHENTICATOR_OAUTH2_AUDIENCE": AUDIENCE,
+        })
+        assert hits == ["/keys"]
+        me = bearer(server, keys, "url_user").get("authn/me")
+        assert me.status_code == 200 and me.json()["principal"] == "url_user", me.text
+        forged = bearer(server, keys, "url_user", key=keys.other).get("authn/me")
+        assert forged.status_code == 401, forged.text
+    finally:
+        idp.shutdown()

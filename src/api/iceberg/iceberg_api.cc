@@ -160,14 +160,17 @@ OrderedJson PropertiesJson(const model::Properties& p) {
 // `{"metadata-location": ..., "metadata": <file text verbatim>, "config": {}}`: the stored
 // document is spliced, not parsed and re-serialized.
 std::string LoadResultText(const LoadedObject& obj, bool with_config, const std::string* metadata_override) {
-  std::string out = "{";
+  const std::string& metadata = metadata_override != nullptr ? *metadata_override : *obj.metadata_text;
+  std::string out;
+  out.reserve(metadata.size() + obj.metadata_location.size() + 64);  // one allocation, one copy
+  out += "{";
   if (!obj.metadata_location.empty()) {
     out += "\"metadata-location\":";
     out += Json(obj.metadata_location).dump();
     out += ",";
   }
   out += "\"metadata\":";
-  out += metadata_override != nullptr ? *metadata_override : *obj.metadata_text;
+  out += metadata;
   if (with_config) out += ",\"config\":{}";
   out += "}";
   return out;
