@@ -347,9 +347,9 @@ Result<Page> IcebergCatalog::ListObjects(EntityType type, const Namespace& ns, c
   const size_t n = limit > 0 ? std::min<size_t>(rows.size(), static_cast<size_t>(limit)) : rows.size();
   page.names.reserve(n);
   for (size_t i = 0; i < n; ++i) page.names.push_back(rows[i].name);
+  if (limit > 0 && rows.size() > static_cast<size_t>(limit)) page.next_token = HexEncode(page.names.back());
   rows.resize(n);
   page.rows = std::move(rows);
-  if (limit > 0 && rows.size() > static_cast<size_t>(limit)) page.next_token = HexEncode(page.names.back());
   return page;
 }
 
@@ -441,13 +441,72 @@ Result<LoadedObject> IcebergCatalog::CreateTable(const CallContext& ctx, const N
   CAIRN_ASSIGN_OR_RETURN(location, storage::NormalizeLocation(location));
   const iceberg::Json ordered = iceberg::Json::parse(request.dump());
   CAIRN_ASSIGN_OR_RETURN(iceberg::Json metadata, iceberg::NewTableMetadataFromRest(ordered, location, ctx.now_ms));
+  if (stage) return LoadedObject{EntityRecord{}, "", iceberg::ToJsonText(metadata)};
+  return CreateTableWithMetadata(ctx, ns, name, metadata);
+}
+
+Result<LoadedObject> IcebergCatalog::CreateTableWithMetadata(const CallContext& ctx, const Namespace& ns,
+                                                             std::string_view name, const iceberg::Json& metadata) {
+  CAIRN_ASSIGN_OR_RETURN(EntityRecord ns_row, NamespaceRow(store_, ns));
+  CAIRN_RETURN_IF_ERROR(CheckNameFree(store_, ns_row, ns, name, EntityType::kTable));
   const std::string text = iceberg::ToJsonText(metadata);
-  if (stage) return LoadedObject{EntityRecord{}, "", text};
   const std::string metadata_location = NextLocation(metadata, "");
   CAIRN_RETURN_IF_ERROR(WriteText(metadata_location, text));
   auto created = InsertObject(ctx, EntityType::kTable, ns_row, ns, name, metadata_location, text);
-  if (!created) DeleteQuietly({metadata_location});
+  if (!created) DeleteQuietly({metadata_location});  // never leave a file no row points at
   return created;
+}
+
+Result<LoadedObject> IcebergCatalog::UpdateTable(const CallContext& ctx, const Namespace& ns, std::string_view name,
+                                                 const MetadataTransform& transform,
+                                                 const std::optional<std::pair<Namespace, std::string>>& rename_to) {
+  std::optional<EntityRecord> target_ns;
+  if (rename_to) {
+    CAIRN_ASSIGN_OR_RETURN(target_ns, NamespaceRow(store_, rename_to->first));
+  }
+  for (int attempt = 0; attempt < kMaxCommitAttempts; ++attempt) {
+    CAIRN_ASSIGN_OR_RETURN(EntityRecord row, ObjectRow(store_, EntityType::kTable, ns, name));
+    if (!row.location) return Internal("{} has no metadata location", ObjectText(ns, name));
+    CAIRN_ASSIGN_OR_RETURN(auto base_text, ReadShared(*row.location));
+    CAIRN_ASSIGN_OR_RETURN(iceberg::Json base, iceberg::ParseMetadata(*base_text));
+    CAIRN_ASSIGN_OR_RETURN(iceberg::Json metadata, transform(base));
+    std::string new_location;
+    std::shared_ptr<const std::string> text = base_text;
+    if (metadata != base) {
+      metadata = iceberg::FinishCommit(std::move(metadata), *row.location, base.value("last-updated-ms", int64_t{0}),
+                                       ctx.now_ms);
+      new_location = NextLocation(metadata, *row.location);
+      text = std::make_shared<const std::string>(iceberg::ToJsonText(metadata));
+      CAIRN_RETURN_IF_ERROR(WriteText(new_location, *text));
+      row.location = new_location;
+    }
+    if (rename_to) {
+      if (!(row.parent_id == target_ns->id && row.name == rename_to->second)) {
+        auto free = RenameTargetFree(*target_ns, ns, name, rename_to->first, rename_to->second, EntityType::kTable);
+        if (!free) {
+          if (!new_location.empty()) DeleteQuietly({new_location});
+          return std::move(free).error();
+        }
+      }
+      row.parent_id = target_ns->id;
+      row.name = rename_to->second;
+    }
+    row.audit.last_modifier = ctx.principal;
+    row.audit.last_modified_time = ctx.now_ms;
+    auto updated = store_.CompareAndSet(row);
+    if (updated) {
+      std::string location = *updated->location;
+      return LoadedObject{std::move(*updated), std::move(location), std::move(text)};
+    }
+    if (!new_location.empty()) DeleteQuietly({new_location});
+    if (updated.error().code == ErrorCode::kAlreadyExists && rename_to) {
+      auto free = RenameTargetFree(*target_ns, ns, name, rename_to->first, rename_to->second, EntityType::kTable);
+      if (!free) return std::move(free).error();
+      continue;  // the name was freed meanwhile: try again
+    }
+    if (updated.error().code != ErrorCode::kConflict) return std::move(updated).error();
+  }
+  return Unavailable("too many concurrent updates of {}; try again", ObjectText(ns, name));
 }
 
 Result<LoadedObject> IcebergCatalog::LoadTable(const Namespace& ns, std::string_view name) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -90,6 +91,19 @@ class IcebergCatalog {
   /// Creates from a REST CreateTableRequest. `stage` builds the metadata without storing it.
   Result<LoadedObject> CreateTable(const CallContext& ctx, const Namespace& ns,
                                    const nlohmann::json& request, bool stage);
+  /// Stores a new table whose metadata document the caller built (the table-or-view name must
+  /// be free); the file goes where the document's location and properties say.
+  Result<LoadedObject> CreateTableWithMetadata(const CallContext& ctx, const Namespace& ns, std::string_view name,
+                                               const nlohmann::ordered_json& metadata);
+  /// Computes the next metadata document from the current one (returning the base unchanged
+  /// means there is nothing to write).
+  using MetadataTransform = std::function<Result<nlohmann::ordered_json>(const nlohmann::ordered_json& base)>;
+  /// Applies `transform` and compare-and-sets the pointer; when another writer won, re-reads and
+  /// re-applies, so no update is lost. With `rename_to`, the row moves to that namespace and
+  /// name in the same compare-and-set.
+  Result<LoadedObject> UpdateTable(const CallContext& ctx, const Namespace& ns, std::string_view name,
+                                   const MetadataTransform& transform,
+                                   const std::optional<std::pair<Namespace, std::string>>& rename_to = std::nullopt);
   Result<LoadedObject> LoadTable(const Namespace& ns, std::string_view name);
   /// The row alone (no file read): for existence checks and ETags.
   Result<store::EntityRecord> TableRow(const Namespace& ns, std::string_view name);

@@ -164,85 +164,51 @@ class ManagedIcebergConnector final : public Connector {
     if (table.distribution.strategy != "none") request.properties["write.distribution-mode"] = mode;
     request.now_ms = ctx.now_ms;
     CAIRN_ASSIGN_OR_RETURN(iceberg::Json metadata, iceberg::NewTableMetadata(request));
-
-    const std::string metadata_location = iceberg::NextMetadataLocation(request.location, "");
-    CAIRN_ASSIGN_OR_RETURN(auto io, storage::FileIOFor(metadata_location));
-    CAIRN_RETURN_IF_ERROR(io->WriteNew(metadata_location, iceberg::ToJsonText(metadata)));
-
-    EntityRecord row;
-    row.type = EntityType::kTable;
-    row.parent_id = s.id;
-    row.name = table.name;
-    row.payload = "{}";
-    row.location = metadata_location;
-    row.audit.creator = ctx.principal;
-    row.audit.create_time = ctx.now_ms;
-    auto inserted = store_.Insert(row);
-    if (!inserted) {
-      (void)io->Delete(metadata_location);  // never leave a file no row points at
-      if (inserted.error().code == ErrorCode::kAlreadyExists) return TableExists(schema, table.name);
-      return std::move(inserted).error();
+    auto created = iceberg_.CreateTableWithMetadata(ctx, {std::string(schema)}, table.name, metadata);
+    if (!created) {
+      if (created.error().code == ErrorCode::kAlreadyExists) return TableExists(schema, table.name);
+      return std::move(created).error();
     }
-    return ToTable(*inserted, metadata);
+    return ToTable(created->row, metadata);
   }
 
   Result<model::Table> LoadTable(std::string_view schema, std::string_view name) override {
-    CAIRN_ASSIGN_OR_RETURN(EntityRecord s, SchemaRow(schema));
-    CAIRN_ASSIGN_OR_RETURN(EntityRecord row, TableRow(s, name));
-    CAIRN_ASSIGN_OR_RETURN(iceberg::Json metadata, ReadMetadata(row));
-    return ToTable(row, metadata);
+    CAIRN_RETURN_IF_ERROR(SchemaRow(schema));  // a missing schema is its own 404
+    auto loaded = iceberg_.LoadTable({std::string(schema)}, name);
+    if (!loaded) return TableError(schema, name, std::move(loaded).error());
+    CAIRN_ASSIGN_OR_RETURN(iceberg::Json metadata, iceberg::ParseMetadata(*loaded->metadata_text));
+    return ToTable(loaded->row, metadata);
   }
 
   Result<model::Table> AlterTable(const CallContext& ctx, std::string_view schema,
                                   std::string_view name,
                                   const std::vector<model::TableChange>& changes) override {
     std::vector<model::TableChange> metadata_changes;
-    const model::TableChange* rename = nullptr;
+    std::optional<std::pair<Namespace, std::string>> rename_to;
     for (const auto& c : changes) {
       if (c.kind == model::TableChange::Kind::kRename) {
-        rename = &c;
+        rename_to = std::make_pair(Namespace{c.new_schema.value_or(std::string(schema))}, c.new_name);
       } else {
         metadata_changes.push_back(c);
       }
     }
-    CAIRN_ASSIGN_OR_RETURN(EntityRecord s, SchemaRow(schema));
-    int64_t target_schema_id = s.id;
-    if (rename != nullptr && rename->new_schema && *rename->new_schema != schema) {
-      CAIRN_ASSIGN_OR_RETURN(EntityRecord target, SchemaRow(*rename->new_schema));
-      target_schema_id = target.id;
+    CAIRN_RETURN_IF_ERROR(SchemaRow(schema));
+    if (rename_to) CAIRN_RETURN_IF_ERROR(SchemaRow(rename_to->first[0]));
+    auto updated = iceberg_.UpdateTable(
+        ctx, {std::string(schema)}, name,
+        [&](const iceberg::Json& base) -> Result<iceberg::Json> {
+          if (metadata_changes.empty()) return base;
+          return iceberg::ApplyTableChanges(base, metadata_changes, ctx.now_ms);
+        },
+        rename_to);
+    if (!updated) {
+      if (updated.error().code == ErrorCode::kAlreadyExists && rename_to) {
+        return TableExists(rename_to->first[0], rename_to->second);
+      }
+      return TableError(schema, name, std::move(updated).error());
     }
-    for (int attempt = 0; attempt < kMaxCommitAttempts; ++attempt) {
-      CAIRN_ASSIGN_OR_RETURN(EntityRecord row, TableRow(s, name));
-      CAIRN_ASSIGN_OR_RETURN(iceberg::Json base, ReadMetadata(row));
-      iceberg::Json metadata = base;
-      std::string new_location;
-      std::unique_ptr<storage::FileIO> io;
-      if (!metadata_changes.empty()) {
-        CAIRN_ASSIGN_OR_RETURN(metadata, iceberg::ApplyTableChanges(base, metadata_changes, ctx.now_ms));
-        metadata = iceberg::FinishCommit(std::move(metadata), *row.location,
-                                         base.value("last-updated-ms", int64_t{0}), ctx.now_ms);
-        new_location = iceberg::NextMetadataLocation(base.value("location", ""), *row.location);
-        CAIRN_ASSIGN_OR_RETURN(io, storage::FileIOFor(new_location));
-        CAIRN_RETURN_IF_ERROR(io->WriteNew(new_location, iceberg::ToJsonText(metadata)));
-        row.location = new_location;
-      }
-      if (rename != nullptr) {
-        row.name = rename->new_name;
-        row.parent_id = target_schema_id;
-      }
-      row.audit.last_modifier = ctx.principal;
-      row.audit.last_modified_time = ctx.now_ms;
-      auto updated = store_.CompareAndSet(row);
-      if (updated) return ToTable(*updated, metadata);
-      if (io) (void)io->Delete(new_location);
-      if (updated.error().code == ErrorCode::kAlreadyExists) {
-        return TableExists(rename != nullptr && rename->new_schema ? *rename->new_schema : std::string(schema),
-                           rename != nullptr ? rename->new_name : std::string(name));
-      }
-      if (updated.error().code != ErrorCode::kConflict) return std::move(updated).error();
-      // Another writer moved the pointer: re-read and re-apply the changes on the new base.
-    }
-    return Unavailable("too many concurrent updates of table {}.{}; try again", schema, name);
+    CAIRN_ASSIGN_OR_RETURN(iceberg::Json metadata, iceberg::ParseMetadata(*updated->metadata_text));
+    return ToTable(updated->row, metadata);
   }
 
   Result<bool> DropTable(const CallContext& /*ctx*/, std::string_view schema, std::string_view name,
@@ -262,31 +228,16 @@ class ManagedIcebergConnector final : public Connector {
     return row;
   }
 
-  Result<EntityRecord> TableRow(const EntityRecord& schema, std::string_view name) {
-    auto row = store_.Get(EntityType::kTable, schema.id, name);
-    if (!row && row.error().code == ErrorCode::kNotFound) {
-      return NotFound(EntityKind::kTable, "Table {}.{}.{} does not exist", info_.name, schema.name, name);
+  // Errors from the Iceberg catalog use Iceberg's wording; the Gravitino API names the catalog.
+  Error TableError(std::string_view schema, std::string_view name, Error error) const {
+    if (error.code == ErrorCode::kNotFound && error.entity == EntityKind::kTable) {
+      return NotFound(EntityKind::kTable, "Table {}.{}.{} does not exist", info_.name, schema, name);
     }
-    return row;
+    return error;
   }
 
   Error TableExists(std::string_view schema, std::string_view name) const {
     return AlreadyExists(EntityKind::kTable, "Table {}.{}.{} already exists", info_.name, schema, name);
-  }
-
-  static Result<iceberg::Json> ReadMetadata(const EntityRecord& row) {
-    if (!row.location || row.location->empty()) {
-      return Internal("table {} has no metadata location", row.name);
-    }
-    CAIRN_ASSIGN_OR_RETURN(auto io, storage::FileIOFor(*row.location));
-    auto text = io->Read(*row.location);
-    if (!text) {
-      if (text.error().code == ErrorCode::kNotFound) {
-        return Unavailable("metadata file '{}' of table {} is missing", *row.location, row.name);
-      }
-      return std::move(text).error();
-    }
-    return iceberg::ParseMetadata(*text);
   }
 
   static model::Schema ToSchema(const EntityRecord& row) {
