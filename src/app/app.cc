@@ -33,6 +33,19 @@ namespace cairn::app {
 
 namespace {
 
+// __DATE__ ("Nov 29 2026") and __TIME__ in Gravitino's "dd/MM/yyyy HH:mm:ss".
+std::string CompileDate() {
+  static const char* kMonths[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                  "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+  const std::string date = __DATE__;
+  int month = 0;
+  for (int i = 0; i < 12; ++i) {
+    if (date.compare(0, 3, kMonths[i]) == 0) month = i + 1;
+  }
+  const int day = std::atoi(date.substr(4, 2).c_str());
+  return fmt::format("{:02}/{:02}/{} {}", day, month, date.substr(7, 4), __TIME__);
+}
+
 int Serve(Config config) {
   InitLogging(config.log_level);
   const auto started = std::chrono::steady_clock::now();
@@ -104,7 +117,7 @@ int Serve(Config config) {
 
   api::gravitino::ApiInfo info;
   info.version = CAIRN_VERSION;
-  info.compile_date = __DATE__ " " __TIME__;
+  info.compile_date = CompileDate();
   info.git_commit = "";
   api::gravitino::GravitinoApi gravitino(service, authorizer, info, [store_ptr] { return store_ptr->Ping(); });
   api::iceberg::IcebergApi iceberg(service, authorizer, api::iceberg::IcebergApiOptions{config.iceberg_default_metalake});
