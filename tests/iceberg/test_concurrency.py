@@ -106,3 +106,66 @@ def test_parallel_commits_all_land(ice, ns):
     written = [p for p in files_under(local_path(location) / "metadata")
                if p.name.endswith(".metadata.json")]
     assert len(written) == threads * per_thread + 1, sorted(p.name for p in written)
+
+
+def test_stale_append_is_rebased_by_the_server(ice, catalog, ns):
+    """An append built on a snapshot that is no longer main's head (another writer appended in
+    between) succeeds without any client retry: the server appends its manifests on top of the
+    new head. Both writers' rows are in the table and history stays linear."""
+    import pyarrow as pa
+    from pyiceberg.catalog import load_catalog
+
+    ident = f"{ns}.rebase"
+    schema = Schema(NestedField(1, "id", LongType(), required=False))
+    # No client retries at all: a 409 would fail this test.
+    catalog.create_table(ident, schema, properties={"commit.retry.num-retries": "0"})
+    arrow_schema = pa.schema([pa.field("id", pa.int64(), nullable=True)])
+    catalog.load_table(ident).append(pa.Table.from_pylist([{"id": 0}], schema=arrow_schema))
+
+    other = load_catalog("other", type="rest", uri=ice.uri, warehouse=ice.warehouse)
+    stale = other.load_table(ident)       # sees main = the first append
+    fresh = catalog.load_table(ident)
+    fresh.append(pa.Table.from_pylist([{"id": 1}], schema=arrow_schema))  # main moves on
+    stale.append(pa.Table.from_pylist([{"id": 2}], schema=arrow_schema))  # built on the old head
+
+    # The server never answered 409 to these commits: the audit trail has no such record.
+    import requests
+    base = ice.uri.rsplit("/iceberg", 1)[0]
+    records = requests.get(f"{base}/api/audit", params={"object": f"{ice.warehouse}.{ident}"},
+                           timeout=10).json()["records"]
+    assert records, "the commits must be audited"
+    assert not [r for r in records if r["status"] == 409], records
+
+    tbl = catalog.load_table(ident)
+    assert sorted(tbl.scan().to_arrow().column("id").to_pylist()) == [0, 1, 2]
+    snapshots = {s.snapshot_id: s for s in tbl.snapshots()}
+    head = tbl.current_snapshot()
+    chain = []
+    while head is not None:
+        chain.append(head)
+        head = snapshots.get(head.parent_snapshot_id) if head.parent_snapshot_id else None
+    assert len(chain) == 3, "the rebased append must sit on top of the other writer's"
+    seqs = [s.sequence_number for s in reversed(chain)]
+    assert seqs == sorted(seqs) and len(set(seqs)) == 3
+    assert tbl.current_snapshot().summary["total-records"] == "3"
+
+
+def test_stale_overwrite_still_conflicts(ice, catalog, ns):
+    """Only appends are rebased: a stale overwrite gets the 409 (CommitFailedException)."""
+    import pyarrow as pa
+    import pytest
+    from pyiceberg.catalog import load_catalog
+    from pyiceberg.exceptions import CommitFailedException
+
+    ident = f"{ns}.norebase"
+    schema = Schema(NestedField(1, "id", LongType(), required=False))
+    catalog.create_table(ident, schema, properties={"commit.retry.num-retries": "0"})
+    arrow_schema = pa.schema([pa.field("id", pa.int64(), nullable=True)])
+    catalog.load_table(ident).append(pa.Table.from_pylist([{"id": 0}], schema=arrow_schema))
+    other = load_catalog("other2", type="rest", uri=ice.uri, warehouse=ice.warehouse)
+    stale = other.load_table(ident)
+    catalog.load_table(ident).append(pa.Table.from_pylist([{"id": 1}], schema=arrow_schema))
+    with pytest.raises(CommitFailedException):
+        stale.overwrite(pa.Table.from_pylist([{"id": 9}], schema=arrow_schema))
+    tbl = catalog.load_table(ident)
+    assert sorted(tbl.scan().to_arrow().column("id").to_pylist()) == [0, 1]

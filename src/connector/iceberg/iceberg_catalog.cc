@@ -10,6 +10,7 @@
 #include <spdlog/spdlog.h>
 
 #include "common/util.h"
+#include "iceberg/append_rebase.h"
 #include "iceberg/commit.h"
 #include "iceberg/table_metadata.h"
 #include "iceberg/view_metadata.h"
@@ -595,9 +596,32 @@ Result<LoadedObject> IcebergCatalog::CommitOnce(store::MetadataStore& store, con
   if (!row->location) return Internal("{} has no metadata location", ObjectText(commit.ns, commit.name));
   CAIRN_ASSIGN_OR_RETURN(std::string base_text, ReadText(*row->location));
   CAIRN_ASSIGN_OR_RETURN(iceberg::Json base, iceberg::ParseMetadata(base_text));
-  CAIRN_RETURN_IF_ERROR(iceberg::CheckTableRequirements(&base, requirements));
+  const iceberg::Json* effective_updates = &updates;
+  std::optional<std::pair<iceberg::Json, iceberg::Json>> rebased;
+  if (auto met = iceberg::CheckTableRequirements(&base, requirements); !met) {
+    if (met.error().code != ErrorCode::kConflict) return std::move(met).error();
+    // A fast append whose parent is no longer main's head: append its manifests on top of the
+    // new head instead of failing, so concurrent appends all land without client retries.
+    iceberg::RebaseIo io;
+    io.read = [](const std::string& location) -> Result<std::string> {
+      CAIRN_ASSIGN_OR_RETURN(auto file_io, storage::FileIOFor(location));
+      return file_io->Read(location);
+    };
+    io.write_new = [&written](const std::string& location, const std::string& bytes) -> Status {
+      CAIRN_ASSIGN_OR_RETURN(auto file_io, storage::FileIOFor(location));
+      CAIRN_RETURN_IF_ERROR(file_io->WriteNew(location, bytes));
+      written.push_back(location);
+      return Ok();
+    };
+    auto attempt = iceberg::RebaseAppend(base, requirements, updates, io);
+    if (!attempt) return std::move(met).error();  // not a rebasable append: the original 409
+    CAIRN_RETURN_IF_ERROR(iceberg::CheckTableRequirements(&base, attempt->first));
+    rebased = std::move(*attempt);
+    effective_updates = &rebased->second;
+  }
   bool changed = true;
-  CAIRN_ASSIGN_OR_RETURN(iceberg::Json metadata, iceberg::ApplyTableUpdates(&base, updates, ctx.now_ms, &changed));
+  CAIRN_ASSIGN_OR_RETURN(iceberg::Json metadata,
+                         iceberg::ApplyTableUpdates(&base, *effective_updates, ctx.now_ms, &changed));
   if (!changed) {
     // Nothing to write: the current metadata is the answer.
     std::string location = *row->location;

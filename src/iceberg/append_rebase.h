@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "common/result.h"
+#include "iceberg/schema.h"
+
+namespace cairn::iceberg {
+
+/// File access for RebaseAppend, injected so it stays testable. `read` returns a whole object
+/// (any error makes the rebase give up); `write_new` writes a new object atomically and never
+/// overwrites (storage::FileIO::Read / WriteNew fit).
+struct RebaseIo {
+  std::function<Result<std::string>(const std::string& location)> read;
+  std::function<Status(const std::string& location, const std::string& bytes)> write_new;
+};
+
+/// Rebases a fast append that lost a race against other appends, so that it lands on top of the
+/// current main branch instead of failing with 409 (what Java's SnapshotProducer retry would do
+/// on the client, done once on the server).
+///
+/// Applies only when all of this holds (otherwise kConflict and nothing is written; the caller
+/// then answers the original 409):
+///  - `current` is a format-version 2 table with a main branch M;
+///  - `updates` is exactly [add-snapshot S, set-snapshot-ref main (branch) -> S], S has
+///    summary.operation "append", schema-id == current-schema-id, a manifest-list L_S, and an
+///    id not yet in the table;
+///  - `requirements` holds exactly one assert-ref-snapshot-id for main, with snapshot-id P
+///    (null: main did not exist) != M and == S's parent; every other requirement holds against
+///    `current` (CheckTableRequirements);
+///  - P is reached from M through "append" snapshots only (P null: M's whole history);
+///  - L_S reads as [S's own manifests (added_snapshot_id == S, data content, only added
+///    files), the manifests of P's list (compared by path)], and M's list reads; the lists may
+///    be null- or deflate-coded Avro object container files.
+/// Then it writes a new manifest list next to L_S ("<L_S stem>-rebased-<uuid>.avro", null
+/// codec, L_S's writer schema verbatim, L_S's file metadata with snapshot-id, parent-snapshot-id,
+/// sequence-number and format-version set for S') holding S's own manifests (sequence_number
+/// and min_sequence_number that carried S's sequence number now carry the new one) followed by
+/// all of M's manifests (copied field by field by name into L_S's schema), and returns
+///  - requirements: `requirements` with the main assertion's snapshot-id set to M;
+///  - updates: [add-snapshot S', set-snapshot-ref as given], S' = S with parent-snapshot-id M,
+///    sequence-number current last-sequence-number + 1, manifest-list the new file,
+///    timestamp-ms max(S's, M's) (the snapshot log stays ordered), summary totals
+///    (total-data-files, total-records, total-files-size, total-delete-files,
+///    total-position-deletes, total-equality-deletes) recomputed as M's total + S's added-* -
+///    S's deleted/removed-* (a total M's summary lacks is dropped, as Java does).
+/// The caller commits the returned pair as usual (checking the requirements against `current`)
+/// and deletes the new manifest list (S'.manifest-list) if that commit does not land.
+/// Thread-safe as far as `io` is.
+Result<std::pair<Json /*requirements*/, Json /*updates*/>> RebaseAppend(const Json& current,
+                                                                        const Json& requirements,
+                                                                        const Json& updates,
+                                                                        const RebaseIo& io);
+
+// --- Avro object container files (the subset Iceberg manifest lists need) ----------------------
+
+/// An Avro object container file in memory, records as JSON: records are objects keyed by field
+/// name, unions are their branch's value (null for the null branch), bytes and fixed are
+/// Json::binary, enums their symbol, maps objects, arrays arrays.
+struct AvroFile {
+  std::string schema;  // "avro.schema", the writer schema JSON text, kept verbatim
+  /// File metadata other than avro.schema and avro.codec, in file order.
+  std::vector<std::pair<std::string, std::string>> metadata;
+  std::vector<Json> records;
+};
+
+/// Decodes a container file with the "null" or "deflate" codec using the Avro C library.
+/// kInvalidArgument when `bytes` is not such a file (bad magic, unknown codec, bad sync marker,
+/// truncated data, a record that does not decode with the writer schema).
+Result<AvroFile> ReadAvroFile(std::string_view bytes);
+
+/// Encodes a container file with the "null" codec, one block, a random sync marker; metadata
+/// keys first in the given order, then avro.schema and avro.codec. Records are encoded with
+/// `file.schema`: a field missing from a record (or null) must be nullable; a non-null field
+/// the schema does not have is an error. kInvalidArgument when the schema does not parse or a
+/// record does not fit it (named).
+Result<std::string> WriteAvroFile(const AvroFile& file);
+
+}  // namespace cairn::iceberg
