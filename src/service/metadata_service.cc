@@ -83,16 +83,12 @@ MetadataService::MetadataService(store::MetadataStore& store,
 
 // ---- metalakes ----
 
-Result<EntityRecord> MetalakeService_Get(store::MetadataStore& store, std::string_view name) {
-  auto row = store.Get(EntityType::kMetalake, 0, name);
+Result<EntityRecord> MetadataService::GetMetalakeRow(std::string_view name) {
+  auto row = store_.Get(EntityType::kMetalake, 0, name);
   if (!row.has_value() && row.error().code == ErrorCode::kNotFound) {
     return NotFound(EntityKind::kMetalake, "Metalake {} does not exist", name);
   }
   return row;
-}
-
-Result<EntityRecord> MetadataService::GetMetalakeRow(std::string_view name) {
-  return MetalakeService_Get(store_, name);
 }
 
 Result<EntityRecord> MetadataService::GetInUseMetalakeRow(std::string_view name) {
