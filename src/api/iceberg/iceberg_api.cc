@@ -199,6 +199,27 @@ std::string RefsOnly(const std::string& text) {
   return m.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
+// HEAD answers: 204 when the lookup succeeded, else the error's status with no body.
+template <typename T>
+Response ExistsResponse(const Result<T>& lookup) {
+  if (lookup) return NoContent();
+  Response r = ErrorResponse(lookup.error());
+  r.body.clear();
+  return r;
+}
+
+// The `requirements` and `updates` arrays of a commit request (absent or null: empty).
+Result<std::pair<Json, Json>> CommitParts(const Json& body) {
+  Json requirements = Json::array();
+  Json updates = Json::array();
+  if (auto r = body.find("requirements"); r != body.end() && !r->is_null()) requirements = *r;
+  if (auto u = body.find("updates"); u != body.end() && !u->is_null()) updates = *u;
+  if (!requirements.is_array() || !updates.is_array()) {
+    return InvalidArgument("Invalid commit: 'requirements' and 'updates' must be arrays");
+  }
+  return std::make_pair(std::move(requirements), std::move(updates));
+}
+
 struct Ctx {
   const Request& request;
   connector::CallContext call;
@@ -349,14 +370,9 @@ Response IcebergApi::Handle(const Request& request, const governance::Principal&
       if (!change.is_object()) return fail(InvalidArgument("Invalid table change: expected an object"));
       auto id = IdentifierFromJson(change, "identifier");
       if (!id) return fail(InvalidArgument("Invalid table change: field 'identifier' is required"));
-      connector::TableCommit c;
-      c.ns = id->first;
-      c.name = id->second;
-      if (auto r = change.find("requirements"); r != change.end() && !r->is_null()) c.requirements = *r;
-      if (auto u = change.find("updates"); u != change.end() && !u->is_null()) c.updates = *u;
-      if (!c.requirements.is_array() || !c.updates.is_array()) {
-        return fail(InvalidArgument("Invalid table change: 'requirements' and 'updates' must be arrays"));
-      }
+      auto parts = CommitParts(change);
+      if (!parts) return fail(parts.error());
+      connector::TableCommit c{id->first, id->second, std::move(parts->first), std::move(parts->second)};
       if (auto d = guard(prefix, Action::kModifyTable, c.ns, c.name)) return *d;
       commits.push_back(std::move(c));
     }
@@ -425,15 +441,7 @@ Response IcebergApi::Handle(const Request& request, const governance::Principal&
       if (!props) return fail(props.error());
       return JsonResponse(OrderedJson{{"namespace", NamespaceJson(ns)}, {"properties", PropertiesJson(*props)}});
     }
-    if (method == "HEAD") {
-      auto props = catalog.LoadNamespace(ns);
-      if (!props) {
-        Response r = fail(props.error());
-        r.body.clear();
-        return r;
-      }
-      return NoContent();
-    }
+    if (method == "HEAD") return ExistsResponse(catalog.LoadNamespace(ns));
     if (method == "DELETE") {
       auto s = catalog.DropNamespace(ns);
       if (!s) return fail(s.error());
@@ -558,26 +566,13 @@ Response IcebergApi::Handle(const Request& request, const governance::Principal&
       r.body = LoadResultText(*view, true, nullptr);
       return r;
     }
-    if (method == "HEAD") {
-      auto row = catalog.ViewRow(ns, name);
-      if (!row) {
-        Response r = fail(row.error());
-        r.body.clear();
-        return r;
-      }
-      return NoContent();
-    }
+    if (method == "HEAD") return ExistsResponse(catalog.ViewRow(ns, name));
     if (method == "POST") {
       auto body = ParseObject(request.body);
       if (!body) return fail(body.error());
-      Json requirements = Json::array();
-      Json updates = Json::array();
-      if (auto r = body->find("requirements"); r != body->end() && !r->is_null()) requirements = *r;
-      if (auto u = body->find("updates"); u != body->end() && !u->is_null()) updates = *u;
-      if (!requirements.is_array() || !updates.is_array()) {
-        return fail(InvalidArgument("Invalid commit: 'requirements' and 'updates' must be arrays"));
-      }
-      auto view = catalog.ReplaceView(ctx.call, ns, name, requirements, updates);
+      auto parts = CommitParts(*body);
+      if (!parts) return fail(parts.error());
+      auto view = catalog.ReplaceView(ctx.call, ns, name, parts->first, parts->second);
       if (!view) return fail(view.error());
       Response r;
       r.body = LoadResultText(*view, true, nullptr);
@@ -637,26 +632,13 @@ Response IcebergApi::Handle(const Request& request, const governance::Principal&
     r.headers.emplace_back("ETag", ETagFor(table->metadata_location, mode));
     return r;
   }
-  if (method == "HEAD") {
-    auto row = catalog.TableRow(ns, name);
-    if (!row) {
-      Response r = fail(row.error());
-      r.body.clear();
-      return r;
-    }
-    return NoContent();
-  }
+  if (method == "HEAD") return ExistsResponse(catalog.TableRow(ns, name));
   if (method == "POST") {
     auto body = ParseObject(request.body);
     if (!body) return fail(body.error());
-    connector::TableCommit c;
-    c.ns = ns;
-    c.name = name;
-    if (auto r = body->find("requirements"); r != body->end() && !r->is_null()) c.requirements = *r;
-    if (auto u = body->find("updates"); u != body->end() && !u->is_null()) c.updates = *u;
-    if (!c.requirements.is_array() || !c.updates.is_array()) {
-      return fail(InvalidArgument("Invalid commit: 'requirements' and 'updates' must be arrays"));
-    }
+    auto parts = CommitParts(*body);
+    if (!parts) return fail(parts.error());
+    connector::TableCommit c{ns, name, std::move(parts->first), std::move(parts->second)};
     auto committed = catalog.CommitTable(ctx.call, c);
     if (!committed) return fail(committed.error());
     Response r;
