@@ -372,8 +372,15 @@ Result<bool> MetadataService::DropCatalog(const CallContext& /*ctx*/, std::strin
 
 Result<std::shared_ptr<connector::Connector>> MetadataService::OpenCatalog(std::string_view metalake,
                                                                            std::string_view catalog) {
-  CAIRN_ASSIGN_OR_RETURN(EntityRecord ml, GetInUseMetalakeRow(metalake));
-  CAIRN_ASSIGN_OR_RETURN(EntityRecord row, GetCatalogRow(ml.id, catalog));
+  // Both rows in one round trip: this runs on every request inside a catalog.
+  CAIRN_ASSIGN_OR_RETURN(auto rows, store_.GetPath(0, {{EntityType::kMetalake, std::string(metalake)},
+                                                       {EntityType::kCatalog, std::string(catalog)}}));
+  if (rows.empty()) return NotFound(EntityKind::kMetalake, "Metalake {} does not exist", metalake);
+  if (!rows[0].in_use) {
+    return MakeError(ErrorCode::kNotInUse, EntityKind::kMetalake, "Metalake {} is not in use", metalake);
+  }
+  if (rows.size() < 2) return NotFound(EntityKind::kCatalog, "Catalog {} does not exist", catalog);
+  const EntityRecord& row = rows[1];
   if (!row.in_use) {
     return MakeError(ErrorCode::kNotInUse, EntityKind::kCatalog, "Catalog {} is not in use", catalog);
   }

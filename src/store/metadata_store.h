@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "common/result.h"
@@ -68,6 +69,12 @@ class MetadataStore {
 
   /// Loads one row by its natural key. kNotFound when absent.
   virtual Result<EntityRecord> Get(EntityType type, int64_t parent_id, std::string_view name) = 0;
+
+  /// Resolves a path of names in one round trip: the first (type, name) under `root_parent_id`,
+  /// each next one under the row before it. Returns the rows of the longest prefix that exists,
+  /// from the root down (empty when the first is missing).
+  virtual Result<std::vector<EntityRecord>> GetPath(
+      int64_t root_parent_id, const std::vector<std::pair<EntityType, std::string>>& path) = 0;
 
   /// Loads one row by id. kNotFound when absent.
   virtual Result<EntityRecord> GetById(int64_t id) = 0;

@@ -172,6 +172,50 @@ Result<EntityRecord> GetOn(SqlConnection& conn, EntityType type, int64_t parent_
   return ParseSingle(rows);
 }
 
+// "SELECT e0.id, ..., e1.id, ... FROM entities e0 LEFT JOIN entities e1 ON ... WHERE e0...":
+// one row whose column groups are the levels of the path; a missing level's group is NULL.
+std::string PathSql(size_t depth) {
+  static const char* kColumns[] = {"id", "type", "parent_id", "name", "comment", "properties", "in_use",
+                                   "payload", "location", "creator", "create_time", "last_modifier",
+                                   "last_modified_time", "version"};
+  static_assert(sizeof(kColumns) / sizeof(kColumns[0]) == kEntityColumnCount);
+  std::string sql = "SELECT ";
+  for (size_t level = 0; level < depth; ++level) {
+    for (size_t c = 0; c < kEntityColumnCount; ++c) {
+      if (level > 0 || c > 0) sql += ", ";
+      sql += fmt::format("e{}.{}", level, kColumns[c]);
+    }
+  }
+  sql += " FROM entities e0";
+  for (size_t level = 1; level < depth; ++level) {
+    sql += fmt::format(" LEFT JOIN entities e{0} ON e{0}.parent_id = e{1}.id AND e{0}.type = ${2} AND e{0}.name = ${3}",
+                       level, level - 1, 2 * level + 2, 2 * level + 3);
+  }
+  sql += " WHERE e0.parent_id = $1 AND e0.type = $2 AND e0.name = $3";
+  return sql;
+}
+
+Result<std::vector<EntityRecord>> GetPathOn(SqlConnection& conn, int64_t root_parent_id,
+                                            const std::vector<std::pair<EntityType, std::string>>& path) {
+  std::vector<EntityRecord> out;
+  if (path.empty()) return out;
+  std::vector<SqlParam> params = {root_parent_id};
+  for (const auto& [type, name] : path) {
+    params.emplace_back(int64_t{static_cast<int>(type)});
+    params.emplace_back(name);
+  }
+  CAIRN_ASSIGN_OR_RETURN(SqlRows rows, conn.Execute(PathSql(path.size()), params));
+  if (rows.empty()) return out;
+  const SqlRow& row = rows.front();
+  for (size_t level = 0; level < path.size(); ++level) {
+    const auto first = row.begin() + static_cast<std::ptrdiff_t>(level * kEntityColumnCount);
+    if (!first->has_value()) break;  // this level (and all below) does not exist
+    CAIRN_ASSIGN_OR_RETURN(EntityRecord record, ParseRow(SqlRow(first, first + kEntityColumnCount)));
+    out.push_back(std::move(record));
+  }
+  return out;
+}
+
 Result<EntityRecord> GetByIdOn(SqlConnection& conn, int64_t id) {
   CAIRN_ASSIGN_OR_RETURN(SqlRows rows, conn.Execute(kGetByIdSql, {id}));
   if (rows.empty()) {
@@ -271,6 +315,10 @@ class TransactionView final : public MetadataStore {
     return GetOn(conn_, type, parent_id, name);
   }
   Result<EntityRecord> GetById(int64_t id) override { return GetByIdOn(conn_, id); }
+  Result<std::vector<EntityRecord>> GetPath(
+      int64_t root_parent_id, const std::vector<std::pair<EntityType, std::string>>& path) override {
+    return GetPathOn(conn_, root_parent_id, path);
+  }
   Result<std::vector<EntityRecord>> List(EntityType type, int64_t parent_id,
                                          std::string_view after_name, int limit) override {
     return ListOn(conn_, type, parent_id, after_name, limit);
@@ -310,6 +358,12 @@ Result<EntityRecord> SqlMetadataStore::Get(EntityType type, int64_t parent_id,
 Result<EntityRecord> SqlMetadataStore::GetById(int64_t id) {
   CAIRN_ASSIGN_OR_RETURN(ConnectionPool::Lease conn, pool_->Acquire());
   return GetByIdOn(*conn, id);
+}
+
+Result<std::vector<EntityRecord>> SqlMetadataStore::GetPath(
+    int64_t root_parent_id, const std::vector<std::pair<EntityType, std::string>>& path) {
+  CAIRN_ASSIGN_OR_RETURN(ConnectionPool::Lease conn, pool_->Acquire());
+  return GetPathOn(*conn, root_parent_id, path);
 }
 
 Result<std::vector<EntityRecord>> SqlMetadataStore::List(EntityType type, int64_t parent_id,

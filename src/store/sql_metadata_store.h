@@ -21,6 +21,8 @@ class SqlMetadataStore final : public MetadataStore {
   Result<EntityRecord> Insert(const EntityRecord& record) override;
   Result<EntityRecord> Get(EntityType type, int64_t parent_id, std::string_view name) override;
   Result<EntityRecord> GetById(int64_t id) override;
+  Result<std::vector<EntityRecord>> GetPath(
+      int64_t root_parent_id, const std::vector<std::pair<EntityType, std::string>>& path) override;
   Result<std::vector<EntityRecord>> List(EntityType type, int64_t parent_id,
                                          std::string_view after_name, int limit) override;
   Result<int64_t> CountChildren(int64_t parent_id) override;

@@ -192,18 +192,12 @@ std::string IcebergCatalog::DefaultLocation(const Namespace& ns, std::string_vie
 
 Result<EntityRecord> IcebergCatalog::NamespaceRow(store::MetadataStore& store, const Namespace& ns) {
   if (ns.empty()) return InvalidArgument("Namespace must not be empty");
-  int64_t parent = info_.catalog_id;
-  EntityRecord row;
-  for (const auto& level : ns) {
-    auto r = store.Get(EntityType::kSchema, parent, level);
-    if (!r) {
-      if (r.error().code == ErrorCode::kNotFound) return NoSuchNamespace(ns);
-      return std::move(r).error();
-    }
-    row = std::move(*r);
-    parent = row.id;
-  }
-  return row;
+  std::vector<std::pair<EntityType, std::string>> path;
+  path.reserve(ns.size());
+  for (const auto& level : ns) path.emplace_back(EntityType::kSchema, level);
+  CAIRN_ASSIGN_OR_RETURN(auto rows, store.GetPath(info_.catalog_id, path));
+  if (rows.size() < ns.size()) return NoSuchNamespace(ns);
+  return std::move(rows.back());
 }
 
 Result<std::vector<Namespace>> IcebergCatalog::ListNamespaces(const Namespace& parent) {
@@ -305,15 +299,16 @@ Result<NamespacePropertiesUpdate> IcebergCatalog::UpdateNamespaceProperties(
 
 Result<EntityRecord> IcebergCatalog::ObjectRow(store::MetadataStore& store, EntityType type,
                                                const Namespace& ns, std::string_view name) {
-  auto ns_row = NamespaceRow(store, ns);
-  if (!ns_row) {
-    // A load in a missing namespace is a missing table, as the Java catalogs answer.
-    if (ns_row.error().code == ErrorCode::kNotFound) return NoSuchObject(type, ns, name);
-    return std::move(ns_row).error();
-  }
-  auto row = store.Get(type, ns_row->id, name);
-  if (!row && row.error().code == ErrorCode::kNotFound) return NoSuchObject(type, ns, name);
-  return row;
+  if (ns.empty()) return InvalidArgument("Namespace must not be empty");
+  // The namespace levels and the object in one round trip. A load in a missing namespace is a
+  // missing table, as the Java catalogs answer.
+  std::vector<std::pair<EntityType, std::string>> path;
+  path.reserve(ns.size() + 1);
+  for (const auto& level : ns) path.emplace_back(EntityType::kSchema, level);
+  path.emplace_back(type, std::string(name));
+  CAIRN_ASSIGN_OR_RETURN(auto rows, store.GetPath(info_.catalog_id, path));
+  if (rows.size() < path.size()) return NoSuchObject(type, ns, name);
+  return std::move(rows.back());
 }
 
 Status IcebergCatalog::CheckNameFree(store::MetadataStore& store, const EntityRecord& ns_row,

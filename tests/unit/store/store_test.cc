@@ -214,6 +214,39 @@ TEST_P(StoreTest, InsertGetAndGetById) {
   EXPECT_TRUE(plain.in_use);
 }
 
+TEST_P(StoreTest, GetPathResolvesTheLongestExistingPrefixInOneCall) {
+  EntityRecord ml = MustInsert(MakeRecord(EntityType::kMetalake, 0, "ml"));
+  EntityRecord cat = MustInsert(MakeRecord(EntityType::kCatalog, ml.id, "cat"));
+  EntityRecord ns = MustInsert(MakeRecord(EntityType::kSchema, cat.id, "ns"));
+  EntityRecord tbl = MustInsert(MakeRecord(EntityType::kTable, ns.id, "t"));
+  MustInsert(MakeRecord(EntityType::kView, ns.id, "t"));  // same name, other type: not matched
+
+  auto full = store_->GetPath(0, {{EntityType::kMetalake, "ml"}, {EntityType::kCatalog, "cat"},
+                                  {EntityType::kSchema, "ns"}, {EntityType::kTable, "t"}});
+  ASSERT_TRUE(full.has_value());
+  ASSERT_EQ(full->size(), 4U);
+  EXPECT_EQ((*full)[0].id, ml.id);
+  EXPECT_EQ((*full)[1].id, cat.id);
+  EXPECT_EQ((*full)[2].id, ns.id);
+  EXPECT_EQ((*full)[3].id, tbl.id);
+  EXPECT_EQ((*full)[3].type, EntityType::kTable);
+  EXPECT_EQ((*full)[3].properties, tbl.properties);
+
+  auto partial = store_->GetPath(cat.id, {{EntityType::kSchema, "ns"}, {EntityType::kTable, "missing"}});
+  ASSERT_TRUE(partial.has_value());
+  ASSERT_EQ(partial->size(), 1U);
+  EXPECT_EQ((*partial)[0].id, ns.id);
+
+  auto gap = store_->GetPath(0, {{EntityType::kMetalake, "ml"}, {EntityType::kCatalog, "nope"},
+                                 {EntityType::kSchema, "ns"}});
+  ASSERT_TRUE(gap.has_value());
+  EXPECT_EQ(gap->size(), 1U);
+
+  auto none = store_->GetPath(0, {{EntityType::kMetalake, "other"}});
+  ASSERT_TRUE(none.has_value());
+  EXPECT_TRUE(none->empty());
+}
+
 TEST_P(StoreTest, GetMissingIsNotFoundWithKind) {
   auto missing = store_->Get(EntityType::kTable, 1, "nope");
   ASSERT_EQ(CodeOf(missing), ErrorCode::kNotFound);
