@@ -106,8 +106,23 @@ Result<SqlRows> PgConnection::Execute(std::string_view sql, const std::vector<Sq
         params[i]);
   }
   const std::string text(sql);
-  ResultPtr result(PQexecParams(conn_.get(), text.c_str(), static_cast<int>(params.size()), nullptr,
-                                values.data(), nullptr, nullptr, /*resultFormat=*/0));
+  ResultPtr result;
+  if (params.empty()) {
+    // DDL and transaction control (possibly several statements): no plan worth keeping.
+    result.reset(PQexecParams(conn_.get(), text.c_str(), 0, nullptr, nullptr, nullptr, nullptr, 0));
+  } else {
+    // Statements with parameters are prepared once per connection and then only executed, so
+    // the server parses and plans each of them once instead of on every call.
+    auto it = prepared_.find(text);
+    if (it == prepared_.end()) {
+      std::string name = "cairn_" + std::to_string(prepared_.size());
+      ResultPtr prepared(PQprepare(conn_.get(), name.c_str(), text.c_str(), static_cast<int>(params.size()), nullptr));
+      CAIRN_RETURN_IF_ERROR(CheckResult(conn_.get(), prepared.get(), "prepare"));
+      it = prepared_.emplace(text, std::move(name)).first;
+    }
+    result.reset(PQexecPrepared(conn_.get(), it->second.c_str(), static_cast<int>(params.size()), values.data(),
+                                nullptr, nullptr, /*resultFormat=*/0));
+  }
   CAIRN_RETURN_IF_ERROR(CheckResult(conn_.get(), result.get(), "execute"));
 
   SqlRows rows;

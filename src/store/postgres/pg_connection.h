@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memory>
+#include <unordered_map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -43,6 +44,7 @@ class PgConnection final : public SqlConnection {
   explicit PgConnection(std::unique_ptr<pg_conn, Finish> conn);
 
   std::unique_ptr<pg_conn, Finish> conn_;
+  std::unordered_map<std::string, std::string> prepared_;  // SQL text -> prepared statement name
 };
 
 /// Returns `url` with any password removed (URI userinfo or a `password=` keyword), for logs.
