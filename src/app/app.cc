@@ -8,17 +8,17 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "api/admin/admin_api.h"
 #include "api/gravitino/errors.h"
 #include "api/gravitino/gravitino_api.h"
 #include "api/iceberg/errors.h"
 #include "api/iceberg/iceberg_api.h"
-#include "api/admin/admin_api.h"
-#include "app/router.h"
-#include "governance/audit.h"
 #include "app/config.h"
+#include "app/router.h"
 #include "common/log.h"
 #include "common/util.h"
 #include "connector/connector.h"
+#include "governance/audit.h"
 #include "http/server.h"
 #include "service/authenticator.h"
 #include "service/authorizer.h"
@@ -26,7 +26,7 @@
 #include "store/metadata_store.h"
 
 #ifndef CAIRN_VERSION
-#define CAIRN_VERSION "1.3.1"
+#  define CAIRN_VERSION "1.3.1"
 #endif
 
 namespace cairn::app {
@@ -52,7 +52,8 @@ int Serve(Config config) {
   std::error_code ec;
   std::filesystem::create_directories(config.data_dir, ec);
   if (ec) {
-    spdlog::error("event=startup_failed reason=\"cannot create data dir {}: {}\"", config.data_dir, ec.message());
+    spdlog::error("event=startup_failed reason=\"cannot create data dir {}: {}\"", config.data_dir,
+                  ec.message());
     return 1;
   }
   const int cores = static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
@@ -93,7 +94,8 @@ int Serve(Config config) {
     return 1;
   }
   if (!config.basic_bootstrap_user.empty()) {
-    auto s = (*authenticator)->EnsureBasicUser(config.basic_bootstrap_user, config.basic_bootstrap_password);
+    auto s = (*authenticator)
+                 ->EnsureBasicUser(config.basic_bootstrap_user, config.basic_bootstrap_password);
     if (!s) {
       spdlog::error("event=startup_failed reason=\"bootstrap user: {}\"", s.error().message);
       return 1;
@@ -103,12 +105,15 @@ int Serve(Config config) {
   access_config.enabled = config.authorization_enabled;
   access_config.service_admins.insert(config.service_admins.begin(), config.service_admins.end());
   if (access_config.enabled && access_config.service_admins.empty()) {
-    spdlog::warn("event=config_warning reason=\"authorization is on but cairn.authorization.service-admins is empty: nobody can create metalakes\"");
+    spdlog::warn(
+        "event=config_warning reason=\"authorization is on but cairn.authorization.service-admins "
+        "is empty: nobody can create metalakes\"");
   }
   governance::AccessControl access(**store, access_config);
   service::Authorizer authorizer(**store, access);
   auto audit = governance::AuditLog::Open(
-      config.audit_dir.empty() ? (std::filesystem::path(config.data_dir) / "audit").string() : config.audit_dir,
+      config.audit_dir.empty() ? (std::filesystem::path(config.data_dir) / "audit").string()
+                               : config.audit_dir,
       config.audit_max_file_bytes, config.audit_max_files);
   if (!audit) {
     spdlog::error("event=startup_failed reason=\"{}\"", audit.error().message);
@@ -119,8 +124,10 @@ int Serve(Config config) {
   info.version = CAIRN_VERSION;
   info.compile_date = CompileDate();
   info.git_commit = "";
-  api::gravitino::GravitinoApi gravitino(service, authorizer, info, [store_ptr] { return store_ptr->Ping(); });
-  api::iceberg::IcebergApi iceberg(service, authorizer, api::iceberg::IcebergApiOptions{config.iceberg_default_metalake});
+  api::gravitino::GravitinoApi gravitino(service, authorizer, info,
+                                         [store_ptr] { return store_ptr->Ping(); });
+  api::iceberg::IcebergApi iceberg(
+      service, authorizer, api::iceberg::IcebergApiOptions{config.iceberg_default_metalake});
   api::AdminApi admin(**authenticator, authorizer, **audit);
 
   http::ServerOptions options;
@@ -132,8 +139,14 @@ int Serve(Config config) {
   options.idle_timeout_ms = config.idle_timeout_ms;
   options.shutdown_grace_ms = config.shutdown_grace_ms;
 
-  Router router{gravitino, iceberg, admin, **authenticator, **audit,
-                config.authenticators, config.authorization_enabled, config.service_admins};
+  Router router{gravitino,
+                iceberg,
+                admin,
+                **authenticator,
+                **audit,
+                config.authenticators,
+                config.authorization_enabled,
+                config.service_admins};
   auto handler = [&router](const http::Request& request) { return router.Handle(request); };
   auto renderer = [&router](int status, std::string_view message, const http::Request& partial) {
     return router.RenderTransportError(status, message, partial);

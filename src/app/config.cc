@@ -10,19 +10,36 @@ namespace cairn::app {
 
 const std::vector<std::string>& ConfigKeys() {
   static const std::vector<std::string> keys = {
-      "cairn.server.host",         "cairn.server.port",          "cairn.data-dir",
-      "cairn.server.workers",      "cairn.store.type",           "cairn.store.sqlite.path",
-      "cairn.store.postgres.url",  "cairn.store.pool-size",      "cairn.http.max-body-bytes",
-      "cairn.http.max-header-bytes", "cairn.http.idle-timeout-ms", "cairn.server.shutdown-grace-ms",
-      "cairn.log.level",           "cairn.iceberg.default-metalake",
-      "cairn.authenticators",      "cairn.authenticator.oauth2.issuer",
-      "cairn.authenticator.basic.bootstrap-user", "cairn.authenticator.basic.bootstrap-password",
-      "cairn.authenticator.oauth2.audience", "cairn.authenticator.oauth2.principal-claim",
-      "cairn.authenticator.oauth2.groups-claim", "cairn.authenticator.oauth2.jwks-file",
+      "cairn.server.host",
+      "cairn.server.port",
+      "cairn.data-dir",
+      "cairn.server.workers",
+      "cairn.store.type",
+      "cairn.store.sqlite.path",
+      "cairn.store.postgres.url",
+      "cairn.store.pool-size",
+      "cairn.http.max-body-bytes",
+      "cairn.http.max-header-bytes",
+      "cairn.http.idle-timeout-ms",
+      "cairn.server.shutdown-grace-ms",
+      "cairn.log.level",
+      "cairn.iceberg.default-metalake",
+      "cairn.authenticators",
+      "cairn.authenticator.oauth2.issuer",
+      "cairn.authenticator.basic.bootstrap-user",
+      "cairn.authenticator.basic.bootstrap-password",
+      "cairn.authenticator.oauth2.audience",
+      "cairn.authenticator.oauth2.principal-claim",
+      "cairn.authenticator.oauth2.groups-claim",
+      "cairn.authenticator.oauth2.jwks-file",
       "cairn.authenticator.oauth2.jwks-url",
-      "cairn.authenticator.oauth2.hs256-secret", "cairn.authenticator.oauth2.allowed-skew-secs",
-      "cairn.authorization.enable", "cairn.authorization.service-admins",
-      "cairn.audit.dir",           "cairn.audit.max-file-bytes", "cairn.audit.max-files",
+      "cairn.authenticator.oauth2.hs256-secret",
+      "cairn.authenticator.oauth2.allowed-skew-secs",
+      "cairn.authorization.enable",
+      "cairn.authorization.service-admins",
+      "cairn.audit.dir",
+      "cairn.audit.max-file-bytes",
+      "cairn.audit.max-files",
   };
   return keys;
 }
@@ -36,10 +53,12 @@ std::string EnvName(const std::string& key) {
 
 namespace {
 
-Result<int64_t> ParseNumber(const std::string& key, const std::string& value, int64_t min, int64_t max) {
+Result<int64_t> ParseNumber(const std::string& key, const std::string& value, int64_t min,
+                            int64_t max) {
   auto v = ParseInt64(Trim(value));
   if (!v || *v < min || *v > max) {
-    return InvalidArgument("Config key '{}' must be an integer in [{}, {}], got '{}'", key, min, max, value);
+    return InvalidArgument("Config key '{}' must be an integer in [{}, {}], got '{}'", key, min,
+                           max, value);
   }
   return *v;
 }
@@ -61,7 +80,8 @@ Status SetConfigValue(Config& c, const std::string& key, const std::string& raw)
     c.workers = static_cast<int>(v);
   } else if (key == "cairn.store.type") {
     if (value != "sqlite" && value != "postgres") {
-      return InvalidArgument("Config key '{}' must be 'sqlite' or 'postgres', got '{}'", key, value);
+      return InvalidArgument("Config key '{}' must be 'sqlite' or 'postgres', got '{}'", key,
+                             value);
     }
     c.store_type = value;
   } else if (key == "cairn.store.sqlite.path") {
@@ -88,7 +108,9 @@ Status SetConfigValue(Config& c, const std::string& key, const std::string& raw)
     for (const auto& a : Split(value, ',')) {
       const std::string name(Trim(a));
       if (name != "simple" && name != "basic" && name != "oauth2") {
-        return InvalidArgument("Config key '{}' lists an unknown authenticator '{}'; expected simple, basic, oauth2", key, name);
+        return InvalidArgument(
+            "Config key '{}' lists an unknown authenticator '{}'; expected simple, basic, oauth2",
+            key, name);
       }
       c.authenticators.push_back(name);
     }
@@ -117,7 +139,8 @@ Status SetConfigValue(Config& c, const std::string& key, const std::string& raw)
     CAIRN_ASSIGN_OR_RETURN(auto v, ParseNumber(key, value, 0, 3600));
     c.oauth2_allowed_skew_secs = static_cast<int>(v);
   } else if (key == "cairn.authorization.enable") {
-    if (value != "true" && value != "false") return InvalidArgument("Config key '{}' must be true or false", key);
+    if (value != "true" && value != "false")
+      return InvalidArgument("Config key '{}' must be true or false", key);
     c.authorization_enabled = value == "true";
   } else if (key == "cairn.authorization.service-admins") {
     c.service_admins.clear();
@@ -138,7 +161,9 @@ Status SetConfigValue(Config& c, const std::string& key, const std::string& raw)
     static const char* kLevels[] = {"trace", "debug", "info", "warn", "error", "off"};
     bool ok = false;
     for (const char* l : kLevels) ok = ok || value == l;
-    if (!ok) return InvalidArgument("Config key '{}' must be one of trace, debug, info, warn, error, off", key);
+    if (!ok)
+      return InvalidArgument("Config key '{}' must be one of trace, debug, info, warn, error, off",
+                             key);
     c.log_level = value;
   } else {
     return InvalidArgument("Unknown config key '{}'", key);
@@ -172,7 +197,8 @@ Status LoadConfigEnv(Config& config) {
     const char* v = std::getenv(EnvName(key).c_str());
     if (v == nullptr) continue;
     auto s = SetConfigValue(config, key, v);
-    if (!s) return InvalidArgument("{} (from environment variable {})", s.error().message, EnvName(key));
+    if (!s)
+      return InvalidArgument("{} (from environment variable {})", s.error().message, EnvName(key));
   }
   return Ok();
 }

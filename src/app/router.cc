@@ -23,27 +23,30 @@ Interface InterfaceOf(std::string_view path) {
 
 std::string_view InterfaceName(Interface i) {
   switch (i) {
-    case Interface::kGravitino: return "gravitino";
-    case Interface::kIceberg: return "iceberg";
-    case Interface::kService: return "http";
+    case Interface::kGravitino:
+      return "gravitino";
+    case Interface::kIceberg:
+      return "iceberg";
+    case Interface::kService:
+      return "http";
   }
   return "http";
 }
 
 bool SkipsAuthentication(const http::Request& r) {
-  return r.method == "CLOSE" || r.path == "/health" || r.path == "/health/live" || r.path == "/health/ready" ||
-         r.path == "/api/health" || r.path == "/api/health/live" || r.path == "/api/health/ready" ||
-         r.path == "/api/version" || r.path == "/configs";
+  return r.method == "CLOSE" || r.path == "/health" || r.path == "/health/live" ||
+         r.path == "/health/ready" || r.path == "/api/health" || r.path == "/api/health/live" ||
+         r.path == "/api/health/ready" || r.path == "/api/version" || r.path == "/configs";
 }
 
 const std::map<std::string, std::string, std::less<>>& NameKeywords() {
   // Collection segment -> placeholder of the name that follows it.
   static const std::map<std::string, std::string, std::less<>> keywords = {
-      {"metalakes", "{metalake}"}, {"catalogs", "{catalog}"}, {"schemas", "{schema}"},
-      {"tables", "{table}"},       {"views", "{view}"},       {"filesets", "{fileset}"},
-      {"topics", "{topic}"},       {"models", "{model}"},     {"functions", "{function}"},
-      {"partitions", "{partition}"}, {"users", "{user}"},    {"groups", "{group}"},
-      {"roles", "{role}"},         {"namespaces", "{namespace}"}};
+      {"metalakes", "{metalake}"},   {"catalogs", "{catalog}"},    {"schemas", "{schema}"},
+      {"tables", "{table}"},         {"views", "{view}"},          {"filesets", "{fileset}"},
+      {"topics", "{topic}"},         {"models", "{model}"},        {"functions", "{function}"},
+      {"partitions", "{partition}"}, {"users", "{user}"},          {"groups", "{group}"},
+      {"roles", "{role}"},           {"namespaces", "{namespace}"}};
   return keywords;
 }
 
@@ -75,7 +78,8 @@ AuditSubject DescribeRequest(std::string_view method, std::string_view path) {
     }
     // Gravitino: owners/{type}/{fullName}, objects/{type}/{fullName}/roles,
     // permissions/roles/{role}/{type}/{fullName}/grant.
-    if (interface == Interface::kGravitino && (seg == "owners" || seg == "objects") && i + 2 < segs.size()) {
+    if (interface == Interface::kGravitino && (seg == "owners" || seg == "objects") &&
+        i + 2 < segs.size()) {
       template_parts.push_back(seg);
       template_parts.push_back("{type}");
       template_parts.push_back("{fullName}");
@@ -84,7 +88,8 @@ AuditSubject DescribeRequest(std::string_view method, std::string_view path) {
       continue;
     }
     auto kw = keywords.find(seg);
-    const bool action_follows = i + 1 < segs.size() && (segs[i + 1] == "rename" || segs[i + 1] == "testConnection");
+    const bool action_follows =
+        i + 1 < segs.size() && (segs[i + 1] == "rename" || segs[i + 1] == "testConnection");
     if (kw != keywords.end() && i + 1 < segs.size() && !action_follows) {
       template_parts.push_back(seg);
       const std::string& name = segs[i + 1];
@@ -142,14 +147,14 @@ http::Response Router::RenderTransportError(int status, std::string_view message
                                             const http::Request& partial) const {
   http::Response response;
   if (InterfaceOf(partial.path) == Interface::kIceberg) {
-    const char* type = status == 413 ? "PayloadTooLargeException"
+    const char* type = status == 413  ? "PayloadTooLargeException"
                        : status < 500 ? "BadRequestException"
                                       : "ServiceFailureException";
     response = api::iceberg::PlainErrorResponse(status, type, message);
   } else {
     const int code = status < 500 ? 1001 : 1002;
-    response = api::gravitino::PlainErrorResponse(status, code,
-                                                  code == 1001 ? "IllegalArgumentException" : "RuntimeException", message);
+    response = api::gravitino::PlainErrorResponse(
+        status, code, code == 1001 ? "IllegalArgumentException" : "RuntimeException", message);
   }
   Audit(partial, "", false, response);
   return response;
@@ -160,7 +165,8 @@ void Router::Audit(const http::Request& request, const std::string& principal, b
   AuditSubject subject = DescribeRequest(request.method, request.path);
   AddCreatedName(subject, request.method, request.body);
   if (subject.object.empty() && subject.operation == "GET /iceberg/v1/config") {
-    subject.object = request.Query("warehouse").value_or("");  // the catalog a client is configuring
+    subject.object =
+        request.Query("warehouse").value_or("");  // the catalog a client is configuring
   }
   governance::AuditRecord record;
   record.time_ms = NowMillis();
@@ -189,8 +195,9 @@ http::Response Router::Handle(const http::Request& request) const {
     } else {
       authenticated = false;
       const Error& e = p.error();
-      response = interface == Interface::kIceberg ? api::iceberg::ErrorResponse(e)
-                                                  : api::gravitino::ErrorResponse(e, api::gravitino::Operation{});
+      response = interface == Interface::kIceberg
+                     ? api::iceberg::ErrorResponse(e)
+                     : api::gravitino::ErrorResponse(e, api::gravitino::Operation{});
       response.headers.emplace_back("WWW-Authenticate", authenticator.Challenge());
     }
   }
@@ -207,10 +214,10 @@ http::Response Router::Handle(const http::Request& request) const {
         response = gravitino.Handle(request, principal);
       }
     } else if (path == "/health" || path == "/health/live" || path == "/health/ready") {
-      response = request.method == "GET"
-                     ? gravitino.Health(path == "/health" ? "" : path.substr(8))
-                     : api::gravitino::PlainErrorResponse(405, 1006, "UnsupportedOperationException",
-                                                          "Only GET is allowed on health endpoints");
+      response = request.method == "GET" ? gravitino.Health(path == "/health" ? "" : path.substr(8))
+                                         : api::gravitino::PlainErrorResponse(
+                                               405, 1006, "UnsupportedOperationException",
+                                               "Only GET is allowed on health endpoints");
     } else if (path == "/configs") {
       nlohmann::json body{{"gravitino.authenticators", authenticator_names},
                           {"gravitino.authorization.enable", authorization_enabled},
@@ -218,8 +225,9 @@ http::Response Router::Handle(const http::Request& request) const {
       if (authorization_enabled) body["gravitino.authorization.serviceAdmins"] = service_admins;
       response.body = body.dump();
     } else {
-      response = api::gravitino::PlainErrorResponse(404, 1003, "NotFoundException",
-                                                    fmt::format("No endpoint matches {} {}", request.method, path));
+      response = api::gravitino::PlainErrorResponse(
+          404, 1003, "NotFoundException",
+          fmt::format("No endpoint matches {} {}", request.method, path));
     }
   }
   Audit(request, principal.user, authenticated, response);

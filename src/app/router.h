@@ -29,7 +29,8 @@ struct Router {
 
   /// A transport-level error (bad request line, body too large, handler crash) in the format of
   /// the request path's protocol; audited like every other request.
-  http::Response RenderTransportError(int status, std::string_view message, const http::Request& partial) const;
+  http::Response RenderTransportError(int status, std::string_view message,
+                                      const http::Request& partial) const;
 
  private:
   void Audit(const http::Request& request, const std::string& principal, bool authenticated,

@@ -12,20 +12,20 @@ namespace cairn {
 /// What went wrong, in domain words. Protocol front ends map (code, entity) to their own status
 /// codes and error bodies in exactly one place each (src/api/<protocol>/errors.cc).
 enum class ErrorCode {
-  kInvalidArgument,    // the request is wrong; retrying it unchanged cannot succeed
-  kNotFound,           // the addressed object (or a parent) does not exist
-  kAlreadyExists,      // an object with that name exists
-  kNotEmpty,           // the object still has children
-  kNotInUse,           // the object (or a parent) is disabled
-  kInUse,              // the object must be disabled before this operation
-  kConflict,           // a concurrent writer won; re-read and retry may succeed
-  kCommitStateUnknown, // the outcome of a write is not known
+  kInvalidArgument,     // the request is wrong; retrying it unchanged cannot succeed
+  kNotFound,            // the addressed object (or a parent) does not exist
+  kAlreadyExists,       // an object with that name exists
+  kNotEmpty,            // the object still has children
+  kNotInUse,            // the object (or a parent) is disabled
+  kInUse,               // the object must be disabled before this operation
+  kConflict,            // a concurrent writer won; re-read and retry may succeed
+  kCommitStateUnknown,  // the outcome of a write is not known
   kUnauthenticated,
   kPermissionDenied,
-  kUnsupported,        // the provider or protocol does not support the operation
-  kConnectionFailed,   // a source could not be reached while testing a connection
-  kUnavailable,        // a dependency is down or busy; retrying later may succeed
-  kInternal,           // a bug or an unexpected failure
+  kUnsupported,       // the provider or protocol does not support the operation
+  kConnectionFailed,  // a source could not be reached while testing a connection
+  kUnavailable,       // a dependency is down or busy; retrying later may succeed
+  kInternal,          // a bug or an unexpected failure
 };
 
 /// The kind of object an error is about; protocols use it to pick an error type name.

@@ -13,17 +13,34 @@ namespace cairn {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : data_(std::in_place_index<0>, std::move(value)) {}  // NOLINT(google-explicit-constructor)
-  Result(Error error) : data_(std::in_place_index<1>, std::move(error)) {}  // NOLINT(google-explicit-constructor)
+  Result(T value)
+      : data_(std::in_place_index<0>, std::move(value)) {}  // NOLINT(google-explicit-constructor)
+  Result(Error error)
+      : data_(std::in_place_index<1>, std::move(error)) {}  // NOLINT(google-explicit-constructor)
 
   bool has_value() const { return data_.index() == 0; }
   explicit operator bool() const { return has_value(); }
 
-  T& value() & { assert(has_value()); return std::get<0>(data_); }
-  const T& value() const& { assert(has_value()); return std::get<0>(data_); }
-  T&& value() && { assert(has_value()); return std::get<0>(std::move(data_)); }
-  const Error& error() const& { assert(!has_value()); return std::get<1>(data_); }
-  Error&& error() && { assert(!has_value()); return std::get<1>(std::move(data_)); }
+  T& value() & {
+    assert(has_value());
+    return std::get<0>(data_);
+  }
+  const T& value() const& {
+    assert(has_value());
+    return std::get<0>(data_);
+  }
+  T&& value() && {
+    assert(has_value());
+    return std::get<0>(std::move(data_));
+  }
+  const Error& error() const& {
+    assert(!has_value());
+    return std::get<1>(data_);
+  }
+  Error&& error() && {
+    assert(!has_value());
+    return std::get<1>(std::move(data_));
+  }
 
   T& operator*() & { return value(); }
   const T& operator*() const& { return value(); }
@@ -40,12 +57,19 @@ template <>
 class [[nodiscard]] Result<void> {
  public:
   Result() = default;
-  Result(Error error) : error_(std::move(error)), ok_(false) {}  // NOLINT(google-explicit-constructor)
+  Result(Error error)
+      : error_(std::move(error)), ok_(false) {}  // NOLINT(google-explicit-constructor)
 
   bool has_value() const { return ok_; }
   explicit operator bool() const { return ok_; }
-  const Error& error() const& { assert(!ok_); return error_; }
-  Error&& error() && { assert(!ok_); return std::move(error_); }
+  const Error& error() const& {
+    assert(!ok_);
+    return error_;
+  }
+  Error&& error() && {
+    assert(!ok_);
+    return std::move(error_);
+  }
 
  private:
   Error error_;
@@ -62,12 +86,12 @@ inline Status Ok() { return {}; }
 #define CAIRN_CONCAT(a, b) CAIRN_CONCAT_INNER(a, b)
 
 /// Returns the error of `expr` (a Result or Status) from the enclosing function.
-#define CAIRN_RETURN_IF_ERROR(expr)                          \
-  do {                                                       \
-    auto&& cairn_status_ = (expr);                           \
-    if (!cairn_status_.has_value()) {                        \
-      return std::move(cairn_status_).error();               \
-    }                                                        \
+#define CAIRN_RETURN_IF_ERROR(expr)            \
+  do {                                         \
+    auto&& cairn_status_ = (expr);             \
+    if (!cairn_status_.has_value()) {          \
+      return std::move(cairn_status_).error(); \
+    }                                          \
   } while (false)
 
 #define CAIRN_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \

@@ -39,7 +39,7 @@ struct CatalogInfo {
 
 struct ConnectorDeps {
   store::MetadataStore* store = nullptr;  // not owned; outlives every connector
-  std::string data_dir;                  // server data directory (default warehouse root)
+  std::string data_dir;                   // server data directory (default warehouse root)
 };
 
 /// A live connection to one catalog's source. One implementation per provider. Schema and table
@@ -55,7 +55,8 @@ class Connector {
 
   virtual Result<std::vector<std::string>> ListSchemas() = 0;
   /// kAlreadyExists when taken.
-  virtual Result<model::Schema> CreateSchema(const CallContext& ctx, const model::Schema& schema) = 0;
+  virtual Result<model::Schema> CreateSchema(const CallContext& ctx,
+                                             const model::Schema& schema) = 0;
   /// kNotFound (EntityKind::kSchema) when absent.
   virtual Result<model::Schema> LoadSchema(std::string_view name) = 0;
   virtual Result<model::Schema> AlterSchema(const CallContext& ctx, std::string_view name,
@@ -94,7 +95,8 @@ class Connector {
 /// Builds connectors by provider name. Validates catalog properties at catalog creation.
 class ConnectorRegistry {
  public:
-  using Factory = std::function<Result<std::unique_ptr<Connector>>(const CatalogInfo&, const ConnectorDeps&)>;
+  using Factory =
+      std::function<Result<std::unique_ptr<Connector>>(const CatalogInfo&, const ConnectorDeps&)>;
 
   explicit ConnectorRegistry(ConnectorDeps deps) : deps_(std::move(deps)) {}
   void Register(std::string provider, model::CatalogType type, Factory factory);

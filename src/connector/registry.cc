@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "connector/connector.h"
-
 #include <array>
 
 #include "common/util.h"
+#include "connector/connector.h"
 
 namespace cairn::connector {
 
@@ -11,10 +10,21 @@ namespace {
 
 // Providers of the Gravitino API that this server does not serve (yet); named in the error so a
 // user knows the name was understood.
-constexpr std::array<std::string_view, 15> kKnownProviders = {
-    "hive",           "lakehouse-paimon", "lakehouse-hudi", "lakehouse-generic", "jdbc-mysql",
-    "jdbc-postgresql", "jdbc-doris",      "jdbc-starrocks", "jdbc-clickhouse",   "jdbc-hologres",
-    "jdbc-oceanbase", "glue",             "fileset",        "kafka",             "model"};
+constexpr std::array<std::string_view, 15> kKnownProviders = {"hive",
+                                                              "lakehouse-paimon",
+                                                              "lakehouse-hudi",
+                                                              "lakehouse-generic",
+                                                              "jdbc-mysql",
+                                                              "jdbc-postgresql",
+                                                              "jdbc-doris",
+                                                              "jdbc-starrocks",
+                                                              "jdbc-clickhouse",
+                                                              "jdbc-hologres",
+                                                              "jdbc-oceanbase",
+                                                              "glue",
+                                                              "fileset",
+                                                              "kafka",
+                                                              "model"};
 
 }  // namespace
 
@@ -29,8 +39,9 @@ Status ConnectorRegistry::CheckProvider(model::CatalogType type, std::string_vie
     for (const auto& [name, entry] : factories_) supported.push_back(name);
     for (auto known : kKnownProviders) {
       if (known == provider) {
-        return InvalidArgument("Catalog provider '{}' is not supported by this server; supported providers: {}",
-                               provider, Join(supported, ", "));
+        return InvalidArgument(
+            "Catalog provider '{}' is not supported by this server; supported providers: {}",
+            provider, Join(supported, ", "));
       }
     }
     return InvalidArgument("Unknown catalog provider '{}'; supported providers: {}", provider,

@@ -56,8 +56,8 @@ const std::vector<Binding>& Bindings() {
       {"EXECUTE_FUNCTION", {T::kMetalake, T::kCatalog, T::kSchema, T::kFunction}},
       {"MODIFY_FUNCTION", {T::kMetalake, T::kCatalog, T::kSchema, T::kFunction}},
       {"MANAGE_GRANTS",
-       {T::kMetalake, T::kCatalog, T::kSchema, T::kTable, T::kView, T::kTopic, T::kFileset, T::kModel,
-        T::kFunction}},
+       {T::kMetalake, T::kCatalog, T::kSchema, T::kTable, T::kView, T::kTopic, T::kFileset,
+        T::kModel, T::kFunction}},
       {"APPLY_TAG", {T::kMetalake, T::kTag}},
       {"APPLY_POLICY", {T::kMetalake, T::kPolicy}},
   };
@@ -69,7 +69,8 @@ Json ObjectsToJson(const std::vector<SecurableObject>& objects) {
   for (const auto& o : objects) {
     Json privs = Json::array();
     for (const auto& p : o.privileges) privs.push_back({{"name", p.name}, {"allow", p.allow}});
-    arr.push_back({{"fullName", o.full_name}, {"type", ObjectTypeName(o.type)}, {"privileges", privs}});
+    arr.push_back(
+        {{"fullName", o.full_name}, {"type", ObjectTypeName(o.type)}, {"privileges", privs}});
   }
   return arr;
 }
@@ -118,17 +119,21 @@ EntityKind KindOf(EntityType type) { return store::ToEntityKind(type); }
 
 const char* Capitalized(EntityType type) {
   switch (type) {
-    case EntityType::kUser: return "User";
-    case EntityType::kGroup: return "Group";
-    case EntityType::kRole: return "Role";
-    default: return "Object";
+    case EntityType::kUser:
+      return "User";
+    case EntityType::kGroup:
+      return "Group";
+    case EntityType::kRole:
+      return "Role";
+    default:
+      return "Object";
   }
 }
 
 // Re-reads and re-applies until the compare-and-set lands.
 template <typename Mutate>
-Result<EntityRecord> Update(store::MetadataStore& store, EntityType type, int64_t parent, const std::string& name,
-                            Mutate mutate) {
+Result<EntityRecord> Update(store::MetadataStore& store, EntityType type, int64_t parent,
+                            const std::string& name, Mutate mutate) {
   for (int attempt = 0; attempt < kMaxCasAttempts; ++attempt) {
     auto row = store.Get(type, parent, name);
     if (!row) {
@@ -148,25 +153,37 @@ Result<EntityRecord> Update(store::MetadataStore& store, EntityType type, int64_
 
 std::string_view ObjectTypeName(ObjectType type) {
   switch (type) {
-    case ObjectType::kMetalake: return "metalake";
-    case ObjectType::kCatalog: return "catalog";
-    case ObjectType::kSchema: return "schema";
-    case ObjectType::kTable: return "table";
-    case ObjectType::kView: return "view";
-    case ObjectType::kFileset: return "fileset";
-    case ObjectType::kTopic: return "topic";
-    case ObjectType::kModel: return "model";
-    case ObjectType::kFunction: return "function";
-    case ObjectType::kTag: return "tag";
-    case ObjectType::kPolicy: return "policy";
+    case ObjectType::kMetalake:
+      return "metalake";
+    case ObjectType::kCatalog:
+      return "catalog";
+    case ObjectType::kSchema:
+      return "schema";
+    case ObjectType::kTable:
+      return "table";
+    case ObjectType::kView:
+      return "view";
+    case ObjectType::kFileset:
+      return "fileset";
+    case ObjectType::kTopic:
+      return "topic";
+    case ObjectType::kModel:
+      return "model";
+    case ObjectType::kFunction:
+      return "function";
+    case ObjectType::kTag:
+      return "tag";
+    case ObjectType::kPolicy:
+      return "policy";
   }
   return "metalake";
 }
 
 std::optional<ObjectType> ParseObjectType(std::string_view text) {
-  for (auto t : {ObjectType::kMetalake, ObjectType::kCatalog, ObjectType::kSchema, ObjectType::kTable,
-                 ObjectType::kView, ObjectType::kFileset, ObjectType::kTopic, ObjectType::kModel,
-                 ObjectType::kFunction, ObjectType::kTag, ObjectType::kPolicy}) {
+  for (auto t :
+       {ObjectType::kMetalake, ObjectType::kCatalog, ObjectType::kSchema, ObjectType::kTable,
+        ObjectType::kView, ObjectType::kFileset, ObjectType::kTopic, ObjectType::kModel,
+        ObjectType::kFunction, ObjectType::kTag, ObjectType::kPolicy}) {
     if (EqualsIgnoreCase(text, ObjectTypeName(t))) return t;
   }
   return std::nullopt;
@@ -199,7 +216,8 @@ std::string WithOwner(const std::string& payload, const Owner& owner) {
   return p.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
-bool Grants::Has(std::string_view privilege, const std::vector<std::pair<ObjectType, std::string>>& chain) const {
+bool Grants::Has(std::string_view privilege,
+                 const std::vector<std::pair<ObjectType, std::string>>& chain) const {
   bool allowed = false;
   for (const auto& key : chain) {
     auto it = entries.find(key);
@@ -217,8 +235,8 @@ AccessControl::AccessControl(store::MetadataStore& store, AccessConfig config)
 
 // ---- users and groups ----
 
-Result<Member> AccessControl::AddMember(EntityType type, const EntityRecord& metalake, const std::string& name,
-                                       const model::Audit& audit) {
+Result<Member> AccessControl::AddMember(EntityType type, const EntityRecord& metalake,
+                                        const std::string& name, const model::Audit& audit) {
   if (Trim(name).empty()) return InvalidArgument("{} name must not be empty", Capitalized(type));
   EntityRecord row;
   row.type = type;
@@ -229,8 +247,8 @@ Result<Member> AccessControl::AddMember(EntityType type, const EntityRecord& met
   auto inserted = store_.Insert(row);
   if (!inserted) {
     if (inserted.error().code == ErrorCode::kAlreadyExists) {
-      return AlreadyExists(KindOf(type), "{} {} already exists in the metalake {}", Capitalized(type), name,
-                           metalake.name);
+      return AlreadyExists(KindOf(type), "{} {} already exists in the metalake {}",
+                           Capitalized(type), name, metalake.name);
     }
     return std::move(inserted).error();
   }
@@ -238,18 +256,21 @@ Result<Member> AccessControl::AddMember(EntityType type, const EntityRecord& met
   return ToMember(*inserted);
 }
 
-Result<Member> AccessControl::GetMember(EntityType type, const EntityRecord& metalake, const std::string& name) {
+Result<Member> AccessControl::GetMember(EntityType type, const EntityRecord& metalake,
+                                        const std::string& name) {
   auto row = store_.Get(type, metalake.id, name);
   if (!row) {
     if (row.error().code == ErrorCode::kNotFound) {
-      return NotFound(KindOf(type), "{} {} does not exist in the metalake {}", Capitalized(type), name, metalake.name);
+      return NotFound(KindOf(type), "{} {} does not exist in the metalake {}", Capitalized(type),
+                      name, metalake.name);
     }
     return std::move(row).error();
   }
   return ToMember(*row);
 }
 
-Result<std::vector<Member>> AccessControl::ListMembers(EntityType type, const EntityRecord& metalake) {
+Result<std::vector<Member>> AccessControl::ListMembers(EntityType type,
+                                                       const EntityRecord& metalake) {
   CAIRN_ASSIGN_OR_RETURN(auto rows, store_.List(type, metalake.id, "", 0));
   std::vector<Member> out;
   out.reserve(rows.size());
@@ -257,7 +278,8 @@ Result<std::vector<Member>> AccessControl::ListMembers(EntityType type, const En
   return out;
 }
 
-Result<bool> AccessControl::RemoveMember(EntityType type, const EntityRecord& metalake, const std::string& name) {
+Result<bool> AccessControl::RemoveMember(EntityType type, const EntityRecord& metalake,
+                                         const std::string& name) {
   auto row = store_.Get(type, metalake.id, name);
   if (!row) {
     if (row.error().code == ErrorCode::kNotFound) return false;
@@ -268,17 +290,21 @@ Result<bool> AccessControl::RemoveMember(EntityType type, const EntityRecord& me
   return removed;
 }
 
-Result<Member> AccessControl::AddUser(const EntityRecord& m, const std::string& n, const model::Audit& a) {
+Result<Member> AccessControl::AddUser(const EntityRecord& m, const std::string& n,
+                                      const model::Audit& a) {
   return AddMember(EntityType::kUser, m, n, a);
 }
 Result<Member> AccessControl::GetUser(const EntityRecord& m, const std::string& n) {
   return GetMember(EntityType::kUser, m, n);
 }
-Result<std::vector<Member>> AccessControl::ListUsers(const EntityRecord& m) { return ListMembers(EntityType::kUser, m); }
+Result<std::vector<Member>> AccessControl::ListUsers(const EntityRecord& m) {
+  return ListMembers(EntityType::kUser, m);
+}
 Result<bool> AccessControl::RemoveUser(const EntityRecord& m, const std::string& n) {
   return RemoveMember(EntityType::kUser, m, n);
 }
-Result<Member> AccessControl::AddGroup(const EntityRecord& m, const std::string& n, const model::Audit& a) {
+Result<Member> AccessControl::AddGroup(const EntityRecord& m, const std::string& n,
+                                       const model::Audit& a) {
   return AddMember(EntityType::kGroup, m, n, a);
 }
 Result<Member> AccessControl::GetGroup(const EntityRecord& m, const std::string& n) {
@@ -291,33 +317,36 @@ Result<bool> AccessControl::RemoveGroup(const EntityRecord& m, const std::string
   return RemoveMember(EntityType::kGroup, m, n);
 }
 
-Result<Member> AccessControl::ChangeMemberRoles(const EntityRecord& metalake, bool group, const std::string& name,
+Result<Member> AccessControl::ChangeMemberRoles(const EntityRecord& metalake, bool group,
+                                                const std::string& name,
                                                 const std::vector<std::string>& roles, bool grant,
                                                 const model::Audit& audit) {
   for (const auto& r : roles) {
     auto row = store_.Get(EntityType::kRole, metalake.id, r);
     if (!row) {
       if (row.error().code == ErrorCode::kNotFound) {
-        return NotFound(EntityKind::kRole, "Role {} does not exist in the metalake {}", r, metalake.name);
+        return NotFound(EntityKind::kRole, "Role {} does not exist in the metalake {}", r,
+                        metalake.name);
       }
       return std::move(row).error();
     }
   }
   const EntityType type = group ? EntityType::kGroup : EntityType::kUser;
-  CAIRN_ASSIGN_OR_RETURN(EntityRecord updated, Update(store_, type, metalake.id, name, [&](EntityRecord& row) -> Status {
-    std::vector<std::string> current = RolesIn(row);
-    for (const auto& r : roles) {
-      auto it = std::find(current.begin(), current.end(), r);
-      if (grant && it == current.end()) current.push_back(r);
-      if (!grant && it != current.end()) current.erase(it);
-    }
-    Json p = Payload(row);
-    p["roles"] = current;
-    row.payload = p.dump();
-    row.audit.last_modifier = audit.last_modifier;
-    row.audit.last_modified_time = audit.last_modified_time;
-    return Ok();
-  }));
+  CAIRN_ASSIGN_OR_RETURN(EntityRecord updated,
+                         Update(store_, type, metalake.id, name, [&](EntityRecord& row) -> Status {
+                           std::vector<std::string> current = RolesIn(row);
+                           for (const auto& r : roles) {
+                             auto it = std::find(current.begin(), current.end(), r);
+                             if (grant && it == current.end()) current.push_back(r);
+                             if (!grant && it != current.end()) current.erase(it);
+                           }
+                           Json p = Payload(row);
+                           p["roles"] = current;
+                           row.payload = p.dump();
+                           row.audit.last_modifier = audit.last_modifier;
+                           row.audit.last_modified_time = audit.last_modified_time;
+                           return Ok();
+                         }));
   Invalidate();
   return ToMember(updated);
 }
@@ -331,12 +360,14 @@ Result<Role> AccessControl::CreateRole(const EntityRecord& metalake, const Role&
   row.parent_id = metalake.id;
   row.name = role.name;
   row.properties = role.properties;
-  row.payload = Json{{"securableObjects", ObjectsToJson(role.objects)}}.dump(-1, ' ', false, Json::error_handler_t::replace);
+  row.payload = Json{{"securableObjects", ObjectsToJson(role.objects)}}.dump(
+      -1, ' ', false, Json::error_handler_t::replace);
   row.audit = role.audit;
   auto inserted = store_.Insert(row);
   if (!inserted) {
     if (inserted.error().code == ErrorCode::kAlreadyExists) {
-      return AlreadyExists(EntityKind::kRole, "Role {} already exists in the metalake {}", role.name, metalake.name);
+      return AlreadyExists(EntityKind::kRole, "Role {} already exists in the metalake {}",
+                           role.name, metalake.name);
     }
     return std::move(inserted).error();
   }
@@ -347,7 +378,8 @@ Result<Role> AccessControl::CreateRole(const EntityRecord& metalake, const Role&
 Result<EntityRecord> AccessControl::RoleRow(const EntityRecord& metalake, const std::string& name) {
   auto row = store_.Get(EntityType::kRole, metalake.id, name);
   if (!row && row.error().code == ErrorCode::kNotFound) {
-    return NotFound(EntityKind::kRole, "Role {} does not exist in the metalake {}", name, metalake.name);
+    return NotFound(EntityKind::kRole, "Role {} does not exist in the metalake {}", name,
+                    metalake.name);
   }
   return row;
 }
@@ -391,70 +423,83 @@ Result<bool> AccessControl::DeleteRole(const EntityRecord& metalake, const std::
   return deleted;
 }
 
-Result<Role> AccessControl::ChangeRolePrivileges(const EntityRecord& metalake, const std::string& role,
+Result<Role> AccessControl::ChangeRolePrivileges(const EntityRecord& metalake,
+                                                 const std::string& role,
                                                  const SecurableObject& object, bool grant,
                                                  const model::Audit& audit) {
-  CAIRN_ASSIGN_OR_RETURN(EntityRecord updated, Update(store_, EntityType::kRole, metalake.id, role, [&](EntityRecord& row) -> Status {
-    std::vector<SecurableObject> objects = ObjectsFromJson(Payload(row).value("securableObjects", Json::array()));
-    auto it = std::find_if(objects.begin(), objects.end(), [&](const SecurableObject& o) {
-      return o.type == object.type && o.full_name == object.full_name;
-    });
-    if (grant) {
-      if (it == objects.end()) {
-        objects.push_back(SecurableObject{object.full_name, object.type, {}});
-        it = objects.end() - 1;
-      }
-      for (const auto& p : object.privileges) {
-        auto same = std::find_if(it->privileges.begin(), it->privileges.end(),
-                                 [&](const Privilege& q) { return q.name == p.name; });
-        if (same == it->privileges.end()) {
-          it->privileges.push_back(p);
-        } else {
-          same->allow = p.allow;
+  CAIRN_ASSIGN_OR_RETURN(
+      EntityRecord updated,
+      Update(store_, EntityType::kRole, metalake.id, role, [&](EntityRecord& row) -> Status {
+        std::vector<SecurableObject> objects =
+            ObjectsFromJson(Payload(row).value("securableObjects", Json::array()));
+        auto it = std::find_if(objects.begin(), objects.end(), [&](const SecurableObject& o) {
+          return o.type == object.type && o.full_name == object.full_name;
+        });
+        if (grant) {
+          if (it == objects.end()) {
+            objects.push_back(SecurableObject{object.full_name, object.type, {}});
+            it = objects.end() - 1;
+          }
+          for (const auto& p : object.privileges) {
+            auto same = std::find_if(it->privileges.begin(), it->privileges.end(),
+                                     [&](const Privilege& q) { return q.name == p.name; });
+            if (same == it->privileges.end()) {
+              it->privileges.push_back(p);
+            } else {
+              same->allow = p.allow;
+            }
+          }
+        } else if (it != objects.end()) {
+          for (const auto& p : object.privileges) {
+            it->privileges.erase(std::remove_if(it->privileges.begin(), it->privileges.end(),
+                                                [&](const Privilege& q) {
+                                                  return q.name == p.name && q.allow == p.allow;
+                                                }),
+                                 it->privileges.end());
+          }
+          if (it->privileges.empty()) objects.erase(it);
         }
-      }
-    } else if (it != objects.end()) {
-      for (const auto& p : object.privileges) {
-        it->privileges.erase(std::remove_if(it->privileges.begin(), it->privileges.end(),
-                                            [&](const Privilege& q) { return q.name == p.name && q.allow == p.allow; }),
-                             it->privileges.end());
-      }
-      if (it->privileges.empty()) objects.erase(it);
-    }
-    Json p = Payload(row);
-    p["securableObjects"] = ObjectsToJson(objects);
-    row.payload = p.dump(-1, ' ', false, Json::error_handler_t::replace);
-    row.audit.last_modifier = audit.last_modifier;
-    row.audit.last_modified_time = audit.last_modified_time;
-    return Ok();
-  }));
+        Json p = Payload(row);
+        p["securableObjects"] = ObjectsToJson(objects);
+        row.payload = p.dump(-1, ' ', false, Json::error_handler_t::replace);
+        row.audit.last_modifier = audit.last_modifier;
+        row.audit.last_modified_time = audit.last_modified_time;
+        return Ok();
+      }));
   Invalidate();
   return ToRole(updated);
 }
 
-Result<Role> AccessControl::OverrideRoleObjects(const EntityRecord& metalake, const std::string& role,
+Result<Role> AccessControl::OverrideRoleObjects(const EntityRecord& metalake,
+                                                const std::string& role,
                                                 const std::vector<SecurableObject>& overrides,
                                                 const model::Audit& audit) {
-  CAIRN_ASSIGN_OR_RETURN(EntityRecord updated, Update(store_, EntityType::kRole, metalake.id, role, [&](EntityRecord& row) -> Status {
-    std::vector<SecurableObject> objects = ObjectsFromJson(Payload(row).value("securableObjects", Json::array()));
-    for (const auto& o : overrides) {
-      objects.erase(std::remove_if(objects.begin(), objects.end(),
-                                   [&](const SecurableObject& x) { return x.type == o.type && x.full_name == o.full_name; }),
-                    objects.end());
-      if (!o.privileges.empty()) objects.push_back(o);
-    }
-    Json p = Payload(row);
-    p["securableObjects"] = ObjectsToJson(objects);
-    row.payload = p.dump(-1, ' ', false, Json::error_handler_t::replace);
-    row.audit.last_modifier = audit.last_modifier;
-    row.audit.last_modified_time = audit.last_modified_time;
-    return Ok();
-  }));
+  CAIRN_ASSIGN_OR_RETURN(
+      EntityRecord updated,
+      Update(store_, EntityType::kRole, metalake.id, role, [&](EntityRecord& row) -> Status {
+        std::vector<SecurableObject> objects =
+            ObjectsFromJson(Payload(row).value("securableObjects", Json::array()));
+        for (const auto& o : overrides) {
+          objects.erase(std::remove_if(objects.begin(), objects.end(),
+                                       [&](const SecurableObject& x) {
+                                         return x.type == o.type && x.full_name == o.full_name;
+                                       }),
+                        objects.end());
+          if (!o.privileges.empty()) objects.push_back(o);
+        }
+        Json p = Payload(row);
+        p["securableObjects"] = ObjectsToJson(objects);
+        row.payload = p.dump(-1, ' ', false, Json::error_handler_t::replace);
+        row.audit.last_modifier = audit.last_modifier;
+        row.audit.last_modified_time = audit.last_modified_time;
+        return Ok();
+      }));
   Invalidate();
   return ToRole(updated);
 }
 
-Result<std::vector<std::string>> AccessControl::RolesOfObject(const EntityRecord& metalake, ObjectType type,
+Result<std::vector<std::string>> AccessControl::RolesOfObject(const EntityRecord& metalake,
+                                                              ObjectType type,
                                                               const std::string& full_name) {
   CAIRN_ASSIGN_OR_RETURN(auto rows, store_.List(EntityType::kRole, metalake.id, "", 0));
   std::vector<std::string> out;
@@ -471,7 +516,8 @@ Result<std::vector<std::string>> AccessControl::RolesOfObject(const EntityRecord
 
 // ---- decisions ----
 
-Result<std::shared_ptr<const Grants>> AccessControl::GrantsOf(const EntityRecord& metalake, const Principal& principal) {
+Result<std::shared_ptr<const Grants>> AccessControl::GrantsOf(const EntityRecord& metalake,
+                                                              const Principal& principal) {
   std::string key = std::to_string(metalake.id) + "\x1f" + principal.user;
   for (const auto& g : principal.groups) key += "\x1f" + g;
   const uint64_t generation = generation_.load();

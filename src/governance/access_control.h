@@ -25,7 +25,19 @@ struct Principal {
 };
 
 /// Kinds of securable objects, named as on the wire (lower-case).
-enum class ObjectType { kMetalake, kCatalog, kSchema, kTable, kView, kFileset, kTopic, kModel, kFunction, kTag, kPolicy };
+enum class ObjectType {
+  kMetalake,
+  kCatalog,
+  kSchema,
+  kTable,
+  kView,
+  kFileset,
+  kTopic,
+  kModel,
+  kFunction,
+  kTag,
+  kPolicy
+};
 
 std::string_view ObjectTypeName(ObjectType type);
 std::optional<ObjectType> ParseObjectType(std::string_view text);  // case-insensitive
@@ -76,8 +88,10 @@ class Grants {
   bool member = false;
   /// True when `privilege` is allowed on one of `chain` and denied on none (deny wins).
   /// `chain` lists (type, full name) from the metalake down to the object.
-  bool Has(std::string_view privilege, const std::vector<std::pair<ObjectType, std::string>>& chain) const;
-  std::map<std::pair<ObjectType, std::string>, std::map<std::string, bool>> entries;  // privilege -> allow
+  bool Has(std::string_view privilege,
+           const std::vector<std::pair<ObjectType, std::string>>& chain) const;
+  std::map<std::pair<ObjectType, std::string>, std::map<std::string, bool>>
+      entries;                   // privilege -> allow
   std::set<std::string> groups;  // the principal's groups registered in the metalake
 };
 
@@ -95,15 +109,19 @@ class AccessControl {
   AccessControl(store::MetadataStore& store, AccessConfig config);
 
   bool enabled() const { return config_.enabled; }
-  bool IsServiceAdmin(const std::string& user) const { return config_.service_admins.count(user) > 0; }
+  bool IsServiceAdmin(const std::string& user) const {
+    return config_.service_admins.count(user) > 0;
+  }
   const AccessConfig& config() const { return config_; }
 
-  Result<Member> AddUser(const store::EntityRecord& metalake, const std::string& name, const model::Audit& audit);
+  Result<Member> AddUser(const store::EntityRecord& metalake, const std::string& name,
+                         const model::Audit& audit);
   Result<Member> GetUser(const store::EntityRecord& metalake, const std::string& name);
   Result<std::vector<Member>> ListUsers(const store::EntityRecord& metalake);
   Result<bool> RemoveUser(const store::EntityRecord& metalake, const std::string& name);
 
-  Result<Member> AddGroup(const store::EntityRecord& metalake, const std::string& name, const model::Audit& audit);
+  Result<Member> AddGroup(const store::EntityRecord& metalake, const std::string& name,
+                          const model::Audit& audit);
   Result<Member> GetGroup(const store::EntityRecord& metalake, const std::string& name);
   Result<std::vector<Member>> ListGroups(const store::EntityRecord& metalake);
   Result<bool> RemoveGroup(const store::EntityRecord& metalake, const std::string& name);
@@ -116,31 +134,38 @@ class AccessControl {
   Result<bool> DeleteRole(const store::EntityRecord& metalake, const std::string& name);
   /// Adds (grant) or removes (revoke) privileges of one object of a role.
   Result<Role> ChangeRolePrivileges(const store::EntityRecord& metalake, const std::string& role,
-                                    const SecurableObject& object, bool grant, const model::Audit& audit);
+                                    const SecurableObject& object, bool grant,
+                                    const model::Audit& audit);
   /// Replaces the privileges of each listed object in the role (an object with no privileges is
   /// removed from the role).
   Result<Role> OverrideRoleObjects(const store::EntityRecord& metalake, const std::string& role,
-                                   const std::vector<SecurableObject>& objects, const model::Audit& audit);
+                                   const std::vector<SecurableObject>& objects,
+                                   const model::Audit& audit);
   /// Roles that hold privileges on an object.
-  Result<std::vector<std::string>> RolesOfObject(const store::EntityRecord& metalake, ObjectType type,
-                                                 const std::string& full_name);
+  Result<std::vector<std::string>> RolesOfObject(const store::EntityRecord& metalake,
+                                                 ObjectType type, const std::string& full_name);
 
   /// Grants roles to (or revokes from) a user or group. kNotFound for missing roles.
-  Result<Member> ChangeMemberRoles(const store::EntityRecord& metalake, bool group, const std::string& name,
-                                   const std::vector<std::string>& roles, bool grant, const model::Audit& audit);
+  Result<Member> ChangeMemberRoles(const store::EntityRecord& metalake, bool group,
+                                   const std::string& name, const std::vector<std::string>& roles,
+                                   bool grant, const model::Audit& audit);
 
   /// The principal's grants in the metalake (cached until the next access-control change).
-  Result<std::shared_ptr<const Grants>> GrantsOf(const store::EntityRecord& metalake, const Principal& principal);
+  Result<std::shared_ptr<const Grants>> GrantsOf(const store::EntityRecord& metalake,
+                                                 const Principal& principal);
 
   /// Drops every cached decision; called after any change that affects decisions.
   void Invalidate() { generation_.fetch_add(1); }
 
  private:
-  Result<Member> AddMember(store::EntityType type, const store::EntityRecord& metalake, const std::string& name,
-                           const model::Audit& audit);
-  Result<Member> GetMember(store::EntityType type, const store::EntityRecord& metalake, const std::string& name);
-  Result<std::vector<Member>> ListMembers(store::EntityType type, const store::EntityRecord& metalake);
-  Result<bool> RemoveMember(store::EntityType type, const store::EntityRecord& metalake, const std::string& name);
+  Result<Member> AddMember(store::EntityType type, const store::EntityRecord& metalake,
+                           const std::string& name, const model::Audit& audit);
+  Result<Member> GetMember(store::EntityType type, const store::EntityRecord& metalake,
+                           const std::string& name);
+  Result<std::vector<Member>> ListMembers(store::EntityType type,
+                                          const store::EntityRecord& metalake);
+  Result<bool> RemoveMember(store::EntityType type, const store::EntityRecord& metalake,
+                            const std::string& name);
 
   store::MetadataStore& store_;
   AccessConfig config_;
@@ -151,7 +176,8 @@ class AccessControl {
     std::shared_ptr<const Grants> grants;
   };
   std::mutex mu_;
-  std::unordered_map<std::string, CacheEntry> cache_;  // guarded by mu_; key: metalake id + principal
+  std::unordered_map<std::string, CacheEntry>
+      cache_;  // guarded by mu_; key: metalake id + principal
 };
 
 }  // namespace cairn::governance

@@ -2,7 +2,6 @@
 #include "governance/audit.h"
 
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -11,6 +10,7 @@
 #include <fstream>
 
 #include <nlohmann/json.hpp>
+#include <sys/stat.h>
 
 #include "common/util.h"
 
@@ -39,11 +39,13 @@ std::string ToLine(const AuditRecord& r) {
 
 }  // namespace
 
-Result<std::unique_ptr<AuditLog>> AuditLog::Open(std::string dir, uint64_t max_file_bytes, int max_files) {
+Result<std::unique_ptr<AuditLog>> AuditLog::Open(std::string dir, uint64_t max_file_bytes,
+                                                 int max_files) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) return Unavailable("cannot create audit directory '{}': {}", dir, ec.message());
-  std::unique_ptr<AuditLog> log(new AuditLog(std::move(dir), max_file_bytes, std::max(1, max_files)));
+  std::unique_ptr<AuditLog> log(
+      new AuditLog(std::move(dir), max_file_bytes, std::max(1, max_files)));
   CAIRN_RETURN_IF_ERROR(log->OpenFile());
   return log;
 }

@@ -40,7 +40,8 @@ struct AuditQuery {
 class AuditLog {
  public:
   /// Opens (creating) `<dir>/audit.log`. kUnavailable when the directory is not writable.
-  static Result<std::unique_ptr<AuditLog>> Open(std::string dir, uint64_t max_file_bytes, int max_files);
+  static Result<std::unique_ptr<AuditLog>> Open(std::string dir, uint64_t max_file_bytes,
+                                                int max_files);
   ~AuditLog();
   AuditLog(const AuditLog&) = delete;
   AuditLog& operator=(const AuditLog&) = delete;
@@ -61,10 +62,10 @@ class AuditLog {
   uint64_t max_file_bytes_;
   int max_files_;
   std::mutex mu_;
-  int fd_ = -1;                 // guarded by mu_
-  uint64_t size_ = 0;           // guarded by mu_
-  int64_t last_sync_ms_ = 0;    // guarded by mu_
-  bool dirty_ = false;          // guarded by mu_
+  int fd_ = -1;               // guarded by mu_
+  uint64_t size_ = 0;         // guarded by mu_
+  int64_t last_sync_ms_ = 0;  // guarded by mu_
+  bool dirty_ = false;        // guarded by mu_
 };
 
 }  // namespace cairn::governance

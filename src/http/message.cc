@@ -35,8 +35,10 @@ bool ParseTarget(std::string_view target, std::string& path,
     const size_t eq = part.find('=');
     std::string key = part.substr(0, eq);
     std::string value = eq == std::string::npos ? "" : part.substr(eq + 1);
-    for (char& c : key) if (c == '+') c = ' ';
-    for (char& c : value) if (c == '+') c = ' ';
+    for (char& c : key)
+      if (c == '+') c = ' ';
+    for (char& c : value)
+      if (c == '+') c = ' ';
     auto k = PercentDecode(key);
     auto v = PercentDecode(value);
     if (!k || !v) return false;

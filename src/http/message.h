@@ -17,9 +17,9 @@ struct HeaderLess {
 
 /// A request as the protocol front ends see it: no sockets, no Beast types.
 struct Request {
-  std::string method;                             // as sent, upper-case for standard verbs
-  std::string target;                             // raw request target
-  std::string path;                               // target without the query (still encoded)
+  std::string method;  // as sent, upper-case for standard verbs
+  std::string target;  // raw request target
+  std::string path;    // target without the query (still encoded)
   std::vector<std::pair<std::string, std::string>> query;  // decoded, in order
   std::map<std::string, std::string, HeaderLess> headers;
   std::string body;

@@ -139,14 +139,16 @@ class Server::Impl {
     try {
       return handler_(request);
     } catch (const std::exception& e) {
-      spdlog::error("event=handler_exception request_id={} error=\"{}\"", request.request_id, e.what());
+      spdlog::error("event=handler_exception request_id={} error=\"{}\"", request.request_id,
+                    e.what());
     } catch (...) {
       spdlog::error("event=handler_exception request_id={} error=unknown", request.request_id);
     }
     return RenderError(500, "Internal error while handling the request", request);
   }
 
-  static bhttp::response<bhttp::string_body> ToBeast(Response&& r, unsigned version, bool keep_alive,
+  static bhttp::response<bhttp::string_body> ToBeast(Response&& r, unsigned version,
+                                                     bool keep_alive,
                                                      const std::string& request_id) {
     bhttp::response<bhttp::string_body> res{static_cast<bhttp::status>(r.status), version};
     res.set(bhttp::field::server, "cairn");
@@ -183,10 +185,12 @@ class Server::Impl {
         std::string message;
         if (ec == bhttp::error::body_limit) {
           status = 413;
-          message = fmt::format("Request body exceeds the limit of {} bytes", options_.max_body_bytes);
+          message =
+              fmt::format("Request body exceeds the limit of {} bytes", options_.max_body_bytes);
         } else if (ec == bhttp::error::header_limit) {
           status = 431;
-          message = fmt::format("Request headers exceed the limit of {} bytes", options_.max_header_bytes);
+          message = fmt::format("Request headers exceed the limit of {} bytes",
+                                options_.max_header_bytes);
         } else if (ec.category() == bhttp::make_error_code(bhttp::error::bad_method).category() &&
                    ec != bhttp::error::end_of_stream && ec != bhttp::error::partial_message) {
           status = 400;
@@ -234,9 +238,11 @@ class Server::Impl {
       const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(
                               std::chrono::steady_clock::now() - started)
                               .count();
-      spdlog::info("event=request request_id={} remote={} method={} path=\"{}\" status={} micros={}",
-                   request.request_id, remote, request.method, request.path, response.status, micros);
-      auto res = ToBeast(std::move(response), version, keep_alive && !stopping_, request.request_id);
+      spdlog::info(
+          "event=request request_id={} remote={} method={} path=\"{}\" status={} micros={}",
+          request.request_id, remote, request.method, request.path, response.status, micros);
+      auto res =
+          ToBeast(std::move(response), version, keep_alive && !stopping_, request.request_id);
       stream.expires_after(idle);
       co_await bhttp::async_write(stream, res, asio::redirect_error(use_awaitable, ec));
       if (ec || !keep_alive) break;
@@ -278,7 +284,8 @@ class Server::Impl {
 };
 
 Server::Server(ServerOptions options, Handler handler, ErrorRenderer error_renderer)
-    : impl_(std::make_unique<Impl>(std::move(options), std::move(handler), std::move(error_renderer))) {}
+    : impl_(std::make_unique<Impl>(std::move(options), std::move(handler),
+                                   std::move(error_renderer))) {}
 Server::~Server() = default;
 Status Server::Listen() { return impl_->Listen(); }
 int Server::port() const { return impl_->port(); }

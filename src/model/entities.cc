@@ -7,10 +7,14 @@ namespace cairn::model {
 
 std::string_view CatalogTypeName(CatalogType type) {
   switch (type) {
-    case CatalogType::kRelational: return "relational";
-    case CatalogType::kFileset: return "fileset";
-    case CatalogType::kMessaging: return "messaging";
-    case CatalogType::kModel: return "model";
+    case CatalogType::kRelational:
+      return "relational";
+    case CatalogType::kFileset:
+      return "fileset";
+    case CatalogType::kMessaging:
+      return "messaging";
+    case CatalogType::kModel:
+      return "model";
   }
   return "relational";
 }

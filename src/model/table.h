@@ -38,7 +38,8 @@ struct Expression {
 
 /// A table-level partitioning transform.
 struct Transform {
-  std::string strategy;                // identity, year, month, day, hour, bucket, truncate, list, range, function
+  std::string
+      strategy;  // identity, year, month, day, hour, bucket, truncate, list, range, function
   FieldName field_name;                // identity/year/month/day/hour/truncate/range
   std::vector<FieldName> field_names;  // bucket/list
   int num_buckets = 0;                 // bucket
@@ -58,8 +59,8 @@ struct Distribution {
 
 struct SortOrder {
   Expression term;
-  std::string direction = "asc";             // asc | desc
-  std::string null_ordering = "nulls_first"; // nulls_first | nulls_last
+  std::string direction = "asc";              // asc | desc
+  std::string null_ordering = "nulls_first";  // nulls_first | nulls_last
   bool operator==(const SortOrder&) const = default;
 };
 
@@ -121,20 +122,20 @@ struct TableChange {
     kDeleteIndex,
   };
   Kind kind = Kind::kRename;
-  std::string new_name;                      // rename, renameColumn
-  std::optional<std::string> new_schema;     // rename
-  std::optional<std::string> comment;        // updateComment, addColumn, updateColumnComment
-  std::string property;                      // set/remove property
-  std::string value;                         // setProperty
-  FieldName field_name;                      // column changes
-  TypePtr type;                              // addColumn, updateColumnType
-  ColumnPosition position;                   // addColumn, updateColumnPosition
-  bool nullable = true;                      // addColumn, updateColumnNullability
-  bool auto_increment = false;               // addColumn, updateColumnAutoIncrement
-  std::optional<Expression> default_value;   // addColumn, updateColumnDefaultValue
-  bool if_exists = false;                    // deleteColumn, deleteIndex
-  Index index;                               // addIndex
-  std::string index_name;                    // deleteIndex
+  std::string new_name;                     // rename, renameColumn
+  std::optional<std::string> new_schema;    // rename
+  std::optional<std::string> comment;       // updateComment, addColumn, updateColumnComment
+  std::string property;                     // set/remove property
+  std::string value;                        // setProperty
+  FieldName field_name;                     // column changes
+  TypePtr type;                             // addColumn, updateColumnType
+  ColumnPosition position;                  // addColumn, updateColumnPosition
+  bool nullable = true;                     // addColumn, updateColumnNullability
+  bool auto_increment = false;              // addColumn, updateColumnAutoIncrement
+  std::optional<Expression> default_value;  // addColumn, updateColumnDefaultValue
+  bool if_exists = false;                   // deleteColumn, deleteIndex
+  Index index;                              // addIndex
+  std::string index_name;                   // deleteIndex
 };
 
 /// Schema and metalake/catalog changes share these simple shapes.

@@ -8,7 +8,8 @@
 namespace cairn::model {
 
 bool StructField::operator==(const StructField& o) const {
-  return name == o.name && TypesEqual(type, o.type) && nullable == o.nullable && comment == o.comment;
+  return name == o.name && TypesEqual(type, o.type) && nullable == o.nullable &&
+         comment == o.comment;
 }
 
 bool TypesEqual(const TypePtr& a, const TypePtr& b) {
@@ -20,7 +21,8 @@ bool TypesEqual(const TypePtr& a, const TypePtr& b) {
 bool Type::operator==(const Type& o) const {
   if (kind != o.kind || is_unsigned != o.is_unsigned || precision != o.precision ||
       scale != o.scale || length != o.length || fields != o.fields ||
-      element_nullable != o.element_nullable || value_nullable != o.value_nullable || raw != o.raw) {
+      element_nullable != o.element_nullable || value_nullable != o.value_nullable ||
+      raw != o.raw) {
     return false;
   }
   if (!TypesEqual(element, o.element) || !TypesEqual(key, o.key) || !TypesEqual(value, o.value)) {
@@ -109,33 +111,55 @@ bool ParseParams(std::string_view inside, std::vector<int>& out) {
 
 std::string PrimitiveTypeString(const Type& t) {
   switch (t.kind) {
-    case TypeKind::kBoolean: return "boolean";
-    case TypeKind::kByte: return WithUnsigned(t, "byte");
-    case TypeKind::kShort: return WithUnsigned(t, "short");
-    case TypeKind::kInteger: return WithUnsigned(t, "integer");
-    case TypeKind::kLong: return WithUnsigned(t, "long");
-    case TypeKind::kFloat: return "float";
-    case TypeKind::kDouble: return "double";
-    case TypeKind::kDecimal: return fmt::format("decimal({},{})", t.precision, t.scale);
-    case TypeKind::kDate: return "date";
-    case TypeKind::kTime: return WithPrecision(t, "time");
-    case TypeKind::kTimestamp: return WithPrecision(t, "timestamp");
-    case TypeKind::kTimestampTz: return WithPrecision(t, "timestamp_tz");
-    case TypeKind::kString: return "string";
-    case TypeKind::kChar: return fmt::format("char({})", t.length);
-    case TypeKind::kVarchar: return fmt::format("varchar({})", t.length);
-    case TypeKind::kFixed: return fmt::format("fixed({})", t.length);
-    case TypeKind::kBinary: return "binary";
-    case TypeKind::kUuid: return "uuid";
-    case TypeKind::kIntervalDay: return "interval_day";
-    case TypeKind::kIntervalYear: return "interval_year";
-    case TypeKind::kNull: return "null";
+    case TypeKind::kBoolean:
+      return "boolean";
+    case TypeKind::kByte:
+      return WithUnsigned(t, "byte");
+    case TypeKind::kShort:
+      return WithUnsigned(t, "short");
+    case TypeKind::kInteger:
+      return WithUnsigned(t, "integer");
+    case TypeKind::kLong:
+      return WithUnsigned(t, "long");
+    case TypeKind::kFloat:
+      return "float";
+    case TypeKind::kDouble:
+      return "double";
+    case TypeKind::kDecimal:
+      return fmt::format("decimal({},{})", t.precision, t.scale);
+    case TypeKind::kDate:
+      return "date";
+    case TypeKind::kTime:
+      return WithPrecision(t, "time");
+    case TypeKind::kTimestamp:
+      return WithPrecision(t, "timestamp");
+    case TypeKind::kTimestampTz:
+      return WithPrecision(t, "timestamp_tz");
+    case TypeKind::kString:
+      return "string";
+    case TypeKind::kChar:
+      return fmt::format("char({})", t.length);
+    case TypeKind::kVarchar:
+      return fmt::format("varchar({})", t.length);
+    case TypeKind::kFixed:
+      return fmt::format("fixed({})", t.length);
+    case TypeKind::kBinary:
+      return "binary";
+    case TypeKind::kUuid:
+      return "uuid";
+    case TypeKind::kIntervalDay:
+      return "interval_day";
+    case TypeKind::kIntervalYear:
+      return "interval_year";
+    case TypeKind::kNull:
+      return "null";
     case TypeKind::kStruct:
     case TypeKind::kList:
     case TypeKind::kMap:
     case TypeKind::kUnion:
     case TypeKind::kUnparsed:
-    case TypeKind::kExternal: return "";
+    case TypeKind::kExternal:
+      return "";
   }
   return "";
 }
@@ -148,17 +172,27 @@ TypePtr ParsePrimitiveType(const std::string& text) {
     bool is_unsigned;
   };
   static const Simple kSimple[] = {
-      {"boolean", TypeKind::kBoolean, false},       {"byte", TypeKind::kByte, false},
-      {"byte unsigned", TypeKind::kByte, true},     {"short", TypeKind::kShort, false},
-      {"short unsigned", TypeKind::kShort, true},   {"integer", TypeKind::kInteger, false},
-      {"integer unsigned", TypeKind::kInteger, true}, {"long", TypeKind::kLong, false},
-      {"long unsigned", TypeKind::kLong, true},     {"float", TypeKind::kFloat, false},
-      {"double", TypeKind::kDouble, false},         {"date", TypeKind::kDate, false},
-      {"time", TypeKind::kTime, false},             {"timestamp", TypeKind::kTimestamp, false},
-      {"timestamp_tz", TypeKind::kTimestampTz, false}, {"string", TypeKind::kString, false},
-      {"binary", TypeKind::kBinary, false},         {"uuid", TypeKind::kUuid, false},
+      {"boolean", TypeKind::kBoolean, false},
+      {"byte", TypeKind::kByte, false},
+      {"byte unsigned", TypeKind::kByte, true},
+      {"short", TypeKind::kShort, false},
+      {"short unsigned", TypeKind::kShort, true},
+      {"integer", TypeKind::kInteger, false},
+      {"integer unsigned", TypeKind::kInteger, true},
+      {"long", TypeKind::kLong, false},
+      {"long unsigned", TypeKind::kLong, true},
+      {"float", TypeKind::kFloat, false},
+      {"double", TypeKind::kDouble, false},
+      {"date", TypeKind::kDate, false},
+      {"time", TypeKind::kTime, false},
+      {"timestamp", TypeKind::kTimestamp, false},
+      {"timestamp_tz", TypeKind::kTimestampTz, false},
+      {"string", TypeKind::kString, false},
+      {"binary", TypeKind::kBinary, false},
+      {"uuid", TypeKind::kUuid, false},
       {"interval_day", TypeKind::kIntervalDay, false},
-      {"interval_year", TypeKind::kIntervalYear, false}, {"null", TypeKind::kNull, false},
+      {"interval_year", TypeKind::kIntervalYear, false},
+      {"null", TypeKind::kNull, false},
   };
   for (const auto& s : kSimple) {
     if (lower == s.name) {
@@ -172,7 +206,8 @@ TypePtr ParsePrimitiveType(const std::string& text) {
   if (open != std::string::npos && !lower.empty() && lower.back() == ')') {
     const std::string name(Trim(std::string_view(lower).substr(0, open)));
     std::vector<int> params;
-    const bool ok = ParseParams(std::string_view(lower).substr(open + 1, lower.size() - open - 2), params);
+    const bool ok =
+        ParseParams(std::string_view(lower).substr(open + 1, lower.size() - open - 2), params);
     auto bad = [&]() -> bool { return !ok; };
     if (name == "decimal") {
       if (bad() || params.size() != 2 || params[0] < 1 || params[0] > 38 || params[1] > params[0]) {

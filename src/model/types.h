@@ -18,15 +18,15 @@ enum class TypeKind {
   kLong,
   kFloat,
   kDouble,
-  kDecimal,       // precision, scale
+  kDecimal,  // precision, scale
   kDate,
-  kTime,          // precision (-1 = unspecified)
-  kTimestamp,     // without time zone; precision
-  kTimestampTz,   // with time zone; precision
+  kTime,         // precision (-1 = unspecified)
+  kTimestamp,    // without time zone; precision
+  kTimestampTz,  // with time zone; precision
   kString,
-  kChar,          // length
-  kVarchar,       // length
-  kFixed,         // length
+  kChar,     // length
+  kVarchar,  // length
+  kFixed,    // length
   kBinary,
   kUuid,
   kIntervalDay,
@@ -36,8 +36,8 @@ enum class TypeKind {
   kList,
   kMap,
   kUnion,
-  kUnparsed,      // raw text a source reported that has no model equivalent
-  kExternal,      // a source-specific type string
+  kUnparsed,  // raw text a source reported that has no model equivalent
+  kExternal,  // a source-specific type string
 };
 
 struct Type;
@@ -54,18 +54,18 @@ struct StructField {
 /// An immutable type tree. Fields that do not apply to the kind keep their defaults.
 struct Type {
   TypeKind kind = TypeKind::kNull;
-  bool is_unsigned = false;           // byte/short/integer/long
-  int precision = -1;                 // decimal precision; time/timestamp precision (-1 = none)
-  int scale = 0;                      // decimal
-  int length = 0;                     // char/varchar/fixed
-  std::vector<StructField> fields;    // struct
-  TypePtr element;                    // list
-  bool element_nullable = true;       // list
-  TypePtr key;                        // map
-  TypePtr value;                      // map
-  bool value_nullable = true;         // map
-  std::vector<TypePtr> types;         // union
-  std::string raw;                    // unparsed / external
+  bool is_unsigned = false;         // byte/short/integer/long
+  int precision = -1;               // decimal precision; time/timestamp precision (-1 = none)
+  int scale = 0;                    // decimal
+  int length = 0;                   // char/varchar/fixed
+  std::vector<StructField> fields;  // struct
+  TypePtr element;                  // list
+  bool element_nullable = true;     // list
+  TypePtr key;                      // map
+  TypePtr value;                    // map
+  bool value_nullable = true;       // map
+  std::vector<TypePtr> types;       // union
+  std::string raw;                  // unparsed / external
 
   bool operator==(const Type& o) const;
 };

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "security/jwks_fetch.h"
 
-#include <curl/curl.h>
-
 #include <memory>
+
+#include <curl/curl.h>
 
 namespace cairn::security {
 
@@ -36,7 +36,8 @@ Result<std::string> FetchJwks(const std::string& url, long timeout_ms) {
   curl_easy_setopt(curl.get(), CURLOPT_WRITEFUNCTION, Append);
   curl_easy_setopt(curl.get(), CURLOPT_WRITEDATA, &body);
   const CURLcode rc = curl_easy_perform(curl.get());
-  if (rc != CURLE_OK) return Unavailable("cannot fetch JWKS from '{}': {}", url, curl_easy_strerror(rc));
+  if (rc != CURLE_OK)
+    return Unavailable("cannot fetch JWKS from '{}': {}", url, curl_easy_strerror(rc));
   long status = 0;
   curl_easy_getinfo(curl.get(), CURLINFO_RESPONSE_CODE, &status);
   if (status != 200) return Unavailable("fetching JWKS from '{}' answered HTTP {}", url, status);

@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "service/authenticator.h"
 
-#include <openssl/evp.h>
-
 #include <nlohmann/json.hpp>
+#include <openssl/evp.h>
 
 #include "common/util.h"
 #include "security/base64.h"
@@ -33,7 +32,8 @@ Error Unauthenticated(std::string message) {
 
 }  // namespace
 
-Result<std::unique_ptr<Authenticator>> Authenticator::Make(AuthnConfig config, store::MetadataStore& store) {
+Result<std::unique_ptr<Authenticator>> Authenticator::Make(AuthnConfig config,
+                                                           store::MetadataStore& store) {
   std::unique_ptr<Authenticator> a(new Authenticator(std::move(config), store));
   for (const auto& name : a->config_.authenticators) {
     if (name == "simple") {
@@ -46,7 +46,9 @@ Result<std::unique_ptr<Authenticator>> Authenticator::Make(AuthnConfig config, s
         CAIRN_ASSIGN_OR_RETURN(jwt.jwks_json, security::LoadJwksFile(a->config_.jwks_file));
       } else if (!a->config_.jwks_url.empty()) {
         auto fetched = security::FetchJwks(a->config_.jwks_url);
-        if (!fetched) return InvalidArgument("cairn.authenticator.oauth2.jwks-url: {}", fetched.error().message);
+        if (!fetched)
+          return InvalidArgument("cairn.authenticator.oauth2.jwks-url: {}",
+                                 fetched.error().message);
         jwt.jwks_json = std::move(*fetched);
       }
       auto verifier = security::JwtVerifier::Make(jwt);
@@ -55,13 +57,17 @@ Result<std::unique_ptr<Authenticator>> Authenticator::Make(AuthnConfig config, s
       }
       a->jwt_.emplace(std::move(*verifier));
     } else {
-      return InvalidArgument("Unknown authenticator '{}' in cairn.authenticators; expected simple, basic or oauth2", name);
+      return InvalidArgument(
+          "Unknown authenticator '{}' in cairn.authenticators; expected simple, basic or oauth2",
+          name);
     }
   }
   if (a->simple_ && a->basic_) {
-    return InvalidArgument("cairn.authenticators: 'simple' and 'basic' both take Basic credentials; configure one");
+    return InvalidArgument(
+        "cairn.authenticators: 'simple' and 'basic' both take Basic credentials; configure one");
   }
-  if (!a->simple_ && !a->basic_ && !a->jwt_) return InvalidArgument("cairn.authenticators must not be empty");
+  if (!a->simple_ && !a->basic_ && !a->jwt_)
+    return InvalidArgument("cairn.authenticators must not be empty");
   return a;
 }
 
@@ -73,7 +79,9 @@ std::string Authenticator::Challenge() const {
 }
 
 Status Authenticator::EnsureBasicUser(const std::string& name, const std::string& password) {
-  if (!basic_) return InvalidArgument("cairn.authenticator.basic.bootstrap-user needs 'basic' in cairn.authenticators");
+  if (!basic_)
+    return InvalidArgument(
+        "cairn.authenticator.basic.bootstrap-user needs 'basic' in cairn.authenticators");
   auto existing = store_.Get(EntityType::kIdpUser, 0, name);
   if (existing) return Ok();
   if (existing.error().code != ErrorCode::kNotFound) return std::move(existing).error();
@@ -85,7 +93,8 @@ Status Authenticator::EnsureBasicUser(const std::string& name, const std::string
   return s;
 }
 
-Result<Principal> Authenticator::Authenticate(const std::optional<std::string>& authorization) const {
+Result<Principal> Authenticator::Authenticate(
+    const std::optional<std::string>& authorization) const {
   if (!authorization || Trim(*authorization).empty()) {
     if (simple_) return Principal{"anonymous", {}};
     return Unauthenticated("Authentication is required: send an Authorization header");
@@ -93,7 +102,8 @@ Result<Principal> Authenticator::Authenticate(const std::optional<std::string>& 
   std::string_view header = Trim(*authorization);
   const size_t space = header.find(' ');
   const std::string scheme = ToLower(header.substr(0, space));
-  const std::string_view credentials = space == std::string_view::npos ? "" : Trim(header.substr(space + 1));
+  const std::string_view credentials =
+      space == std::string_view::npos ? "" : Trim(header.substr(space + 1));
   if (scheme == "basic" && (simple_ || basic_)) {
     auto decoded = security::Base64Decode(credentials);
     if (!decoded) {
@@ -121,8 +131,9 @@ Result<Principal> Authenticator::Authenticate(const std::optional<std::string>& 
   // `simple` asserts nothing about identity; credentials it does not understand (PyIceberg sends
   // "Bearer None" when it has no token) make the caller anonymous rather than failing.
   if (simple_) return Principal{"anonymous", {}};
-  return Unauthenticated(fmt::format("The provided credentials are not supported: {} authentication is not enabled",
-                                     scheme.empty() ? "this" : scheme));
+  return Unauthenticated(
+      fmt::format("The provided credentials are not supported: {} authentication is not enabled",
+                  scheme.empty() ? "this" : scheme));
 }
 
 Result<Principal> Authenticator::Basic(const std::string& user, const std::string& password) const {
@@ -136,21 +147,25 @@ Result<Principal> Authenticator::Basic(const std::string& user, const std::strin
   }
   auto row = store_.Get(EntityType::kIdpUser, 0, user);
   if (!row) {
-    if (row.error().code == ErrorCode::kNotFound) return Unauthenticated("Invalid user name or password");
+    if (row.error().code == ErrorCode::kNotFound)
+      return Unauthenticated("Invalid user name or password");
     return std::move(row).error();
   }
   auto payload = nlohmann::json::parse(row->payload, nullptr, false);
   const std::string encoded = payload.is_object() ? payload.value("password", "") : "";
-  if (!security::VerifyPassword(password, encoded)) return Unauthenticated("Invalid user name or password");
+  if (!security::VerifyPassword(password, encoded))
+    return Unauthenticated("Invalid user name or password");
   std::lock_guard lock(mu_);
   if (verified_.size() > 10000) verified_.clear();
   verified_[key] = now + kVerifiedTtl;
   return Principal{user, {}};
 }
 
-Status Authenticator::AddBasicUser(const std::string& name, const std::string& password, const model::Audit& audit) {
+Status Authenticator::AddBasicUser(const std::string& name, const std::string& password,
+                                   const model::Audit& audit) {
   if (Trim(name).empty()) return InvalidArgument("Field 'user' must not be empty");
-  if (password.size() < 8) return InvalidArgument("Field 'password' must have at least 8 characters");
+  if (password.size() < 8)
+    return InvalidArgument("Field 'password' must have at least 8 characters");
   EntityRecord row;
   row.type = EntityType::kIdpUser;
   row.parent_id = 0;

@@ -32,7 +32,8 @@ struct AuthnConfig {
 class Authenticator {
  public:
   /// kInvalidArgument for an unknown authenticator name or a bad OAuth2 configuration.
-  static Result<std::unique_ptr<Authenticator>> Make(AuthnConfig config, store::MetadataStore& store);
+  static Result<std::unique_ptr<Authenticator>> Make(AuthnConfig config,
+                                                     store::MetadataStore& store);
 
   Result<governance::Principal> Authenticate(const std::optional<std::string>& authorization) const;
   /// The `WWW-Authenticate` value of a 401.
@@ -40,7 +41,8 @@ class Authenticator {
 
   bool basic_enabled() const { return basic_; }
   /// Local users of the `basic` authenticator.
-  Status AddBasicUser(const std::string& name, const std::string& password, const model::Audit& audit);
+  Status AddBasicUser(const std::string& name, const std::string& password,
+                      const model::Audit& audit);
   Result<bool> RemoveBasicUser(const std::string& name);
   /// Creates the local user unless it exists (the first administrator of a `basic` server).
   /// kInvalidArgument when `basic` is not enabled or the password is too short.
@@ -48,7 +50,8 @@ class Authenticator {
   Result<std::vector<std::string>> ListBasicUsers();
 
  private:
-  Authenticator(AuthnConfig config, store::MetadataStore& store) : config_(std::move(config)), store_(store) {}
+  Authenticator(AuthnConfig config, store::MetadataStore& store)
+      : config_(std::move(config)), store_(store) {}
   Result<governance::Principal> Basic(const std::string& user, const std::string& password) const;
 
   AuthnConfig config_;
@@ -60,7 +63,8 @@ class Authenticator {
   // A successful PBKDF2 check is remembered briefly by a digest of the credentials, so keep-alive
   // clients do not pay the slow hash on every request.
   mutable std::mutex mu_;
-  mutable std::unordered_map<std::string, std::chrono::steady_clock::time_point> verified_;  // guarded by mu_
+  mutable std::unordered_map<std::string, std::chrono::steady_clock::time_point>
+      verified_;  // guarded by mu_
 };
 
 }  // namespace cairn::service

@@ -14,27 +14,48 @@ using store::EntityType;
 
 std::string_view ActionName(Action action) {
   switch (action) {
-    case Action::kCreateMetalake: return "CREATE_METALAKE";
-    case Action::kUseMetalake: return "USE_METALAKE";
-    case Action::kManageMetalake: return "MANAGE_METALAKE";
-    case Action::kCreateCatalog: return "CREATE_CATALOG";
-    case Action::kLoadCatalog: return "LOAD_CATALOG";
-    case Action::kManageCatalog: return "MANAGE_CATALOG";
-    case Action::kCreateSchema: return "CREATE_SCHEMA";
-    case Action::kLoadSchema: return "LOAD_SCHEMA";
-    case Action::kManageSchema: return "MANAGE_SCHEMA";
-    case Action::kCreateTable: return "CREATE_TABLE";
-    case Action::kLoadTable: return "LOAD_TABLE";
-    case Action::kModifyTable: return "MODIFY_TABLE";
-    case Action::kDropTable: return "DROP_TABLE";
-    case Action::kCreateView: return "CREATE_VIEW";
-    case Action::kLoadView: return "LOAD_VIEW";
-    case Action::kManageView: return "MANAGE_VIEW";
-    case Action::kManageUsers: return "MANAGE_USERS";
-    case Action::kManageGroups: return "MANAGE_GROUPS";
-    case Action::kCreateRole: return "CREATE_ROLE";
-    case Action::kManageGrants: return "MANAGE_GRANTS";
-    case Action::kGrantOnObject: return "MANAGE_GRANTS";
+    case Action::kCreateMetalake:
+      return "CREATE_METALAKE";
+    case Action::kUseMetalake:
+      return "USE_METALAKE";
+    case Action::kManageMetalake:
+      return "MANAGE_METALAKE";
+    case Action::kCreateCatalog:
+      return "CREATE_CATALOG";
+    case Action::kLoadCatalog:
+      return "LOAD_CATALOG";
+    case Action::kManageCatalog:
+      return "MANAGE_CATALOG";
+    case Action::kCreateSchema:
+      return "CREATE_SCHEMA";
+    case Action::kLoadSchema:
+      return "LOAD_SCHEMA";
+    case Action::kManageSchema:
+      return "MANAGE_SCHEMA";
+    case Action::kCreateTable:
+      return "CREATE_TABLE";
+    case Action::kLoadTable:
+      return "LOAD_TABLE";
+    case Action::kModifyTable:
+      return "MODIFY_TABLE";
+    case Action::kDropTable:
+      return "DROP_TABLE";
+    case Action::kCreateView:
+      return "CREATE_VIEW";
+    case Action::kLoadView:
+      return "LOAD_VIEW";
+    case Action::kManageView:
+      return "MANAGE_VIEW";
+    case Action::kManageUsers:
+      return "MANAGE_USERS";
+    case Action::kManageGroups:
+      return "MANAGE_GROUPS";
+    case Action::kCreateRole:
+      return "CREATE_ROLE";
+    case Action::kManageGrants:
+      return "MANAGE_GRANTS";
+    case Action::kGrantOnObject:
+      return "MANAGE_GRANTS";
   }
   return "UNKNOWN";
 }
@@ -43,8 +64,8 @@ Authorizer::Authorizer(store::MetadataStore& store, governance::AccessControl& a
     : store_(store), access_(access) {}
 
 Result<Target> Authorizer::Resolve(const std::string& metalake, const std::string& catalog,
-                                   const std::vector<std::string>& schema, const std::string& object,
-                                   ObjectType object_type) {
+                                   const std::vector<std::string>& schema,
+                                   const std::string& object, ObjectType object_type) {
   Target t;
   auto ml = store_.Get(EntityType::kMetalake, 0, metalake);
   if (!ml) {
@@ -59,7 +80,8 @@ Result<Target> Authorizer::Resolve(const std::string& metalake, const std::strin
   t.object = object;
   t.object_type = object_type;
   if (catalog.empty()) return t;
-  if (auto c = store_.Get(EntityType::kCatalog, t.metalake.id, catalog)) t.catalog_row = std::move(*c);
+  if (auto c = store_.Get(EntityType::kCatalog, t.metalake.id, catalog))
+    t.catalog_row = std::move(*c);
   if (!t.catalog_row || schema.empty()) return t;
   int64_t parent = t.catalog_row->id;
   for (size_t i = 0; i < schema.size(); ++i) {
@@ -92,7 +114,8 @@ struct Evaluator {
   bool OwnsObject() const { return t.object_row && Owns(*t.object_row); }
 
   std::vector<std::pair<ObjectType, std::string>> Chain(int depth) const {
-    std::vector<std::pair<ObjectType, std::string>> chain = {{ObjectType::kMetalake, t.metalake.name}};
+    std::vector<std::pair<ObjectType, std::string>> chain = {
+        {ObjectType::kMetalake, t.metalake.name}};
     if (depth >= 1 && !t.catalog.empty()) chain.emplace_back(ObjectType::kCatalog, t.catalog);
     if (depth >= 2) {
       std::string name = t.catalog;
@@ -106,7 +129,9 @@ struct Evaluator {
     }
     return chain;
   }
-  bool Any(std::string_view privilege, int depth) const { return grants.Has(privilege, Chain(depth)); }
+  bool Any(std::string_view privilege, int depth) const {
+    return grants.Has(privilege, Chain(depth));
+  }
 
   bool UseCatalog() const { return Any("USE_CATALOG", 1); }
   bool UseSchema() const { return Any("USE_SCHEMA", 2); }
@@ -126,31 +151,52 @@ Result<bool> Authorizer::Decide(const Principal& principal, Action action, const
   // Everything inside a metalake needs membership (its owner is always a member).
   if (!grants->member && !e.OwnsMetalake()) return false;
   switch (action) {
-    case Action::kCreateMetalake: return false;
-    case Action::kUseMetalake: return true;
-    case Action::kManageMetalake: return e.OwnsMetalake();
-    case Action::kCreateCatalog: return e.OwnsMetalake() || e.Any("CREATE_CATALOG", 0);
-    case Action::kLoadCatalog: return e.OwnerAbove() || e.UseCatalog();
-    case Action::kManageCatalog: return e.OwnerAbove();
-    case Action::kCreateSchema: return e.OwnerAbove() || (e.UseCatalog() && e.Any("CREATE_SCHEMA", 2));
-    case Action::kLoadSchema: return e.OwnerAbove() || (e.UseCatalog() && (e.OwnsSchema() || e.UseSchema()));
-    case Action::kManageSchema: return e.OwnerAbove() || e.SchemaOwnerWithUseCatalog();
-    case Action::kCreateTable: return e.InSchema(e.Any("CREATE_TABLE", 2));
+    case Action::kCreateMetalake:
+      return false;
+    case Action::kUseMetalake:
+      return true;
+    case Action::kManageMetalake:
+      return e.OwnsMetalake();
+    case Action::kCreateCatalog:
+      return e.OwnsMetalake() || e.Any("CREATE_CATALOG", 0);
+    case Action::kLoadCatalog:
+      return e.OwnerAbove() || e.UseCatalog();
+    case Action::kManageCatalog:
+      return e.OwnerAbove();
+    case Action::kCreateSchema:
+      return e.OwnerAbove() || (e.UseCatalog() && e.Any("CREATE_SCHEMA", 2));
+    case Action::kLoadSchema:
+      return e.OwnerAbove() || (e.UseCatalog() && (e.OwnsSchema() || e.UseSchema()));
+    case Action::kManageSchema:
+      return e.OwnerAbove() || e.SchemaOwnerWithUseCatalog();
+    case Action::kCreateTable:
+      return e.InSchema(e.Any("CREATE_TABLE", 2));
     case Action::kLoadTable:
       return e.InSchema(e.OwnsObject() || e.Any("SELECT_TABLE", 3) || e.Any("MODIFY_TABLE", 3));
-    case Action::kModifyTable: return e.InSchema(e.OwnsObject() || e.Any("MODIFY_TABLE", 3));
-    case Action::kDropTable: return e.InSchema(e.OwnsObject());
-    case Action::kCreateView: return e.InSchema(e.Any("CREATE_VIEW", 2));
+    case Action::kModifyTable:
+      return e.InSchema(e.OwnsObject() || e.Any("MODIFY_TABLE", 3));
+    case Action::kDropTable:
+      return e.InSchema(e.OwnsObject());
+    case Action::kCreateView:
+      return e.InSchema(e.Any("CREATE_VIEW", 2));
     case Action::kLoadView:
       return e.InSchema(e.OwnsObject() || e.Any("SELECT_VIEW", 3) || e.Any("CREATE_VIEW", 2));
-    case Action::kManageView: return e.InSchema(e.OwnsObject());
-    case Action::kManageUsers: return e.OwnsMetalake() || e.Any("MANAGE_USERS", 0);
-    case Action::kManageGroups: return e.OwnsMetalake() || e.Any("MANAGE_GROUPS", 0);
-    case Action::kCreateRole: return e.OwnsMetalake() || e.Any("CREATE_ROLE", 0);
-    case Action::kManageGrants: return e.OwnsMetalake() || e.Any("MANAGE_GRANTS", 0);
+    case Action::kManageView:
+      return e.InSchema(e.OwnsObject());
+    case Action::kManageUsers:
+      return e.OwnsMetalake() || e.Any("MANAGE_USERS", 0);
+    case Action::kManageGroups:
+      return e.OwnsMetalake() || e.Any("MANAGE_GROUPS", 0);
+    case Action::kCreateRole:
+      return e.OwnsMetalake() || e.Any("CREATE_ROLE", 0);
+    case Action::kManageGrants:
+      return e.OwnsMetalake() || e.Any("MANAGE_GRANTS", 0);
     case Action::kGrantOnObject: {
       if (e.OwnerAbove() || e.OwnsSchema() || e.OwnsObject()) return true;
-      const int depth = !target.object.empty() ? 3 : !target.schema.empty() ? 2 : !target.catalog.empty() ? 1 : 0;
+      const int depth = !target.object.empty()    ? 3
+                        : !target.schema.empty()  ? 2
+                        : !target.catalog.empty() ? 1
+                                                  : 0;
       return e.Any("MANAGE_GRANTS", depth);
     }
   }
@@ -166,8 +212,8 @@ Status Authorizer::Check(const Principal& principal, Action action, const Target
   if (!target.schema.empty()) name += "." + Join(target.schema, ".");
   if (!target.object.empty()) name += "." + target.object;
   return MakeError(ErrorCode::kPermissionDenied, EntityKind::kNone,
-                   "User '{}' is not authorized to perform operation '{}' on metadata '{}'", principal.user,
-                   ActionName(action), name);
+                   "User '{}' is not authorized to perform operation '{}' on metadata '{}'",
+                   principal.user, ActionName(action), name);
 }
 
 bool Authorizer::Allowed(const Principal& principal, Action action, const Target& target) {
@@ -176,8 +222,8 @@ bool Authorizer::Allowed(const Principal& principal, Action action, const Target
   return r && *r;
 }
 
-std::vector<std::string> Authorizer::Filter(const Principal& principal, Action action, const Target& parent,
-                                            std::vector<std::string> names,
+std::vector<std::string> Authorizer::Filter(const Principal& principal, Action action,
+                                            const Target& parent, std::vector<std::string> names,
                                             const std::vector<EntityRecord>* given_rows) {
   if (!access_.enabled()) return names;
   // Which level is being listed, and the row whose children are the listed objects.

@@ -18,27 +18,27 @@ using governance::Principal;
 /// What a request wants to do, in the terms of the access-control model (Gravitino's
 /// authorization expressions, section 9 of the API reference).
 enum class Action {
-  kCreateMetalake,   // SERVICE_ADMIN
-  kUseMetalake,      // METALAKE_USER (load, list inside)
-  kManageMetalake,   // METALAKE::OWNER (alter, drop, enable/disable)
-  kCreateCatalog,    // METALAKE::OWNER || CREATE_CATALOG
-  kLoadCatalog,      // owner(metalake, catalog) || ANY_USE_CATALOG
-  kManageCatalog,    // owner(metalake, catalog)
-  kCreateSchema,     // owner(metalake, catalog) || ANY_USE_CATALOG && ANY_CREATE_SCHEMA
-  kLoadSchema,       // ... || ANY_USE_CATALOG && (SCHEMA::OWNER || ANY_USE_SCHEMA)
-  kManageSchema,     // ... || ANY_USE_CATALOG && SCHEMA::OWNER
-  kCreateTable,      // ... || USE_CATALOG && USE_SCHEMA && CREATE_TABLE
-  kLoadTable,        // ... && (TABLE::OWNER || SELECT_TABLE || MODIFY_TABLE)
-  kModifyTable,      // ... && (TABLE::OWNER || MODIFY_TABLE)
-  kDropTable,        // ... && TABLE::OWNER
-  kCreateView,       // ... && CREATE_VIEW
-  kLoadView,         // ... && (VIEW::OWNER || SELECT_VIEW || CREATE_VIEW)
-  kManageView,       // ... && VIEW::OWNER
-  kManageUsers,      // METALAKE::OWNER || MANAGE_USERS
-  kManageGroups,     // METALAKE::OWNER || MANAGE_GROUPS
-  kCreateRole,       // METALAKE::OWNER || CREATE_ROLE
-  kManageGrants,     // METALAKE::OWNER || MANAGE_GRANTS (on the metalake)
-  kGrantOnObject,    // owner of the object or an ancestor, or MANAGE_GRANTS on its chain
+  kCreateMetalake,  // SERVICE_ADMIN
+  kUseMetalake,     // METALAKE_USER (load, list inside)
+  kManageMetalake,  // METALAKE::OWNER (alter, drop, enable/disable)
+  kCreateCatalog,   // METALAKE::OWNER || CREATE_CATALOG
+  kLoadCatalog,     // owner(metalake, catalog) || ANY_USE_CATALOG
+  kManageCatalog,   // owner(metalake, catalog)
+  kCreateSchema,    // owner(metalake, catalog) || ANY_USE_CATALOG && ANY_CREATE_SCHEMA
+  kLoadSchema,      // ... || ANY_USE_CATALOG && (SCHEMA::OWNER || ANY_USE_SCHEMA)
+  kManageSchema,    // ... || ANY_USE_CATALOG && SCHEMA::OWNER
+  kCreateTable,     // ... || USE_CATALOG && USE_SCHEMA && CREATE_TABLE
+  kLoadTable,       // ... && (TABLE::OWNER || SELECT_TABLE || MODIFY_TABLE)
+  kModifyTable,     // ... && (TABLE::OWNER || MODIFY_TABLE)
+  kDropTable,       // ... && TABLE::OWNER
+  kCreateView,      // ... && CREATE_VIEW
+  kLoadView,        // ... && (VIEW::OWNER || SELECT_VIEW || CREATE_VIEW)
+  kManageView,      // ... && VIEW::OWNER
+  kManageUsers,     // METALAKE::OWNER || MANAGE_USERS
+  kManageGroups,    // METALAKE::OWNER || MANAGE_GROUPS
+  kCreateRole,      // METALAKE::OWNER || CREATE_ROLE
+  kManageGrants,    // METALAKE::OWNER || MANAGE_GRANTS (on the metalake)
+  kGrantOnObject,   // owner of the object or an ancestor, or MANAGE_GRANTS on its chain
 };
 
 std::string_view ActionName(Action action);
@@ -69,7 +69,8 @@ class Authorizer {
 
   /// Loads the rows of a target by names (missing rows stay empty).
   Result<Target> Resolve(const std::string& metalake, const std::string& catalog = "",
-                         const std::vector<std::string>& schema = {}, const std::string& object = "",
+                         const std::vector<std::string>& schema = {},
+                         const std::string& object = "",
                          ObjectType object_type = ObjectType::kTable);
 
   /// Ok when allowed (always, when authorization is off).

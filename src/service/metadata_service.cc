@@ -48,8 +48,9 @@ Status ApplyEntityChanges(EntityRecord& row, EntityKind kind,
       case model::EntityChange::Kind::kSetProperty:
       case model::EntityChange::Kind::kRemoveProperty:
         if (change.property == kInUseProperty) {
-          return InvalidArgument("Property '{}' is reserved and cannot be changed; enable or disable the {} instead",
-                                 kInUseProperty, EntityKindName(kind));
+          return InvalidArgument(
+              "Property '{}' is reserved and cannot be changed; enable or disable the {} instead",
+              kInUseProperty, EntityKindName(kind));
         }
         if (change.kind == model::EntityChange::Kind::kSetProperty) {
           row.properties[change.property] = change.value;
@@ -94,7 +95,8 @@ Result<EntityRecord> MetadataService::GetMetalakeRow(std::string_view name) {
 Result<EntityRecord> MetadataService::GetInUseMetalakeRow(std::string_view name) {
   CAIRN_ASSIGN_OR_RETURN(EntityRecord row, GetMetalakeRow(name));
   if (!row.in_use) {
-    return MakeError(ErrorCode::kNotInUse, EntityKind::kMetalake, "Metalake {} is not in use", name);
+    return MakeError(ErrorCode::kNotInUse, EntityKind::kMetalake, "Metalake {} is not in use",
+                     name);
   }
   return row;
 }
@@ -136,8 +138,9 @@ Result<std::vector<model::Metalake>> MetadataService::ListMetalakes() {
   return out;
 }
 
-Result<model::Metalake> MetadataService::AlterMetalake(const CallContext& ctx, std::string_view name,
-                                                       const std::vector<model::EntityChange>& changes) {
+Result<model::Metalake> MetadataService::AlterMetalake(
+    const CallContext& ctx, std::string_view name,
+    const std::vector<model::EntityChange>& changes) {
   auto updated = UpdateWithRetry(
       store_, [&] { return GetInUseMetalakeRow(name); },
       [&](EntityRecord& row) -> Status {
@@ -147,14 +150,16 @@ Result<model::Metalake> MetadataService::AlterMetalake(const CallContext& ctx, s
       });
   if (!updated.has_value()) {
     if (updated.error().code == ErrorCode::kAlreadyExists) {
-      return AlreadyExists(EntityKind::kMetalake, "Metalake {} already exists", changes.empty() ? "" : changes.back().new_name);
+      return AlreadyExists(EntityKind::kMetalake, "Metalake {} already exists",
+                           changes.empty() ? "" : changes.back().new_name);
     }
     return std::move(updated).error();
   }
   return ToMetalake(*updated);
 }
 
-Status MetadataService::SetMetalakeInUse(const CallContext& ctx, std::string_view name, bool in_use) {
+Status MetadataService::SetMetalakeInUse(const CallContext& ctx, std::string_view name,
+                                         bool in_use) {
   auto updated = UpdateWithRetry(
       store_, [&] { return GetMetalakeRow(name); },
       [&](EntityRecord& row) -> Status {
@@ -227,7 +232,8 @@ Result<model::Catalog> MetadataService::CreateCatalog(const CallContext& ctx,
   model::Properties props = catalog.properties;
   props.erase(std::string(kInUseProperty));
   // Validate the properties by building the connector before anything is stored.
-  connector::CatalogInfo info{0, catalog.metalake, catalog.name, catalog.type, catalog.provider, props};
+  connector::CatalogInfo info{0,    catalog.metalake, catalog.name, catalog.type, catalog.provider,
+                              props};
   CAIRN_ASSIGN_OR_RETURN(auto probe, registry_.Create(info));
   for (auto& [k, v] : probe->ResolvedProperties()) props.emplace(k, v);
 
@@ -238,9 +244,9 @@ Result<model::Catalog> MetadataService::CreateCatalog(const CallContext& ctx,
   row.comment = catalog.comment;
   row.properties = props;
   row.in_use = true;
-  row.payload = nlohmann::json{{"type", model::CatalogTypeName(catalog.type)},
-                               {"provider", catalog.provider}}
-                    .dump();
+  row.payload =
+      nlohmann::json{{"type", model::CatalogTypeName(catalog.type)}, {"provider", catalog.provider}}
+          .dump();
   row.audit.creator = ctx.principal;
   row.audit.create_time = ctx.now_ms;
   auto inserted = store_.Insert(row);
@@ -261,8 +267,8 @@ Status MetadataService::TestConnection(const model::Catalog& catalog) {
   if (existing.has_value()) {
     return AlreadyExists(EntityKind::kCatalog, "Catalog {} already exists", catalog.name);
   }
-  connector::CatalogInfo info{0, catalog.metalake, catalog.name, catalog.type, catalog.provider,
-                              catalog.properties};
+  connector::CatalogInfo info{
+      0, catalog.metalake, catalog.name, catalog.type, catalog.provider, catalog.properties};
   CAIRN_ASSIGN_OR_RETURN(auto conn, registry_.Create(info));
   return conn->TestConnection();
 }
@@ -275,7 +281,8 @@ Status MetadataService::TestExistingConnection(std::string_view metalake, std::s
   return conn->TestConnection();
 }
 
-Result<model::Catalog> MetadataService::LoadCatalog(std::string_view metalake, std::string_view name) {
+Result<model::Catalog> MetadataService::LoadCatalog(std::string_view metalake,
+                                                    std::string_view name) {
   CAIRN_ASSIGN_OR_RETURN(EntityRecord ml, GetInUseMetalakeRow(metalake));
   CAIRN_ASSIGN_OR_RETURN(EntityRecord row, GetCatalogRow(ml.id, name));
   return ToCatalog(metalake, row);
@@ -293,16 +300,17 @@ Result<std::vector<model::Catalog>> MetadataService::ListCatalogs(std::string_vi
   return out;
 }
 
-Result<model::Catalog> MetadataService::AlterCatalog(const CallContext& ctx, std::string_view metalake,
-                                                     std::string_view name,
-                                                     const std::vector<model::EntityChange>& changes) {
+Result<model::Catalog> MetadataService::AlterCatalog(
+    const CallContext& ctx, std::string_view metalake, std::string_view name,
+    const std::vector<model::EntityChange>& changes) {
   CAIRN_ASSIGN_OR_RETURN(EntityRecord ml, GetInUseMetalakeRow(metalake));
   auto updated = UpdateWithRetry(
       store_,
       [&]() -> Result<EntityRecord> {
         CAIRN_ASSIGN_OR_RETURN(EntityRecord row, GetCatalogRow(ml.id, name));
         if (!row.in_use) {
-          return MakeError(ErrorCode::kNotInUse, EntityKind::kCatalog, "Catalog {} is not in use", name);
+          return MakeError(ErrorCode::kNotInUse, EntityKind::kCatalog, "Catalog {} is not in use",
+                           name);
         }
         return row;
       },
@@ -370,19 +378,22 @@ Result<bool> MetadataService::DropCatalog(const CallContext& /*ctx*/, std::strin
   return store_.Delete(row->id);
 }
 
-Result<std::shared_ptr<connector::Connector>> MetadataService::OpenCatalog(std::string_view metalake,
-                                                                           std::string_view catalog) {
+Result<std::shared_ptr<connector::Connector>> MetadataService::OpenCatalog(
+    std::string_view metalake, std::string_view catalog) {
   // Both rows in one round trip: this runs on every request inside a catalog.
-  CAIRN_ASSIGN_OR_RETURN(auto rows, store_.GetPath(0, {{EntityType::kMetalake, std::string(metalake)},
-                                                       {EntityType::kCatalog, std::string(catalog)}}));
+  CAIRN_ASSIGN_OR_RETURN(auto rows,
+                         store_.GetPath(0, {{EntityType::kMetalake, std::string(metalake)},
+                                            {EntityType::kCatalog, std::string(catalog)}}));
   if (rows.empty()) return NotFound(EntityKind::kMetalake, "Metalake {} does not exist", metalake);
   if (!rows[0].in_use) {
-    return MakeError(ErrorCode::kNotInUse, EntityKind::kMetalake, "Metalake {} is not in use", metalake);
+    return MakeError(ErrorCode::kNotInUse, EntityKind::kMetalake, "Metalake {} is not in use",
+                     metalake);
   }
   if (rows.size() < 2) return NotFound(EntityKind::kCatalog, "Catalog {} does not exist", catalog);
   const EntityRecord& row = rows[1];
   if (!row.in_use) {
-    return MakeError(ErrorCode::kNotInUse, EntityKind::kCatalog, "Catalog {} is not in use", catalog);
+    return MakeError(ErrorCode::kNotInUse, EntityKind::kCatalog, "Catalog {} is not in use",
+                     catalog);
   }
   CAIRN_ASSIGN_OR_RETURN(model::Catalog c, ToCatalog(metalake, row));
   return ConnectorFor(c, row);
@@ -395,8 +406,8 @@ Result<std::shared_ptr<connector::Connector>> MetadataService::ConnectorFor(
     auto it = connectors_.find(row.id);
     if (it != connectors_.end() && it->second.version == row.version) return it->second.connector;
   }
-  connector::CatalogInfo info{row.id, catalog.metalake, catalog.name, catalog.type, catalog.provider,
-                              row.properties};
+  connector::CatalogInfo info{row.id,       catalog.metalake, catalog.name,
+                              catalog.type, catalog.provider, row.properties};
   CAIRN_ASSIGN_OR_RETURN(auto created, registry_.Create(info));
   std::shared_ptr<connector::Connector> shared(std::move(created));
   std::lock_guard lock(mu_);

@@ -51,8 +51,8 @@ class MetadataService {
                                       const std::vector<model::EntityChange>& changes);
   Status SetCatalogInUse(const CallContext& ctx, std::string_view metalake, std::string_view name,
                          bool in_use);
-  Result<bool> DropCatalog(const CallContext& ctx, std::string_view metalake,
-                           std::string_view name, bool force);
+  Result<bool> DropCatalog(const CallContext& ctx, std::string_view metalake, std::string_view name,
+                           bool force);
 
   /// Resolves an in-use catalog of an in-use metalake to its connector.
   Result<std::shared_ptr<connector::Connector>> OpenCatalog(std::string_view metalake,

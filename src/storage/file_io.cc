@@ -92,7 +92,8 @@ class LocalFileIO final : public FileIO {
     std::error_code ec;
     const std::string path = LocalPath(location);
     if (!fs::is_directory(path, ec)) return out;
-    for (const auto& entry : fs::directory_iterator(path, ec)) out.push_back(entry.path().filename().string());
+    for (const auto& entry : fs::directory_iterator(path, ec))
+      out.push_back(entry.path().filename().string());
     if (ec) return Unavailable("cannot list '{}': {}", path, ec.message());
     return out;
   }

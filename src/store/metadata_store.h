@@ -29,7 +29,7 @@ enum class EntityType : int {
   kUser = 10,
   kGroup = 11,
   kRole = 12,
-  kIdpUser = 13,  // a local user of the `basic` authenticator (parent 0)
+  kIdpUser = 13,         // a local user of the `basic` authenticator (parent 0)
   kLastType = kIdpUser,  // keep last: rows with a larger type are rejected as corrupt
 };
 

@@ -175,9 +175,20 @@ Result<EntityRecord> GetOn(SqlConnection& conn, EntityType type, int64_t parent_
 // "SELECT e0.id, ..., e1.id, ... FROM entities e0 LEFT JOIN entities e1 ON ... WHERE e0...":
 // one row whose column groups are the levels of the path; a missing level's group is NULL.
 std::string PathSql(size_t depth) {
-  static const char* kColumns[] = {"id", "type", "parent_id", "name", "comment", "properties", "in_use",
-                                   "payload", "location", "creator", "create_time", "last_modifier",
-                                   "last_modified_time", "version"};
+  static const char* kColumns[] = {"id",
+                                   "type",
+                                   "parent_id",
+                                   "name",
+                                   "comment",
+                                   "properties",
+                                   "in_use",
+                                   "payload",
+                                   "location",
+                                   "creator",
+                                   "create_time",
+                                   "last_modifier",
+                                   "last_modified_time",
+                                   "version"};
   static_assert(sizeof(kColumns) / sizeof(kColumns[0]) == kEntityColumnCount);
   std::string sql = "SELECT ";
   for (size_t level = 0; level < depth; ++level) {
@@ -188,15 +199,18 @@ std::string PathSql(size_t depth) {
   }
   sql += " FROM entities e0";
   for (size_t level = 1; level < depth; ++level) {
-    sql += fmt::format(" LEFT JOIN entities e{0} ON e{0}.parent_id = e{1}.id AND e{0}.type = ${2} AND e{0}.name = ${3}",
-                       level, level - 1, 2 * level + 2, 2 * level + 3);
+    sql += fmt::format(
+        " LEFT JOIN entities e{0} ON e{0}.parent_id = e{1}.id AND e{0}.type = ${2} AND e{0}.name = "
+        "${3}",
+        level, level - 1, 2 * level + 2, 2 * level + 3);
   }
   sql += " WHERE e0.parent_id = $1 AND e0.type = $2 AND e0.name = $3";
   return sql;
 }
 
-Result<std::vector<EntityRecord>> GetPathOn(SqlConnection& conn, int64_t root_parent_id,
-                                            const std::vector<std::pair<EntityType, std::string>>& path) {
+Result<std::vector<EntityRecord>> GetPathOn(
+    SqlConnection& conn, int64_t root_parent_id,
+    const std::vector<std::pair<EntityType, std::string>>& path) {
   std::vector<EntityRecord> out;
   if (path.empty()) return out;
   std::vector<SqlParam> params = {root_parent_id};
@@ -210,7 +224,8 @@ Result<std::vector<EntityRecord>> GetPathOn(SqlConnection& conn, int64_t root_pa
   for (size_t level = 0; level < path.size(); ++level) {
     const auto first = row.begin() + static_cast<std::ptrdiff_t>(level * kEntityColumnCount);
     if (!first->has_value()) break;  // this level (and all below) does not exist
-    CAIRN_ASSIGN_OR_RETURN(EntityRecord record, ParseRow(SqlRow(first, first + kEntityColumnCount)));
+    CAIRN_ASSIGN_OR_RETURN(EntityRecord record,
+                           ParseRow(SqlRow(first, first + kEntityColumnCount)));
     out.push_back(std::move(record));
   }
   return out;
@@ -316,7 +331,8 @@ class TransactionView final : public MetadataStore {
   }
   Result<EntityRecord> GetById(int64_t id) override { return GetByIdOn(conn_, id); }
   Result<std::vector<EntityRecord>> GetPath(
-      int64_t root_parent_id, const std::vector<std::pair<EntityType, std::string>>& path) override {
+      int64_t root_parent_id,
+      const std::vector<std::pair<EntityType, std::string>>& path) override {
     return GetPathOn(conn_, root_parent_id, path);
   }
   Result<std::vector<EntityRecord>> List(EntityType type, int64_t parent_id,

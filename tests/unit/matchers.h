@@ -9,7 +9,8 @@ namespace cairn::testing {
 
 MATCHER(IsOk, "succeeds") {
   if (arg.has_value()) return true;
-  *result_listener << "failed with " << ErrorCodeName(arg.error().code) << ": " << arg.error().message;
+  *result_listener << "failed with " << ErrorCodeName(arg.error().code) << ": "
+                   << arg.error().message;
   return false;
 }
 
@@ -18,7 +19,8 @@ MATCHER_P(IsError, code, "fails with " + std::string(ErrorCodeName(code))) {
     *result_listener << "succeeded";
     return false;
   }
-  *result_listener << "failed with " << ErrorCodeName(arg.error().code) << ": " << arg.error().message;
+  *result_listener << "failed with " << ErrorCodeName(arg.error().code) << ": "
+                   << arg.error().message;
   return arg.error().code == code;
 }
 

@@ -38,7 +38,8 @@ std::optional<http::Response> AdminApi::Handle(const http::Request& request,
                          op);
   }
   if (audit) {
-    if (request.method != "GET") return PlainErrorResponse(405, 1006, "UnsupportedOperationException", "Only GET is allowed");
+    if (request.method != "GET")
+      return PlainErrorResponse(405, 1006, "UnsupportedOperationException", "Only GET is allowed");
     governance::AuditQuery q;
     if (auto v = request.Query("principal")) q.principal = *v;
     if (auto v = request.Query("object")) q.object = *v;
@@ -48,7 +49,10 @@ std::optional<http::Response> AdminApi::Handle(const http::Request& request,
       if (!v) continue;
       auto n = ParseInt64(*v);
       if (!n || *n < 0) {
-        return ErrorResponse(InvalidArgument("Query parameter '{}' must be a non-negative integer (epoch ms for from/to)", key), op);
+        return ErrorResponse(
+            InvalidArgument(
+                "Query parameter '{}' must be a non-negative integer (epoch ms for from/to)", key),
+            op);
       }
       if (std::string(key) == "from") q.from_ms = *n;
       if (std::string(key) == "to") q.to_ms = *n;
@@ -58,13 +62,15 @@ std::optional<http::Response> AdminApi::Handle(const http::Request& request,
     auto records = audit_.Query(q);
     if (!records) return ErrorResponse(records.error(), op);
     nlohmann::ordered_json arr = nlohmann::ordered_json::array();
-    for (const auto& line : *records) arr.push_back(nlohmann::ordered_json::parse(line, nullptr, false));
+    for (const auto& line : *records)
+      arr.push_back(nlohmann::ordered_json::parse(line, nullptr, false));
     return Ok({{"records", arr}});
   }
   // idp users
   if (!authenticator_.basic_enabled()) {
-    return PlainErrorResponse(405, 1006, "UnsupportedOperationException",
-                              "Local users exist only with the 'basic' authenticator (cairn.authenticators)");
+    return PlainErrorResponse(
+        405, 1006, "UnsupportedOperationException",
+        "Local users exist only with the 'basic' authenticator (cairn.authenticators)");
   }
   if (path == "/api/idp/users") {
     if (request.method == "GET") {
@@ -81,18 +87,22 @@ std::optional<http::Response> AdminApi::Handle(const http::Request& request,
         return ErrorResponse(InvalidArgument("Field 'user' is required and must be a string"), op);
       }
       if (!body.contains("password") || !body["password"].is_string()) {
-        return ErrorResponse(InvalidArgument("Field 'password' is required and must be a string"), op);
+        return ErrorResponse(InvalidArgument("Field 'password' is required and must be a string"),
+                             op);
       }
       model::Audit a;
       a.creator = principal.user;
       a.create_time = NowMillis();
-      auto s = authenticator_.AddBasicUser(body["user"].get<std::string>(), body["password"].get<std::string>(), a);
+      auto s = authenticator_.AddBasicUser(body["user"].get<std::string>(),
+                                           body["password"].get<std::string>(), a);
       if (!s) return ErrorResponse(s.error(), op);
       return Ok({{"user", {{"name", body["user"]}}}});
     }
-    return PlainErrorResponse(405, 1006, "UnsupportedOperationException", "Only GET and POST are allowed");
+    return PlainErrorResponse(405, 1006, "UnsupportedOperationException",
+                              "Only GET and POST are allowed");
   }
-  if (request.method != "DELETE") return PlainErrorResponse(405, 1006, "UnsupportedOperationException", "Only DELETE is allowed");
+  if (request.method != "DELETE")
+    return PlainErrorResponse(405, 1006, "UnsupportedOperationException", "Only DELETE is allowed");
   auto name = PercentDecode(path.substr(std::string("/api/idp/users/").size()));
   if (!name) return ErrorResponse(InvalidArgument("Malformed user name"), op);
   auto removed = authenticator_.RemoveBasicUser(*name);

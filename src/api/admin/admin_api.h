@@ -17,11 +17,13 @@ namespace cairn::api {
 /// With authorization on, only service admins may call them.
 class AdminApi {
  public:
-  AdminApi(service::Authenticator& authenticator, service::Authorizer& authorizer, governance::AuditLog& audit)
+  AdminApi(service::Authenticator& authenticator, service::Authorizer& authorizer,
+           governance::AuditLog& audit)
       : authenticator_(authenticator), authorizer_(authorizer), audit_(audit) {}
 
   /// Handles `/api/audit` and `/api/idp/...`; nullopt for other paths.
-  std::optional<http::Response> Handle(const http::Request& request, const governance::Principal& principal) const;
+  std::optional<http::Response> Handle(const http::Request& request,
+                                       const governance::Principal& principal) const;
 
  private:
   service::Authenticator& authenticator_;

@@ -36,7 +36,8 @@ OrderedJson MemberToJson(const Member& m) {
 OrderedJson PrivilegesToJson(const std::vector<Privilege>& privileges) {
   OrderedJson arr = OrderedJson::array();
   for (const auto& p : privileges) {
-    arr.push_back(OrderedJson{{"name", ToLower(p.name)}, {"condition", p.allow ? "allow" : "deny"}});
+    arr.push_back(
+        OrderedJson{{"name", ToLower(p.name)}, {"condition", p.allow ? "allow" : "deny"}});
   }
   return arr;
 }
@@ -50,28 +51,39 @@ OrderedJson RoleToJson(const Role& r) {
   }
   OrderedJson props = OrderedJson::object();
   for (const auto& [k, v] : r.properties) props[k] = v;
-  return OrderedJson{{"name", r.name}, {"properties", props}, {"securableObjects", objects}, {"audit", AuditToJson(r.audit)}};
+  return OrderedJson{{"name", r.name},
+                     {"properties", props},
+                     {"securableObjects", objects},
+                     {"audit", AuditToJson(r.audit)}};
 }
 
-Result<std::vector<Privilege>> PrivilegesFromJson(const Json& j, const std::string& field, ObjectType type) {
+Result<std::vector<Privilege>> PrivilegesFromJson(const Json& j, const std::string& field,
+                                                  ObjectType type) {
   if (!j.is_array()) return InvalidArgument("Field '{}' must be an array of privileges", field);
   std::vector<Privilege> out;
   std::set<std::string> seen;
   for (const auto& p : j) {
     if (!p.is_object() || !p.contains("name") || !p["name"].is_string()) {
-      return MakeError(ErrorCode::kInvalidArgument, EntityKind::kPrivilege, "Field '{}' has a privilege without a name", field);
+      return MakeError(ErrorCode::kInvalidArgument, EntityKind::kPrivilege,
+                       "Field '{}' has a privilege without a name", field);
     }
     Privilege priv;
     priv.name = ToUpper(p["name"].get<std::string>());
-    const std::string condition = p.contains("condition") && p["condition"].is_string() ? p["condition"].get<std::string>() : "allow";
+    const std::string condition = p.contains("condition") && p["condition"].is_string()
+                                      ? p["condition"].get<std::string>()
+                                      : "allow";
     if (!EqualsIgnoreCase(condition, "allow") && !EqualsIgnoreCase(condition, "deny")) {
-      return MakeError(ErrorCode::kInvalidArgument, EntityKind::kPrivilege, "Privilege condition must be allow or deny, got '{}'", condition);
+      return MakeError(ErrorCode::kInvalidArgument, EntityKind::kPrivilege,
+                       "Privilege condition must be allow or deny, got '{}'", condition);
     }
     priv.allow = EqualsIgnoreCase(condition, "allow");
     auto valid = governance::ValidatePrivilege(priv.name, type);
-    if (!valid) return MakeError(ErrorCode::kInvalidArgument, EntityKind::kPrivilege, "{}", valid.error().message);
+    if (!valid)
+      return MakeError(ErrorCode::kInvalidArgument, EntityKind::kPrivilege, "{}",
+                       valid.error().message);
     if (!seen.insert(priv.name).second) {
-      return MakeError(ErrorCode::kInvalidArgument, EntityKind::kPrivilege, "Duplicate privilege {} in one object", priv.name);
+      return MakeError(ErrorCode::kInvalidArgument, EntityKind::kPrivilege,
+                       "Duplicate privilege {} in one object", priv.name);
     }
     out.push_back(std::move(priv));
   }
@@ -80,7 +92,8 @@ Result<std::vector<Privilege>> PrivilegesFromJson(const Json& j, const std::stri
 
 Result<std::vector<std::string>> StringList(const Json& body, const char* field) {
   auto it = body.find(field);
-  if (it == body.end() || !it->is_array()) return InvalidArgument("Field '{}' is required and must be an array of strings", field);
+  if (it == body.end() || !it->is_array())
+    return InvalidArgument("Field '{}' is required and must be an array of strings", field);
   std::vector<std::string> out;
   for (const auto& v : *it) {
     if (!v.is_string()) return InvalidArgument("Field '{}' must be an array of strings", field);
@@ -91,7 +104,8 @@ Result<std::vector<std::string>> StringList(const Json& body, const char* field)
 
 }  // namespace
 
-Response GravitinoApi::HandleAccessControl(const Request& request, const governance::Principal& principal,
+Response GravitinoApi::HandleAccessControl(const Request& request,
+                                           const governance::Principal& principal,
                                            const std::vector<std::string>& seg) const {
   const std::string& method = request.method;
   const std::string& ml = seg[1];
@@ -106,7 +120,8 @@ Response GravitinoApi::HandleAccessControl(const Request& request, const governa
   if (!authz_.enabled()) {
     return PlainErrorResponse(
         405, 1006, "UnsupportedOperationException",
-        "You should set 'cairn.authorization.enable' to true in the server configuration to enable the "
+        "You should set 'cairn.authorization.enable' to true in the server configuration to enable "
+        "the "
         "authorization of the system, otherwise these interfaces can't work.");
   }
   auto& access = authz_.access();
@@ -114,7 +129,8 @@ Response GravitinoApi::HandleAccessControl(const Request& request, const governa
   if (!target) return fail(target.error());
   const store::EntityRecord& metalake = target->metalake;
   if (!metalake.in_use) {
-    return fail(MakeError(ErrorCode::kNotInUse, EntityKind::kMetalake, "Metalake {} is not in use", ml));
+    return fail(
+        MakeError(ErrorCode::kNotInUse, EntityKind::kMetalake, "Metalake {} is not in use", ml));
   }
   auto check = [&](Action action, const service::Target& t) -> std::optional<Response> {
     auto s = authz_.Check(principal, action, t);
@@ -133,24 +149,29 @@ Response GravitinoApi::HandleAccessControl(const Request& request, const governa
                             service::Target& out) -> Result<ObjectType> {
     auto type = governance::ParseObjectType(type_text);
     if (!type) {
-      return MakeError(ErrorCode::kInvalidArgument, EntityKind::kMetadataObject, "Unknown metadata object type '{}'", type_text);
+      return MakeError(ErrorCode::kInvalidArgument, EntityKind::kMetadataObject,
+                       "Unknown metadata object type '{}'", type_text);
     }
     std::vector<std::string> parts = Split(full_name, '.');
     Result<service::Target> t = InvalidArgument("unset");
     switch (*type) {
       case ObjectType::kMetalake:
-        if (full_name != ml) return NotFound(EntityKind::kMetadataObject, "Metadata object {} does not exist", full_name);
+        if (full_name != ml)
+          return NotFound(EntityKind::kMetadataObject, "Metadata object {} does not exist",
+                          full_name);
         t = authz_.Resolve(ml);
         break;
       case ObjectType::kCatalog:
         if (parts.size() != 1) break;
         t = authz_.Resolve(ml, parts[0]);
-        if (t && !t->catalog_row) return NotFound(EntityKind::kMetadataObject, "Catalog {} does not exist", full_name);
+        if (t && !t->catalog_row)
+          return NotFound(EntityKind::kMetadataObject, "Catalog {} does not exist", full_name);
         break;
       case ObjectType::kSchema:
         if (parts.size() != 2) break;
         t = authz_.Resolve(ml, parts[0], {parts[1]});
-        if (t && !t->schema_row) return NotFound(EntityKind::kMetadataObject, "Schema {} does not exist", full_name);
+        if (t && !t->schema_row)
+          return NotFound(EntityKind::kMetadataObject, "Schema {} does not exist", full_name);
         break;
       case ObjectType::kTable:
       case ObjectType::kView:
@@ -162,12 +183,14 @@ Response GravitinoApi::HandleAccessControl(const Request& request, const governa
         }
         break;
       default:
-        return NotFound(EntityKind::kMetadataObject, "Metadata object {} of type {} does not exist", full_name, type_text);
+        return NotFound(EntityKind::kMetadataObject, "Metadata object {} of type {} does not exist",
+                        full_name, type_text);
     }
     if (!t) {
       if (t.error().message == "unset") {
         return MakeError(ErrorCode::kInvalidArgument, EntityKind::kMetadataObject,
-                         "Invalid full name '{}' for a metadata object of type {}", full_name, type_text);
+                         "Invalid full name '{}' for a metadata object of type {}", full_name,
+                         type_text);
       }
       return std::move(t).error();
     }
@@ -177,10 +200,14 @@ Response GravitinoApi::HandleAccessControl(const Request& request, const governa
   // The row that owns ownership for a target of a given type.
   auto owned_row = [](const service::Target& t, ObjectType type) -> const store::EntityRecord* {
     switch (type) {
-      case ObjectType::kMetalake: return &t.metalake;
-      case ObjectType::kCatalog: return t.catalog_row ? &*t.catalog_row : nullptr;
-      case ObjectType::kSchema: return t.schema_row ? &*t.schema_row : nullptr;
-      default: return t.object_row ? &*t.object_row : nullptr;
+      case ObjectType::kMetalake:
+        return &t.metalake;
+      case ObjectType::kCatalog:
+        return t.catalog_row ? &*t.catalog_row : nullptr;
+      case ObjectType::kSchema:
+        return t.schema_row ? &*t.schema_row : nullptr;
+      default:
+        return t.object_row ? &*t.object_row : nullptr;
     }
   };
 
@@ -213,18 +240,22 @@ Response GravitinoApi::HandleAccessControl(const Request& request, const governa
         if (!name) return fail(name.error());
         op.name = *name;
         if (auto d = check(manage, *target)) return *d;
-        auto added = group ? access.AddGroup(metalake, *name, audit) : access.AddUser(metalake, *name, audit);
+        auto added = group ? access.AddGroup(metalake, *name, audit)
+                           : access.AddUser(metalake, *name, audit);
         if (!added) return fail(added.error());
         return Ok(OrderedJson{{group ? "group" : "user", MemberToJson(*added)}});
       }
       return not_allowed();
     }
-    if (n != 4) return PlainErrorResponse(404, 1003, "NotFoundException", "No endpoint matches " + request.path);
+    if (n != 4)
+      return PlainErrorResponse(404, 1003, "NotFoundException",
+                                "No endpoint matches " + request.path);
     const std::string& name = seg[3];
     op.name = name;
     if (method == "GET") {
       op.op = "GET";
-      const bool self = group ? std::find(principal.groups.begin(), principal.groups.end(), name) != principal.groups.end()
+      const bool self = group ? std::find(principal.groups.begin(), principal.groups.end(), name) !=
+                                    principal.groups.end()
                               : name == principal.user;
       if (!self) {
         if (auto d = check(manage, *target)) return *d;
@@ -273,7 +304,8 @@ Response GravitinoApi::HandleAccessControl(const Request& request, const governa
         role.properties = *props;
         std::set<std::pair<std::string, std::string>> seen;
         if (auto objs = body->find("securableObjects"); objs != body->end() && !objs->is_null()) {
-          if (!objs->is_array()) return fail(InvalidArgument("Field 'securableObjects' must be an array"));
+          if (!objs->is_array())
+            return fail(InvalidArgument("Field 'securableObjects' must be an array"));
           for (const auto& o : *objs) {
             auto full_name = RequiredString(o, "fullName");
             auto type_text = RequiredString(o, "type");
@@ -285,12 +317,15 @@ Response GravitinoApi::HandleAccessControl(const Request& request, const governa
             auto type = resolve_object(*type_text, *full_name, t);
             if (!type) {
               // On create a missing object is an illegal argument, not a 404.
-              return fail(MakeError(ErrorCode::kInvalidArgument, EntityKind::kMetadataObject, "{}", type.error().message));
+              return fail(MakeError(ErrorCode::kInvalidArgument, EntityKind::kMetadataObject, "{}",
+                                    type.error().message));
             }
             if (!seen.insert({governance::ObjectTypeName(*type).data(), *full_name}).second) {
-              return fail(MakeError(ErrorCode::kInvalidArgument, EntityKind::kRole, "Duplicate securable object {}", *full_name));
+              return fail(MakeError(ErrorCode::kInvalidArgument, EntityKind::kRole,
+                                    "Duplicate securable object {}", *full_name));
             }
-            auto privs = PrivilegesFromJson(o.value("privileges", Json::array()), "securableObjects.privileges", *type);
+            auto privs = PrivilegesFromJson(o.value("privileges", Json::array()),
+                                            "securableObjects.privileges", *type);
             if (!privs) return fail(privs.error());
             role.objects.push_back(SecurableObject{*full_name, *type, std::move(*privs)});
           }
@@ -301,7 +336,9 @@ Response GravitinoApi::HandleAccessControl(const Request& request, const governa
       }
       return not_allowed();
     }
-    if (n != 4) return PlainErrorResponse(404, 1003, "NotFoundException", "No endpoint matches " + request.path);
+    if (n != 4)
+      return PlainErrorResponse(404, 1003, "NotFoundException",
+                                "No endpoint matches " + request.path);
     const std::string& name = seg[3];
     op.name = name;
     auto role_row = access.RoleRow(metalake, name);
@@ -338,7 +375,8 @@ Response GravitinoApi::HandleAccessControl(const Request& request, const governa
   if (area == "permissions") {
     if (method != "PUT") return not_allowed();
     // permissions/{users|groups}/{name}/{grant|revoke}
-    if ((n == 6 || n == 7) && (seg[3] == "users" || seg[3] == "groups") && (seg[5] == "grant" || seg[5] == "revoke")) {
+    if ((n == 6 || n == 7) && (seg[3] == "users" || seg[3] == "groups") &&
+        (seg[5] == "grant" || seg[5] == "revoke")) {
       const bool group = seg[3] == "groups";
       const bool grant = seg[5] == "grant";
       op.kind = group ? EntityKind::kGroup : EntityKind::kUser;
@@ -363,7 +401,8 @@ Response GravitinoApi::HandleAccessControl(const Request& request, const governa
       if (!body) return fail(body.error());
       auto overrides = body->find("overrides");
       if (overrides == body->end() || !overrides->is_array()) {
-        return fail(InvalidArgument("Field 'overrides' is required and must be an array of securable objects"));
+        return fail(InvalidArgument(
+            "Field 'overrides' is required and must be an array of securable objects"));
       }
       std::vector<SecurableObject> objects;
       for (const auto& o : *overrides) {
@@ -376,7 +415,8 @@ Response GravitinoApi::HandleAccessControl(const Request& request, const governa
         service::Target t;
         auto type = resolve_object(*type_text, *full_name, t);
         if (!type) return fail(type.error());
-        auto privs = PrivilegesFromJson(o.value("privileges", Json::array()), "overrides.privileges", *type);
+        auto privs =
+            PrivilegesFromJson(o.value("privileges", Json::array()), "overrides.privileges", *type);
         if (!privs) return fail(privs.error());
         objects.push_back(SecurableObject{*full_name, *type, std::move(*privs)});
       }
@@ -400,11 +440,13 @@ Response GravitinoApi::HandleAccessControl(const Request& request, const governa
       if (privs_json == body->end()) return fail(InvalidArgument("Field 'privileges' is required"));
       auto privs = PrivilegesFromJson(*privs_json, "privileges", *type);
       if (!privs) return fail(privs.error());
-      auto role = access.ChangeRolePrivileges(metalake, seg[4], SecurableObject{seg[6], *type, *privs}, grant, audit);
+      auto role = access.ChangeRolePrivileges(metalake, seg[4],
+                                              SecurableObject{seg[6], *type, *privs}, grant, audit);
       if (!role) return fail(role.error());
       return Ok(OrderedJson{{"role", RoleToJson(*role)}});
     }
-    return PlainErrorResponse(404, 1003, "NotFoundException", "No endpoint matches " + request.path);
+    return PlainErrorResponse(404, 1003, "NotFoundException",
+                              "No endpoint matches " + request.path);
   }
 
   // ---- owners ----
@@ -415,13 +457,16 @@ Response GravitinoApi::HandleAccessControl(const Request& request, const governa
     auto type = resolve_object(seg[3], seg[4], object_target);
     if (!type) return fail(type.error());
     const store::EntityRecord* row = owned_row(object_target, *type);
-    if (row == nullptr) return fail(NotFound(EntityKind::kMetadataObject, "Metadata object {} does not exist", seg[4]));
+    if (row == nullptr)
+      return fail(
+          NotFound(EntityKind::kMetadataObject, "Metadata object {} does not exist", seg[4]));
     if (method == "GET") {
       op.op = "GET";
       if (auto d = check(Action::kUseMetalake, *target)) return *d;
       const auto owner = governance::OwnerOf(*row);
       if (owner.name.empty()) return Ok(OrderedJson::object());
-      return Ok(OrderedJson{{"owner", OrderedJson{{"name", owner.name}, {"type", owner.is_group ? "group" : "user"}}}});
+      return Ok(OrderedJson{{"owner", OrderedJson{{"name", owner.name},
+                                                  {"type", owner.is_group ? "group" : "user"}}}});
     }
     if (method == "PUT") {
       op.op = "SET";

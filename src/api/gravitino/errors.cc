@@ -10,24 +10,41 @@ namespace {
 // Entity name as it appears in Gravitino's exception class names.
 std::string_view ClassEntity(EntityKind kind) {
   switch (kind) {
-    case EntityKind::kMetalake: return "Metalake";
-    case EntityKind::kCatalog: return "Catalog";
-    case EntityKind::kSchema: return "Schema";
-    case EntityKind::kTable: return "Table";
-    case EntityKind::kView: return "View";
-    case EntityKind::kFileset: return "Fileset";
-    case EntityKind::kTopic: return "Topic";
-    case EntityKind::kModel: return "Model";
-    case EntityKind::kFunction: return "Function";
-    case EntityKind::kColumn: return "Column";
-    case EntityKind::kPartition: return "Partition";
-    case EntityKind::kUser: return "User";
-    case EntityKind::kGroup: return "Group";
-    case EntityKind::kRole: return "Role";
-    case EntityKind::kMetadataObject: return "MetadataObject";
-    case EntityKind::kPrivilege: return "Privilege";
+    case EntityKind::kMetalake:
+      return "Metalake";
+    case EntityKind::kCatalog:
+      return "Catalog";
+    case EntityKind::kSchema:
+      return "Schema";
+    case EntityKind::kTable:
+      return "Table";
+    case EntityKind::kView:
+      return "View";
+    case EntityKind::kFileset:
+      return "Fileset";
+    case EntityKind::kTopic:
+      return "Topic";
+    case EntityKind::kModel:
+      return "Model";
+    case EntityKind::kFunction:
+      return "Function";
+    case EntityKind::kColumn:
+      return "Column";
+    case EntityKind::kPartition:
+      return "Partition";
+    case EntityKind::kUser:
+      return "User";
+    case EntityKind::kGroup:
+      return "Group";
+    case EntityKind::kRole:
+      return "Role";
+    case EntityKind::kMetadataObject:
+      return "MetadataObject";
+    case EntityKind::kPrivilege:
+      return "Privilege";
     case EntityKind::kIndex:
-    case EntityKind::kNone: return "";
+    case EntityKind::kNone:
+      return "";
   }
   return "";
 }
@@ -46,7 +63,8 @@ ErrorMapping MapError(const Error& error) {
   switch (error.code) {
     case ErrorCode::kInvalidArgument:
       // The clients refine 1001 by these type names.
-      if (e == EntityKind::kPrivilege || e == EntityKind::kMetadataObject || e == EntityKind::kRole) {
+      if (e == EntityKind::kPrivilege || e == EntityKind::kMetadataObject ||
+          e == EntityKind::kRole) {
         return {400, 1001, Prefixed(e, "Illegal", "Exception", "IllegalArgumentException")};
       }
       return {400, 1001, "IllegalArgumentException"};

@@ -11,7 +11,8 @@
 namespace cairn::api::gravitino {
 
 /// What the failed request was doing, for Gravitino's message template:
-/// `Failed to operate <kind>(s) [<name>] operation [<OP>] under <parent kind> [<parent>], reason [..]`.
+/// `Failed to operate <kind>(s) [<name>] operation [<OP>] under <parent kind> [<parent>], reason
+/// [..]`.
 struct Operation {
   EntityKind kind = EntityKind::kNone;
   std::string name;
@@ -32,6 +33,7 @@ ErrorMapping MapError(const Error& error);
 /// The error envelope `{"code","type","message","stack":[]}` as a response.
 http::Response ErrorResponse(const Error& error, const Operation& op);
 /// An envelope for transport-level failures (bad target, body too large, unknown route).
-http::Response PlainErrorResponse(int http_status, int code, std::string_view type, std::string_view message);
+http::Response PlainErrorResponse(int http_status, int code, std::string_view type,
+                                  std::string_view message);
 
 }  // namespace cairn::api::gravitino

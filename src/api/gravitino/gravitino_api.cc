@@ -64,14 +64,16 @@ struct Call {
 
 }  // namespace
 
-GravitinoApi::GravitinoApi(service::MetadataService& service, service::Authorizer& authorizer, ApiInfo info,
-                           std::function<bool()> ready)
+GravitinoApi::GravitinoApi(service::MetadataService& service, service::Authorizer& authorizer,
+                           ApiInfo info, std::function<bool()> ready)
     : service_(service), authz_(authorizer), info_(std::move(info)), ready_(std::move(ready)) {}
 
 Response GravitinoApi::Health(std::string_view which) const {
   const bool ready = ready_();
-  OrderedJson http_check{{"name", "httpServer"}, {"status", "up"}, {"details", OrderedJson::object()}};
-  OrderedJson store_check{{"name", "entityStore"}, {"status", ready ? "up" : "down"},
+  OrderedJson http_check{
+      {"name", "httpServer"}, {"status", "up"}, {"details", OrderedJson::object()}};
+  OrderedJson store_check{{"name", "entityStore"},
+                          {"status", ready ? "up" : "down"},
                           {"details", OrderedJson::object()}};
   OrderedJson checks = OrderedJson::array();
   bool up = true;
@@ -85,7 +87,8 @@ Response GravitinoApi::Health(std::string_view which) const {
   return r;
 }
 
-Response GravitinoApi::Handle(const Request& request, const governance::Principal& principal) const {
+Response GravitinoApi::Handle(const Request& request,
+                              const governance::Principal& principal) const {
   if (!AcceptsV1(request)) {
     Response r;
     r.status = 406;
@@ -109,8 +112,8 @@ Response GravitinoApi::Handle(const Request& request, const governance::Principa
   }
   const std::string& method = request.method;
   Call call{request, {principal.user, NowMillis()}, {}};
-  using service::Action;
   using governance::ObjectType;
+  using service::Action;
   auto not_allowed = [&] {
     return PlainErrorResponse(405, 1006, "UnsupportedOperationException",
                               fmt::format("Method {} is not allowed on {}", method, request.path));
@@ -171,7 +174,8 @@ Response GravitinoApi::Handle(const Request& request, const governance::Principa
       m.properties = *props;
       if (authz_.enabled() && !authz_.access().IsServiceAdmin(principal.user)) {
         return call.Fail(MakeError(ErrorCode::kPermissionDenied, EntityKind::kNone,
-                                   "User '{}' is not a service admin and cannot create metalakes", principal.user));
+                                   "User '{}' is not a service admin and cannot create metalakes",
+                                   principal.user));
       }
       auto created = service_.CreateMetalake(call.ctx, m);
       if (!created) return call.Fail(created.error());
@@ -185,8 +189,9 @@ Response GravitinoApi::Handle(const Request& request, const governance::Principa
     return not_allowed();
   }
   const std::string& ml = seg[1];
-  auto guard = [&](Action action, const std::string& catalog = "", std::vector<std::string> schema = {},
-                   const std::string& object = "", ObjectType type = ObjectType::kTable) -> std::optional<Response> {
+  auto guard = [&](Action action, const std::string& catalog = "",
+                   std::vector<std::string> schema = {}, const std::string& object = "",
+                   ObjectType type = ObjectType::kTable) -> std::optional<Response> {
     if (!authz_.enabled()) return std::nullopt;
     auto target = authz_.Resolve(ml, catalog, schema, object, type);
     if (!target) return call.Fail(target.error());
@@ -201,7 +206,8 @@ Response GravitinoApi::Handle(const Request& request, const governance::Principa
     if (!target) return {};
     return authz_.Filter(principal, action, *target, std::move(names));
   };
-  static const std::set<std::string> kAccessAreas = {"users", "groups", "roles", "permissions", "owners", "objects"};
+  static const std::set<std::string> kAccessAreas = {"users",       "groups", "roles",
+                                                     "permissions", "owners", "objects"};
   if (n >= 3 && kAccessAreas.count(seg[2]) > 0) return HandleAccessControl(request, principal, seg);
   if (n == 2) {
     call.op = {EntityKind::kMetalake, ml, "", EntityKind::kNone, ""};
@@ -260,7 +266,10 @@ Response GravitinoApi::Handle(const Request& request, const governance::Principa
     CAIRN_ASSIGN_OR_RETURN(std::string type, RequiredString(body, "type"));
     auto parsed = model::ParseCatalogType(type);
     if (!parsed) {
-      return InvalidArgument("Field 'type' has an unknown catalog type '{}'; expected one of relational, fileset, messaging, model", type);
+      return InvalidArgument(
+          "Field 'type' has an unknown catalog type '{}'; expected one of relational, fileset, "
+          "messaging, model",
+          type);
     }
     c.type = *parsed;
     CAIRN_ASSIGN_OR_RETURN(auto provider, OptionalString(body, "provider"));
@@ -465,7 +474,8 @@ Response GravitinoApi::Handle(const Request& request, const governance::Principa
       if (!conn) return call.Fail(conn.error());
       auto names = (*conn)->ListTables(sch);
       if (!names) return call.Fail(names.error());
-      return Ok(Identifiers({ml, cat, sch}, filter(Action::kLoadTable, std::move(*names), cat, {sch})));
+      return Ok(
+          Identifiers({ml, cat, sch}, filter(Action::kLoadTable, std::move(*names), cat, {sch})));
     }
     call.op.op = "CREATE";
     auto body = parse_body();
@@ -494,7 +504,8 @@ Response GravitinoApi::Handle(const Request& request, const governance::Principa
       {
         auto privileges = request.Query("privileges").value_or("");
         const bool modify = ToUpper(privileges).find("MODIFY_TABLE") != std::string::npos;
-        if (auto d = guard(modify ? Action::kModifyTable : Action::kLoadTable, cat, {sch}, tbl)) return *d;
+        if (auto d = guard(modify ? Action::kModifyTable : Action::kLoadTable, cat, {sch}, tbl))
+          return *d;
       }
       if (!conn) return call.Fail(conn.error());
       auto t = (*conn)->LoadTable(sch, tbl);

@@ -10,7 +10,7 @@
 namespace cairn::api::gravitino {
 
 struct ApiInfo {
-  std::string version = "1.3.1";      // reported to clients; 1.3 clients need >= 1.3.0
+  std::string version = "1.3.1";  // reported to clients; 1.3 clients need >= 1.3.0
   std::string compile_date;
   std::string git_commit;
 };
@@ -30,7 +30,8 @@ class GravitinoApi {
 
  private:
   /// Users, groups, roles, permissions, owners and object roles (405 when authorization is off).
-  http::Response HandleAccessControl(const http::Request& request, const governance::Principal& principal,
+  http::Response HandleAccessControl(const http::Request& request,
+                                     const governance::Principal& principal,
                                      const std::vector<std::string>& seg) const;
 
   service::MetadataService& service_;

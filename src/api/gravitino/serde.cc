@@ -11,15 +11,23 @@ namespace {
 
 std::string TypeName(const Json& j) {
   switch (j.type()) {
-    case Json::value_t::null: return "null";
-    case Json::value_t::object: return "an object";
-    case Json::value_t::array: return "an array";
-    case Json::value_t::string: return "a string";
-    case Json::value_t::boolean: return "a boolean";
+    case Json::value_t::null:
+      return "null";
+    case Json::value_t::object:
+      return "an object";
+    case Json::value_t::array:
+      return "an array";
+    case Json::value_t::string:
+      return "a string";
+    case Json::value_t::boolean:
+      return "a boolean";
     case Json::value_t::number_integer:
-    case Json::value_t::number_unsigned: return "an integer";
-    case Json::value_t::number_float: return "a number";
-    default: return "an unsupported value";
+    case Json::value_t::number_unsigned:
+      return "an integer";
+    case Json::value_t::number_float:
+      return "a number";
+    default:
+      return "an unsupported value";
   }
 }
 
@@ -63,11 +71,13 @@ Result<std::string> StringIn(const Json& j, const char* field, const std::string
   return v->get<std::string>();
 }
 
-Result<model::FieldName> FieldNameFromJson(const Json& j, const char* field, const std::string& ctx) {
+Result<model::FieldName> FieldNameFromJson(const Json& j, const char* field,
+                                           const std::string& ctx) {
   const Json* v = Find(j, field);
   const std::string path = Path(ctx, field);
   if (v == nullptr) return InvalidArgument("Field '{}' is required", path);
-  if (!v->is_array() || v->empty()) return InvalidArgument("Field '{}' must be a non-empty array of strings", path);
+  if (!v->is_array() || v->empty())
+    return InvalidArgument("Field '{}' must be a non-empty array of strings", path);
   model::FieldName out;
   for (const auto& e : *v) {
     if (!e.is_string() || e.get<std::string>().empty()) {
@@ -118,8 +128,10 @@ OrderedJson FieldNameToJson(const model::FieldName& f) {
 
 Result<Json> ParseBody(const std::string& body) {
   Json j = Json::parse(body, nullptr, false);
-  if (j.is_discarded()) return InvalidArgument("Malformed json request: the body is not valid JSON");
-  if (!j.is_object()) return InvalidArgument("Malformed json request: the body must be a JSON object");
+  if (j.is_discarded())
+    return InvalidArgument("Malformed json request: the body is not valid JSON");
+  if (!j.is_object())
+    return InvalidArgument("Malformed json request: the body must be a JSON object");
   return j;
 }
 
@@ -134,7 +146,8 @@ Result<std::string> RequiredString(const Json& j, const char* field) {
   const Json* v = Find(j, field);
   if (v == nullptr) return InvalidArgument("Field '{}' is required", field);
   if (!v->is_string()) return WrongType(field, "a string", *v);
-  if (Trim(v->get<std::string>()).empty()) return InvalidArgument("Field '{}' must not be blank", field);
+  if (Trim(v->get<std::string>()).empty())
+    return InvalidArgument("Field '{}' must not be blank", field);
   return v->get<std::string>();
 }
 
@@ -157,7 +170,8 @@ Result<model::Properties> PropertiesFromJson(const Json& j, const char* field) {
 Result<model::TypePtr> TypeFromJson(const Json& j, const std::string& field) {
   if (j.is_string()) {
     auto t = model::ParsePrimitiveType(j.get<std::string>());
-    if (!t) return InvalidArgument("Field '{}' has an invalid type '{}'", field, j.get<std::string>());
+    if (!t)
+      return InvalidArgument("Field '{}' has an invalid type '{}'", field, j.get<std::string>());
     return t;
   }
   if (!j.is_object()) return WrongType(field, "a type string or object", j);
@@ -214,7 +228,8 @@ Result<model::TypePtr> TypeFromJson(const Json& j, const std::string& field) {
     auto t = std::make_shared<model::Type>();
     t->kind = TypeKind::kUnion;
     for (size_t i = 0; i < types->size(); ++i) {
-      CAIRN_ASSIGN_OR_RETURN(auto member, TypeFromJson((*types)[i], fmt::format("{}.types[{}]", field, i)));
+      CAIRN_ASSIGN_OR_RETURN(auto member,
+                             TypeFromJson((*types)[i], fmt::format("{}.types[{}]", field, i)));
       t->types.push_back(member);
     }
     return model::TypePtr(t);
@@ -249,11 +264,14 @@ OrderedJson TypeToJson(const model::Type& t) {
       return OrderedJson{{"type", "struct"}, {"fields", std::move(fields)}};
     }
     case TypeKind::kList:
-      return OrderedJson{{"type", "list"}, {"containsNull", t.element_nullable},
+      return OrderedJson{{"type", "list"},
+                         {"containsNull", t.element_nullable},
                          {"elementType", TypeToJson(*t.element)}};
     case TypeKind::kMap:
-      return OrderedJson{{"type", "map"}, {"keyType", TypeToJson(*t.key)},
-                         {"valueType", TypeToJson(*t.value)}, {"valueContainsNull", t.value_nullable}};
+      return OrderedJson{{"type", "map"},
+                         {"keyType", TypeToJson(*t.key)},
+                         {"valueType", TypeToJson(*t.value)},
+                         {"valueContainsNull", t.value_nullable}};
     case TypeKind::kUnion: {
       OrderedJson types = OrderedJson::array();
       for (const auto& m : t.types) types.push_back(TypeToJson(*m));
@@ -318,7 +336,8 @@ OrderedJson ExpressionToJson(const model::Expression& e) {
     case model::Expression::Kind::kFunction: {
       OrderedJson args = OrderedJson::array();
       for (const auto& a : e.args) args.push_back(ExpressionToJson(a));
-      return OrderedJson{{"type", "function"}, {"funcName", e.func_name}, {"funcArgs", std::move(args)}};
+      return OrderedJson{
+          {"type", "function"}, {"funcName", e.func_name}, {"funcArgs", std::move(args)}};
     }
     case model::Expression::Kind::kUnparsed:
       return OrderedJson{{"type", "unparsed"}, {"unparsedExpression", e.unparsed}};
@@ -374,7 +393,8 @@ Result<model::Transform> TransformFromJson(const Json& j, const std::string& fie
     CAIRN_ASSIGN_OR_RETURN(t.field_name, FieldNameFromJson(j, "fieldName", field));
   } else if (s == "bucket") {
     CAIRN_ASSIGN_OR_RETURN(t.num_buckets, OptionalInt(j, "numBuckets", 0, field));
-    if (t.num_buckets <= 0) return InvalidArgument("Field '{}.numBuckets' must be a positive integer", field);
+    if (t.num_buckets <= 0)
+      return InvalidArgument("Field '{}.numBuckets' must be a positive integer", field);
     CAIRN_ASSIGN_OR_RETURN(t.field_names, FieldNamesFromJson(j, "fieldNames", field));
   } else if (s == "truncate") {
     CAIRN_ASSIGN_OR_RETURN(t.width, OptionalInt(j, "width", 0, field));
@@ -390,7 +410,8 @@ Result<model::Transform> TransformFromJson(const Json& j, const std::string& fie
     CAIRN_ASSIGN_OR_RETURN(t.func_name, StringIn(j, "funcName", field));
     CAIRN_ASSIGN_OR_RETURN(t.args, ExpressionsFromJson(j, "funcArgs", field));
   } else {
-    return InvalidArgument("Field '{}.strategy' has an unknown partitioning strategy '{}'", field, s);
+    return InvalidArgument("Field '{}.strategy' has an unknown partitioning strategy '{}'", field,
+                           s);
   }
   return t;
 }
@@ -410,12 +431,14 @@ OrderedJson TransformToJson(const model::Transform& t) {
     OrderedJson names = OrderedJson::array();
     for (const auto& f : t.field_names) names.push_back(FieldNameToJson(f));
     o["fieldNames"] = std::move(names);
-    o["assignments"] = t.assignments_json.empty() ? OrderedJson::array()
-                                                  : OrderedJson::parse(t.assignments_json, nullptr, false);
+    o["assignments"] = t.assignments_json.empty()
+                           ? OrderedJson::array()
+                           : OrderedJson::parse(t.assignments_json, nullptr, false);
   } else if (s == "range") {
     o["fieldName"] = FieldNameToJson(t.field_name);
-    o["assignments"] = t.assignments_json.empty() ? OrderedJson::array()
-                                                  : OrderedJson::parse(t.assignments_json, nullptr, false);
+    o["assignments"] = t.assignments_json.empty()
+                           ? OrderedJson::array()
+                           : OrderedJson::parse(t.assignments_json, nullptr, false);
   } else if (s == "function") {
     o["funcName"] = t.func_name;
     OrderedJson args = OrderedJson::array();
@@ -437,8 +460,10 @@ Result<model::Distribution> DistributionFromJson(const Json& j, const std::strin
     d.strategy = ToLower(s->get<std::string>());
   }
   if (d.strategy == "random") d.strategy = "even";
-  if (d.strategy != "none" && d.strategy != "hash" && d.strategy != "range" && d.strategy != "even") {
-    return InvalidArgument("Field '{}.strategy' has an unknown distribution strategy '{}'", field, d.strategy);
+  if (d.strategy != "none" && d.strategy != "hash" && d.strategy != "range" &&
+      d.strategy != "even") {
+    return InvalidArgument("Field '{}.strategy' has an unknown distribution strategy '{}'", field,
+                           d.strategy);
   }
   CAIRN_ASSIGN_OR_RETURN(d.number, OptionalInt(j, "number", 0, field));
   if (d.number < 0) return InvalidArgument("Field '{}.number' must not be negative", field);
@@ -465,7 +490,8 @@ Result<model::SortOrder> SortOrderFromJson(const Json& j, const std::string& fie
     if (s.direction == "ascending") s.direction = "asc";
     if (s.direction == "descending") s.direction = "desc";
     if (s.direction != "asc" && s.direction != "desc") {
-      return InvalidArgument("Field '{}.direction' must be 'asc' or 'desc', got '{}'", field, s.direction);
+      return InvalidArgument("Field '{}.direction' must be 'asc' or 'desc', got '{}'", field,
+                             s.direction);
     }
   }
   s.null_ordering = s.direction == "asc" ? "nulls_first" : "nulls_last";
@@ -474,8 +500,9 @@ Result<model::SortOrder> SortOrderFromJson(const Json& j, const std::string& fie
     if (!nulls->is_string()) return WrongType(field + ".nullOrdering", "a string", *nulls);
     s.null_ordering = ToLower(nulls->get<std::string>());
     if (s.null_ordering != "nulls_first" && s.null_ordering != "nulls_last") {
-      return InvalidArgument("Field '{}.nullOrdering' must be 'nulls_first' or 'nulls_last', got '{}'",
-                             field, s.null_ordering);
+      return InvalidArgument(
+          "Field '{}.nullOrdering' must be 'nulls_first' or 'nulls_last', got '{}'", field,
+          s.null_ordering);
     }
   }
   return s;
@@ -492,20 +519,35 @@ Result<model::Index> IndexFromJson(const Json& j, const std::string& field) {
   model::Index i;
   CAIRN_ASSIGN_OR_RETURN(i.index_type, StringIn(j, "indexType", field));
   i.index_type = ToUpper(i.index_type);
-  static const char* kTypes[] = {"PRIMARY_KEY", "UNIQUE_KEY", "SCALAR", "BTREE", "BITMAP",
-                                 "LABEL_LIST", "INVERTED", "VECTOR", "IVF_FLAT", "IVF_SQ",
-                                 "IVF_PQ", "IVF_HNSW_SQ", "IVF_HNSW_PQ", "DATA_SKIPPING_MINMAX",
-                                 "DATA_SKIPPING_BLOOM_FILTER", "DATA_SKIPPING_SET"};
+  static const char* kTypes[] = {"PRIMARY_KEY",
+                                 "UNIQUE_KEY",
+                                 "SCALAR",
+                                 "BTREE",
+                                 "BITMAP",
+                                 "LABEL_LIST",
+                                 "INVERTED",
+                                 "VECTOR",
+                                 "IVF_FLAT",
+                                 "IVF_SQ",
+                                 "IVF_PQ",
+                                 "IVF_HNSW_SQ",
+                                 "IVF_HNSW_PQ",
+                                 "DATA_SKIPPING_MINMAX",
+                                 "DATA_SKIPPING_BLOOM_FILTER",
+                                 "DATA_SKIPPING_SET"};
   bool known = false;
   for (const char* t : kTypes) known = known || i.index_type == t;
-  if (!known) return InvalidArgument("Field '{}.indexType' has an unknown index type '{}'", field, i.index_type);
+  if (!known)
+    return InvalidArgument("Field '{}.indexType' has an unknown index type '{}'", field,
+                           i.index_type);
   const Json* name = Find(j, "name");
   if (name != nullptr) {
     if (!name->is_string()) return WrongType(field + ".name", "a string", *name);
     i.name = name->get<std::string>();
   }
   CAIRN_ASSIGN_OR_RETURN(i.field_names, FieldNamesFromJson(j, "fieldNames", field));
-  if (i.field_names.empty()) return InvalidArgument("Field '{}.fieldNames' must not be empty", field);
+  if (i.field_names.empty())
+    return InvalidArgument("Field '{}.fieldNames' must not be empty", field);
   const Json* props = Find(j, "properties");
   if (props != nullptr) {
     Json wrapper{{"p", *props}};
@@ -568,11 +610,13 @@ Result<model::Table> TableFromJson(const Json& j) {
   if (cols->empty()) return InvalidArgument("Field 'columns' must not be empty");
   CAIRN_ASSIGN_OR_RETURN(t.columns, ArrayOf<model::Column>(j, "columns", ColumnFromJson));
   CAIRN_ASSIGN_OR_RETURN(t.properties, PropertiesFromJson(j, "properties"));
-  CAIRN_ASSIGN_OR_RETURN(t.partitioning, ArrayOf<model::Transform>(j, "partitioning", TransformFromJson));
+  CAIRN_ASSIGN_OR_RETURN(t.partitioning,
+                         ArrayOf<model::Transform>(j, "partitioning", TransformFromJson));
   if (const Json* d = Find(j, "distribution"); d != nullptr) {
     CAIRN_ASSIGN_OR_RETURN(t.distribution, DistributionFromJson(*d, "distribution"));
   }
-  CAIRN_ASSIGN_OR_RETURN(t.sort_orders, ArrayOf<model::SortOrder>(j, "sortOrders", SortOrderFromJson));
+  CAIRN_ASSIGN_OR_RETURN(t.sort_orders,
+                         ArrayOf<model::SortOrder>(j, "sortOrders", SortOrderFromJson));
   CAIRN_ASSIGN_OR_RETURN(t.indexes, ArrayOf<model::Index>(j, "indexes", IndexFromJson));
   return t;
 }
@@ -677,7 +721,8 @@ Result<model::ColumnPosition> PositionFromJson(const Json* p, const std::string&
       return pos;
     }
   }
-  return InvalidArgument("Field '{}' must be \"first\", \"default\" or {{\"after\": \"<column>\"}}", field);
+  return InvalidArgument("Field '{}' must be \"first\", \"default\" or {{\"after\": \"<column>\"}}",
+                         field);
 }
 
 }  // namespace
@@ -705,7 +750,8 @@ Result<std::vector<model::EntityChange>> EntityUpdatesFromJson(const Json& body,
       c.kind = model::EntityChange::Kind::kSetProperty;
       CAIRN_ASSIGN_OR_RETURN(c.property, StringIn(u, "property", field));
       CAIRN_ASSIGN_OR_RETURN(c.value, StringIn(u, "value", field));
-      if (c.property.empty()) return InvalidArgument("Field '{}.property' must not be empty", field);
+      if (c.property.empty())
+        return InvalidArgument("Field '{}.property' must not be empty", field);
     } else if (type == "removeProperty") {
       c.kind = model::EntityChange::Kind::kRemoveProperty;
       CAIRN_ASSIGN_OR_RETURN(c.property, StringIn(u, "property", field));
@@ -744,7 +790,8 @@ Result<std::vector<model::TableChange>> TableUpdatesFromJson(const Json& body) {
       c.kind = K::kSetProperty;
       CAIRN_ASSIGN_OR_RETURN(c.property, StringIn(u, "property", field));
       CAIRN_ASSIGN_OR_RETURN(c.value, StringIn(u, "value", field));
-      if (c.property.empty()) return InvalidArgument("Field '{}.property' must not be empty", field);
+      if (c.property.empty())
+        return InvalidArgument("Field '{}.property' must not be empty", field);
     } else if (type == "removeProperty") {
       c.kind = K::kRemoveProperty;
       CAIRN_ASSIGN_OR_RETURN(c.property, StringIn(u, "property", field));
@@ -758,7 +805,8 @@ Result<std::vector<model::TableChange>> TableUpdatesFromJson(const Json& body) {
         if (!v->is_string()) return WrongType(field + ".comment", "a string", *v);
         c.comment = v->get<std::string>();
       }
-      CAIRN_ASSIGN_OR_RETURN(c.position, PositionFromJson(Find(u, "position"), field + ".position"));
+      CAIRN_ASSIGN_OR_RETURN(c.position,
+                             PositionFromJson(Find(u, "position"), field + ".position"));
       CAIRN_ASSIGN_OR_RETURN(c.nullable, OptionalBool(u, "nullable", true, field));
       CAIRN_ASSIGN_OR_RETURN(c.auto_increment, OptionalBool(u, "autoIncrement", false, field));
       if (const Json* dv = Find(u, "defaultValue"); dv != nullptr) {
@@ -769,7 +817,8 @@ Result<std::vector<model::TableChange>> TableUpdatesFromJson(const Json& body) {
       c.kind = K::kRenameColumn;
       CAIRN_ASSIGN_OR_RETURN(c.field_name, FieldNameFromJson(u, "oldFieldName", field));
       CAIRN_ASSIGN_OR_RETURN(c.new_name, StringIn(u, "newFieldName", field));
-      if (c.new_name.empty()) return InvalidArgument("Field '{}.newFieldName' must not be empty", field);
+      if (c.new_name.empty())
+        return InvalidArgument("Field '{}.newFieldName' must not be empty", field);
     } else if (type == "updateColumnDefaultValue") {
       c.kind = K::kUpdateColumnDefaultValue;
       CAIRN_ASSIGN_OR_RETURN(c.field_name, FieldNameFromJson(u, "fieldName", field));

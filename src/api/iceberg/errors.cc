@@ -11,12 +11,17 @@ ErrorMapping MapError(const Error& error) {
       return {400, "IllegalArgumentException"};
     case ErrorCode::kNotFound:
       switch (error.entity) {
-        case EntityKind::kSchema: return {404, "NoSuchNamespaceException"};
-        case EntityKind::kTable: return {404, "NoSuchTableException"};
-        case EntityKind::kView: return {404, "NoSuchViewException"};
+        case EntityKind::kSchema:
+          return {404, "NoSuchNamespaceException"};
+        case EntityKind::kTable:
+          return {404, "NoSuchTableException"};
+        case EntityKind::kView:
+          return {404, "NoSuchViewException"};
         case EntityKind::kMetalake:
-        case EntityKind::kCatalog: return {404, "NoSuchWarehouseException"};
-        default: return {404, "NotFoundException"};
+        case EntityKind::kCatalog:
+          return {404, "NoSuchWarehouseException"};
+        default:
+          return {404, "NotFoundException"};
       }
     case ErrorCode::kAlreadyExists:
       return {409, "AlreadyExistsException"};

@@ -113,10 +113,12 @@ Result<Json> ParseObject(const std::string& body) {
 
 Result<Namespace> NamespaceFromJson(const Json& j, const char* field) {
   auto it = j.find(field);
-  if (it == j.end() || !it->is_array()) return InvalidArgument("Invalid field '{}': expected an array of strings", field);
+  if (it == j.end() || !it->is_array())
+    return InvalidArgument("Invalid field '{}': expected an array of strings", field);
   Namespace ns;
   for (const auto& level : *it) {
-    if (!level.is_string()) return InvalidArgument("Invalid field '{}': expected an array of strings", field);
+    if (!level.is_string())
+      return InvalidArgument("Invalid field '{}': expected an array of strings", field);
     ns.push_back(level.get<std::string>());
   }
   return ns;
@@ -126,9 +128,11 @@ Result<model::Properties> StringMap(const Json& j, const char* field) {
   model::Properties out;
   auto it = j.find(field);
   if (it == j.end() || it->is_null()) return out;
-  if (!it->is_object()) return InvalidArgument("Invalid field '{}': expected an object of strings", field);
+  if (!it->is_object())
+    return InvalidArgument("Invalid field '{}': expected an object of strings", field);
   for (const auto& [k, v] : it->items()) {
-    if (!v.is_string()) return InvalidArgument("Invalid field '{}.{}': expected a string", field, k);
+    if (!v.is_string())
+      return InvalidArgument("Invalid field '{}.{}': expected a string", field, k);
     out[k] = v.get<std::string>();
   }
   return out;
@@ -136,7 +140,8 @@ Result<model::Properties> StringMap(const Json& j, const char* field) {
 
 Result<std::pair<Namespace, std::string>> IdentifierFromJson(const Json& j, const char* field) {
   auto it = j.find(field);
-  if (it == j.end() || !it->is_object()) return InvalidArgument("Invalid field '{}': expected a table identifier", field);
+  if (it == j.end() || !it->is_object())
+    return InvalidArgument("Invalid field '{}': expected a table identifier", field);
   CAIRN_ASSIGN_OR_RETURN(Namespace ns, NamespaceFromJson(*it, "namespace"));
   auto name = it->find("name");
   if (name == it->end() || !name->is_string()) {
@@ -159,8 +164,10 @@ OrderedJson PropertiesJson(const model::Properties& p) {
 
 // `{"metadata-location": ..., "metadata": <file text verbatim>, "config": {}}`: the stored
 // document is spliced, not parsed and re-serialized.
-std::string LoadResultText(const LoadedObject& obj, bool with_config, const std::string* metadata_override) {
-  const std::string& metadata = metadata_override != nullptr ? *metadata_override : *obj.metadata_text;
+std::string LoadResultText(const LoadedObject& obj, bool with_config,
+                           const std::string* metadata_override) {
+  const std::string& metadata =
+      metadata_override != nullptr ? *metadata_override : *obj.metadata_text;
   std::string out;
   out.reserve(metadata.size() + obj.metadata_location.size() + 64);  // one allocation, one copy
   out += "{";
@@ -227,24 +234,29 @@ struct Ctx {
 
 }  // namespace
 
-IcebergApi::IcebergApi(service::MetadataService& service, service::Authorizer& authorizer, IcebergApiOptions options)
+IcebergApi::IcebergApi(service::MetadataService& service, service::Authorizer& authorizer,
+                       IcebergApiOptions options)
     : service_(service), authz_(authorizer), options_(std::move(options)) {}
 
 Response IcebergApi::Handle(const Request& request, const governance::Principal& principal) const {
   using governance::ObjectType;
   using service::Action;
   std::vector<std::string> seg;
-  for (const auto& raw : Split(std::string_view(request.path).substr(std::string_view("/iceberg").size()), '/')) {
+  for (const auto& raw :
+       Split(std::string_view(request.path).substr(std::string_view("/iceberg").size()), '/')) {
     if (raw.empty()) continue;
     auto decoded = DecodeSegment(raw);
-    if (!decoded) return PlainErrorResponse(400, "BadRequestException", "Malformed percent-encoding in the request path");
+    if (!decoded)
+      return PlainErrorResponse(400, "BadRequestException",
+                                "Malformed percent-encoding in the request path");
     seg.push_back(std::move(*decoded));
   }
   const std::string& method = request.method;
   Ctx ctx{request, {principal.user, NowMillis()}};
   auto fail = [](const Error& e) { return ErrorResponse(e); };
   auto not_found = [&] {
-    return PlainErrorResponse(404, "NotFoundException", fmt::format("No route for request: {} {}", method, request.path));
+    return PlainErrorResponse(404, "NotFoundException",
+                              fmt::format("No route for request: {} {}", method, request.path));
   };
   auto not_allowed = [&] {
     return PlainErrorResponse(405, "MethodNotAllowedException",
@@ -253,11 +265,13 @@ Response IcebergApi::Handle(const Request& request, const governance::Principal&
   if (seg.empty() || seg[0] != "v1") return not_found();
   const size_t n = seg.size();
 
-  auto resolve_warehouse = [&](const std::string& warehouse) -> Result<std::pair<std::string, std::string>> {
+  auto resolve_warehouse =
+      [&](const std::string& warehouse) -> Result<std::pair<std::string, std::string>> {
     const size_t dot = warehouse.find('.');
     if (dot == std::string::npos) {
       if (options_.default_metalake.empty()) {
-        return InvalidArgument("Invalid warehouse '{}': expected '<metalake>.<catalog>'", warehouse);
+        return InvalidArgument("Invalid warehouse '{}': expected '<metalake>.<catalog>'",
+                               warehouse);
       }
       return std::make_pair(options_.default_metalake, warehouse);
     }
@@ -275,7 +289,8 @@ Response IcebergApi::Handle(const Request& request, const governance::Principal&
   };
 
   // The authorize stage: one decision for every route, before any store write.
-  auto guard = [&](const std::string& prefix, Action action, const Namespace& ns = {}, const std::string& object = "",
+  auto guard = [&](const std::string& prefix, Action action, const Namespace& ns = {},
+                   const std::string& object = "",
                    ObjectType type = ObjectType::kTable) -> std::optional<Response> {
     if (!authz_.enabled()) return std::nullopt;
     auto names = resolve_warehouse(prefix);
@@ -286,12 +301,16 @@ Response IcebergApi::Handle(const Request& request, const governance::Principal&
     if (!s) return fail(s.error());
     return std::nullopt;
   };
-  auto visible = [&](const std::string& prefix, Action action, const Namespace& ns, std::vector<std::string> names,
-                     const std::vector<store::EntityRecord>* rows = nullptr) -> std::vector<std::string> {
+  auto visible = [&](const std::string& prefix, Action action, const Namespace& ns,
+                     std::vector<std::string> names,
+                     const std::vector<store::EntityRecord>* rows =
+                         nullptr) -> std::vector<std::string> {
     if (!authz_.enabled()) return names;
     auto wh = resolve_warehouse(prefix);
     if (!wh) return {};
-    auto target = authz_.Resolve(wh->first, wh->second, ns, "", action == Action::kLoadView ? ObjectType::kView : ObjectType::kTable);
+    auto target =
+        authz_.Resolve(wh->first, wh->second, ns, "",
+                       action == Action::kLoadView ? ObjectType::kView : ObjectType::kTable);
     if (!target) return {};
     if (action == Action::kLoadView) target->object_type = ObjectType::kView;
     return authz_.Filter(principal, action, *target, std::move(names), rows);
@@ -302,8 +321,9 @@ Response IcebergApi::Handle(const Request& request, const governance::Principal&
     if (method != "GET") return not_allowed();
     auto warehouse = request.Query("warehouse");
     if (!warehouse || warehouse->empty()) {
-      return PlainErrorResponse(400, "BadRequestException",
-                                "Missing query parameter 'warehouse': expected '<metalake>.<catalog>'");
+      return PlainErrorResponse(
+          400, "BadRequestException",
+          "Missing query parameter 'warehouse': expected '<metalake>.<catalog>'");
     }
     auto names = resolve_warehouse(*warehouse);
     if (!names) return fail(names.error());
@@ -317,8 +337,9 @@ Response IcebergApi::Handle(const Request& request, const governance::Principal&
     return JsonResponse(body);
   }
   if (n == 3 && seg[1] == "oauth" && seg[2] == "tokens") {
-    return PlainErrorResponse(400, "BadRequestException",
-                              "This server does not issue OAuth2 tokens; use your identity provider");
+    return PlainErrorResponse(
+        400, "BadRequestException",
+        "This server does not issue OAuth2 tokens; use your identity provider");
   }
   if (n < 3) return not_found();
   const std::string& prefix = seg[1];
@@ -339,7 +360,8 @@ Response IcebergApi::Handle(const Request& request, const governance::Principal&
     if (!dest) return fail(dest.error());
     if (auto d = guard(prefix, Action::kDropTable, source->first, source->second)) return *d;
     if (auto d = guard(prefix, Action::kCreateTable, dest->first, dest->second)) return *d;
-    auto s = catalog.RenameTable(ctx.call, source->first, source->second, dest->first, dest->second);
+    auto s =
+        catalog.RenameTable(ctx.call, source->first, source->second, dest->first, dest->second);
     if (!s) return fail(s.error());
     return NoContent();
   }
@@ -351,8 +373,11 @@ Response IcebergApi::Handle(const Request& request, const governance::Principal&
     if (!source) return fail(source.error());
     auto dest = IdentifierFromJson(*body, "destination");
     if (!dest) return fail(dest.error());
-    if (auto d = guard(prefix, Action::kManageView, source->first, source->second, ObjectType::kView)) return *d;
-    if (auto d = guard(prefix, Action::kCreateView, dest->first, dest->second, ObjectType::kView)) return *d;
+    if (auto d =
+            guard(prefix, Action::kManageView, source->first, source->second, ObjectType::kView))
+      return *d;
+    if (auto d = guard(prefix, Action::kCreateView, dest->first, dest->second, ObjectType::kView))
+      return *d;
     auto s = catalog.RenameView(ctx.call, source->first, source->second, dest->first, dest->second);
     if (!s) return fail(s.error());
     return NoContent();
@@ -367,12 +392,14 @@ Response IcebergApi::Handle(const Request& request, const governance::Principal&
     }
     std::vector<connector::TableCommit> commits;
     for (const auto& change : *changes) {
-      if (!change.is_object()) return fail(InvalidArgument("Invalid table change: expected an object"));
+      if (!change.is_object())
+        return fail(InvalidArgument("Invalid table change: expected an object"));
       auto id = IdentifierFromJson(change, "identifier");
       if (!id) return fail(InvalidArgument("Invalid table change: field 'identifier' is required"));
       auto parts = CommitParts(change);
       if (!parts) return fail(parts.error());
-      connector::TableCommit c{id->first, id->second, std::move(parts->first), std::move(parts->second)};
+      connector::TableCommit c{id->first, id->second, std::move(parts->first),
+                               std::move(parts->second)};
       if (auto d = guard(prefix, Action::kModifyTable, c.ns, c.name)) return *d;
       commits.push_back(std::move(c));
     }
@@ -397,13 +424,15 @@ Response IcebergApi::Handle(const Request& request, const governance::Principal&
         for (const auto& ns : *list) names.push_back(ns.back());
         auto kept = visible(prefix, Action::kLoadSchema, {}, names);
         const std::set<std::string> keep(kept.begin(), kept.end());
-        list->erase(std::remove_if(list->begin(), list->end(), [&](const Namespace& ns) { return keep.count(ns.back()) == 0; }),
+        list->erase(std::remove_if(list->begin(), list->end(),
+                                   [&](const Namespace& ns) { return keep.count(ns.back()) == 0; }),
                     list->end());
       }
       OrderedJson arr = OrderedJson::array();
       // Page over the joined names (namespaces per parent are few; the store lists them in order).
       const std::string token = request.Query("pageToken").value_or("");
-      const int page_size = static_cast<int>(ParseInt64(request.Query("pageSize").value_or("")).value_or(0));
+      const int page_size =
+          static_cast<int>(ParseInt64(request.Query("pageSize").value_or("")).value_or(0));
       size_t start = 0;
       if (!token.empty()) {
         while (start < list->size() && Join((*list)[start], "\x1f") <= token) ++start;
@@ -425,7 +454,8 @@ Response IcebergApi::Handle(const Request& request, const governance::Principal&
       if (auto d = guard(prefix, Action::kCreateSchema, *ns)) return *d;
       auto created = catalog.CreateNamespace(ctx.call, *ns, *props);
       if (!created) return fail(created.error());
-      return JsonResponse(OrderedJson{{"namespace", NamespaceJson(*ns)}, {"properties", PropertiesJson(*created)}});
+      return JsonResponse(
+          OrderedJson{{"namespace", NamespaceJson(*ns)}, {"properties", PropertiesJson(*created)}});
     }
     return not_allowed();
   }
@@ -439,7 +469,8 @@ Response IcebergApi::Handle(const Request& request, const governance::Principal&
     if (method == "GET") {
       auto props = catalog.LoadNamespace(ns);
       if (!props) return fail(props.error());
-      return JsonResponse(OrderedJson{{"namespace", NamespaceJson(ns)}, {"properties", PropertiesJson(*props)}});
+      return JsonResponse(
+          OrderedJson{{"namespace", NamespaceJson(ns)}, {"properties", PropertiesJson(*props)}});
     }
     if (method == "HEAD") return ExistsResponse(catalog.LoadNamespace(ns));
     if (method == "DELETE") {
@@ -456,9 +487,11 @@ Response IcebergApi::Handle(const Request& request, const governance::Principal&
     if (!body) return fail(body.error());
     std::vector<std::string> removals;
     if (auto r = body->find("removals"); r != body->end() && !r->is_null()) {
-      if (!r->is_array()) return fail(InvalidArgument("Invalid field 'removals': expected an array of strings"));
+      if (!r->is_array())
+        return fail(InvalidArgument("Invalid field 'removals': expected an array of strings"));
       for (const auto& k : *r) {
-        if (!k.is_string()) return fail(InvalidArgument("Invalid field 'removals': expected an array of strings"));
+        if (!k.is_string())
+          return fail(InvalidArgument("Invalid field 'removals': expected an array of strings"));
         removals.push_back(k.get<std::string>());
       }
     }
@@ -473,19 +506,24 @@ Response IcebergApi::Handle(const Request& request, const governance::Principal&
     }
     auto result = catalog.UpdateNamespaceProperties(ctx.call, ns, removals, *updates);
     if (!result) return fail(result.error());
-    return JsonResponse(OrderedJson{{"updated", result->updated}, {"removed", result->removed}, {"missing", result->missing}});
+    return JsonResponse(OrderedJson{
+        {"updated", result->updated}, {"removed", result->removed}, {"missing", result->missing}});
   }
   const bool views = sub == "views";
   if (n == 5 && (sub == "tables" || views)) {
     if (method == "GET") {
       const std::string token = request.Query("pageToken").value_or("");
-      const int page_size = static_cast<int>(ParseInt64(request.Query("pageSize").value_or("")).value_or(0));
+      const int page_size =
+          static_cast<int>(ParseInt64(request.Query("pageSize").value_or("")).value_or(0));
       if (auto d = guard(prefix, Action::kLoadSchema, ns)) return *d;
-      auto page = views ? catalog.ListViews(ns, token, page_size) : catalog.ListTables(ns, token, page_size);
+      auto page = views ? catalog.ListViews(ns, token, page_size)
+                        : catalog.ListTables(ns, token, page_size);
       if (!page) return fail(page.error());
-      page->names = visible(prefix, views ? Action::kLoadView : Action::kLoadTable, ns, std::move(page->names), &page->rows);
+      page->names = visible(prefix, views ? Action::kLoadView : Action::kLoadTable, ns,
+                            std::move(page->names), &page->rows);
       OrderedJson ids = OrderedJson::array();
-      for (const auto& name : page->names) ids.push_back(OrderedJson{{"namespace", NamespaceJson(ns)}, {"name", name}});
+      for (const auto& name : page->names)
+        ids.push_back(OrderedJson{{"namespace", NamespaceJson(ns)}, {"name", name}});
       OrderedJson body{{"identifiers", std::move(ids)}};
       if (page->next_token) body["next-page-token"] = *page->next_token;
       return JsonResponse(body);
@@ -507,7 +545,8 @@ Response IcebergApi::Handle(const Request& request, const governance::Principal&
       }
       bool stage = false;
       if (auto s = body->find("stage-create"); s != body->end() && !s->is_null()) {
-        if (!s->is_boolean()) return fail(InvalidArgument("Invalid field 'stage-create': expected a boolean"));
+        if (!s->is_boolean())
+          return fail(InvalidArgument("Invalid field 'stage-create': expected a boolean"));
         stage = s->get<bool>();
       }
       auto created = catalog.CreateTable(ctx.call, ns, *body, stage);
@@ -525,19 +564,24 @@ Response IcebergApi::Handle(const Request& request, const governance::Principal&
     if (!body) return fail(body.error());
     auto name = body->find("name");
     auto loc = body->find("metadata-location");
-    if (name == body->end() || !name->is_string()) return fail(InvalidArgument("Invalid field 'name': expected a string"));
+    if (name == body->end() || !name->is_string())
+      return fail(InvalidArgument("Invalid field 'name': expected a string"));
     if (loc == body->end() || !loc->is_string()) {
       return fail(InvalidArgument("Invalid field 'metadata-location': expected a string"));
     }
     if (auto d = guard(prefix, sub == "register" ? Action::kCreateTable : Action::kCreateView, ns,
-                       name->get<std::string>(), sub == "register" ? ObjectType::kTable : ObjectType::kView)) {
+                       name->get<std::string>(),
+                       sub == "register" ? ObjectType::kTable : ObjectType::kView)) {
       return *d;
     }
     bool overwrite = false;
-    if (auto o = body->find("overwrite"); o != body->end() && o->is_boolean()) overwrite = o->get<bool>();
-    auto registered = sub == "register"
-                          ? catalog.RegisterTable(ctx.call, ns, name->get<std::string>(), loc->get<std::string>(), overwrite)
-                          : catalog.RegisterView(ctx.call, ns, name->get<std::string>(), loc->get<std::string>());
+    if (auto o = body->find("overwrite"); o != body->end() && o->is_boolean())
+      overwrite = o->get<bool>();
+    auto registered =
+        sub == "register"
+            ? catalog.RegisterTable(ctx.call, ns, name->get<std::string>(), loc->get<std::string>(),
+                                    overwrite)
+            : catalog.RegisterView(ctx.call, ns, name->get<std::string>(), loc->get<std::string>());
     if (!registered) return fail(registered.error());
     Response r;
     r.body = LoadResultText(*registered, true, nullptr);
@@ -557,7 +601,8 @@ Response IcebergApi::Handle(const Request& request, const governance::Principal&
   if (n != 6) return not_found();
 
   if (views) {
-    const Action action = method == "GET" || method == "HEAD" ? Action::kLoadView : Action::kManageView;
+    const Action action =
+        method == "GET" || method == "HEAD" ? Action::kLoadView : Action::kManageView;
     if (auto d = guard(prefix, action, ns, name, ObjectType::kView)) return *d;
     if (method == "GET") {
       auto view = catalog.LoadView(ns, name);
@@ -582,7 +627,8 @@ Response IcebergApi::Handle(const Request& request, const governance::Principal&
       auto dropped = catalog.DropView(ns, name);
       if (!dropped) return fail(dropped.error());
       if (!*dropped) {
-        return fail(NotFound(EntityKind::kView, "View does not exist: {}.{}", connector::NamespaceText(ns), name));
+        return fail(NotFound(EntityKind::kView, "View does not exist: {}.{}",
+                             connector::NamespaceText(ns), name));
       }
       return NoContent();
     }
@@ -603,7 +649,8 @@ Response IcebergApi::Handle(const Request& request, const governance::Principal&
     std::string mode = request.Query("snapshots").value_or("all");
     if (mode.empty()) mode = "all";
     if (mode != "all" && mode != "refs") {
-      return fail(InvalidArgument("Invalid query parameter 'snapshots': expected 'all' or 'refs', got '{}'", mode));
+      return fail(InvalidArgument(
+          "Invalid query parameter 'snapshots': expected 'all' or 'refs', got '{}'", mode));
     }
     if (request.Header("If-None-Match")) {
       // Answered from the row alone: the metadata file is not read.
@@ -651,7 +698,8 @@ Response IcebergApi::Handle(const Request& request, const governance::Principal&
     auto dropped = catalog.DropTable(ns, name, purge);
     if (!dropped) return fail(dropped.error());
     if (!*dropped) {
-      return fail(NotFound(EntityKind::kTable, "Table does not exist: {}.{}", connector::NamespaceText(ns), name));
+      return fail(NotFound(EntityKind::kTable, "Table does not exist: {}.{}",
+                           connector::NamespaceText(ns), name));
     }
     return NoContent();
   }

@@ -18,7 +18,8 @@ struct IcebergApiOptions {
 /// catalogs of every metalake. The prefix of a catalog is `<metalake>.<catalog>`.
 class IcebergApi {
  public:
-  IcebergApi(service::MetadataService& service, service::Authorizer& authorizer, IcebergApiOptions options);
+  IcebergApi(service::MetadataService& service, service::Authorizer& authorizer,
+             IcebergApiOptions options);
 
   /// Handles a request whose path starts with `/iceberg`, for an authenticated principal.
   http::Response Handle(const http::Request& request, const governance::Principal& principal) const;

@@ -113,8 +113,8 @@ class MetadataFileCache {
   }
   std::mutex mu_;
   std::unordered_map<std::string, Entry> entries_;  // guarded by mu_
-  std::list<std::string> lru_;                       // guarded by mu_; most recent first
-  size_t bytes_ = 0;                                 // guarded by mu_
+  std::list<std::string> lru_;                      // guarded by mu_; most recent first
+  size_t bytes_ = 0;                                // guarded by mu_
 };
 
 Error MissingFile(const std::string& location) {
@@ -156,9 +156,11 @@ std::string NextLocation(const J& metadata, const std::string& current) {
     auto path = props->find("write.metadata.path");
     if (path != props->end() && path->is_string()) dir = path->template get<std::string>();
   }
-  if (dir.empty()) return iceberg::NextMetadataLocation(metadata.value("location", std::string()), current);
+  if (dir.empty())
+    return iceberg::NextMetadataLocation(metadata.value("location", std::string()), current);
   while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
-  const int version = current.empty() ? 0 : iceberg::ParseMetadataFileVersion(current).value_or(-1) + 1;
+  const int version =
+      current.empty() ? 0 : iceberg::ParseMetadataFileVersion(current).value_or(-1) + 1;
   return dir + "/" + iceberg::MetadataFileName(version, RandomUuid());
 }
 
@@ -190,7 +192,8 @@ std::string IcebergCatalog::DefaultLocation(const Namespace& ns, std::string_vie
 
 // ---- namespaces ----
 
-Result<EntityRecord> IcebergCatalog::NamespaceRow(store::MetadataStore& store, const Namespace& ns) {
+Result<EntityRecord> IcebergCatalog::NamespaceRow(store::MetadataStore& store,
+                                                  const Namespace& ns) {
   if (ns.empty()) return InvalidArgument("Namespace must not be empty");
   std::vector<std::pair<EntityType, std::string>> path;
   path.reserve(ns.size());
@@ -217,11 +220,13 @@ Result<std::vector<Namespace>> IcebergCatalog::ListNamespaces(const Namespace& p
   return out;
 }
 
-Result<model::Properties> IcebergCatalog::CreateNamespace(const CallContext& ctx, const Namespace& ns,
+Result<model::Properties> IcebergCatalog::CreateNamespace(const CallContext& ctx,
+                                                          const Namespace& ns,
                                                           const model::Properties& properties) {
   if (ns.empty()) return InvalidArgument("Namespace must not be empty");
   for (const auto& level : ns) {
-    if (level.empty()) return InvalidArgument("Namespace level must not be empty: {}", NamespaceText(ns));
+    if (level.empty())
+      return InvalidArgument("Namespace level must not be empty: {}", NamespaceText(ns));
   }
   int64_t parent_id = info_.catalog_id;
   if (ns.size() > 1) {
@@ -256,7 +261,8 @@ Status IcebergCatalog::DropNamespace(const Namespace& ns) {
   CAIRN_ASSIGN_OR_RETURN(EntityRecord row, NamespaceRow(store_, ns));
   CAIRN_ASSIGN_OR_RETURN(int64_t children, store_.CountChildren(row.id));
   if (children > 0) {
-    return MakeError(ErrorCode::kNotEmpty, EntityKind::kSchema, "Namespace {} is not empty. {} tables, views or namespaces exist.",
+    return MakeError(ErrorCode::kNotEmpty, EntityKind::kSchema,
+                     "Namespace {} is not empty. {} tables, views or namespaces exist.",
                      NamespaceText(ns), children);
   }
   CAIRN_ASSIGN_OR_RETURN(bool dropped, store_.Delete(row.id));
@@ -312,7 +318,8 @@ Result<EntityRecord> IcebergCatalog::ObjectRow(store::MetadataStore& store, Enti
 }
 
 Status IcebergCatalog::CheckNameFree(store::MetadataStore& store, const EntityRecord& ns_row,
-                                     const Namespace& ns, std::string_view name, EntityType creating) {
+                                     const Namespace& ns, std::string_view name,
+                                     EntityType creating) {
   const EntityType other = creating == EntityType::kTable ? EntityType::kView : EntityType::kTable;
   if (store.Get(creating, ns_row.id, name)) {
     return creating == EntityType::kTable
@@ -321,14 +328,16 @@ Status IcebergCatalog::CheckNameFree(store::MetadataStore& store, const EntityRe
   }
   if (store.Get(other, ns_row.id, name)) {
     return creating == EntityType::kTable
-               ? AlreadyExists(EntityKind::kTable, "View with same name already exists: {}", ObjectText(ns, name))
-               : AlreadyExists(EntityKind::kView, "Table with same name already exists: {}", ObjectText(ns, name));
+               ? AlreadyExists(EntityKind::kTable, "View with same name already exists: {}",
+                               ObjectText(ns, name))
+               : AlreadyExists(EntityKind::kView, "Table with same name already exists: {}",
+                               ObjectText(ns, name));
   }
   return Ok();
 }
 
-Result<Page> IcebergCatalog::ListObjects(EntityType type, const Namespace& ns, const std::string& page_token,
-                                         int page_size) {
+Result<Page> IcebergCatalog::ListObjects(EntityType type, const Namespace& ns,
+                                         const std::string& page_token, int page_size) {
   CAIRN_ASSIGN_OR_RETURN(EntityRecord ns_row, NamespaceRow(store_, ns));
   std::string after;
   if (!page_token.empty()) {
@@ -340,18 +349,22 @@ Result<Page> IcebergCatalog::ListObjects(EntityType type, const Namespace& ns, c
   // Fetch one more row than asked to know whether another page follows.
   CAIRN_ASSIGN_OR_RETURN(auto rows, store_.List(type, ns_row.id, after, limit > 0 ? limit + 1 : 0));
   Page page;
-  const size_t n = limit > 0 ? std::min<size_t>(rows.size(), static_cast<size_t>(limit)) : rows.size();
+  const size_t n =
+      limit > 0 ? std::min<size_t>(rows.size(), static_cast<size_t>(limit)) : rows.size();
   page.names.reserve(n);
   for (size_t i = 0; i < n; ++i) page.names.push_back(rows[i].name);
-  if (limit > 0 && rows.size() > static_cast<size_t>(limit)) page.next_token = HexEncode(page.names.back());
+  if (limit > 0 && rows.size() > static_cast<size_t>(limit))
+    page.next_token = HexEncode(page.names.back());
   rows.resize(n);
   page.rows = std::move(rows);
   return page;
 }
 
-Result<LoadedObject> IcebergCatalog::InsertObject(const CallContext& ctx, EntityType type, const EntityRecord& ns_row,
-                                                  const Namespace& ns, std::string_view name,
-                                                  const std::string& location, const std::string& text) {
+Result<LoadedObject> IcebergCatalog::InsertObject(const CallContext& ctx, EntityType type,
+                                                  const EntityRecord& ns_row, const Namespace& ns,
+                                                  std::string_view name,
+                                                  const std::string& location,
+                                                  const std::string& text) {
   EntityRecord row;
   row.type = type;
   row.parent_id = ns_row.id;
@@ -370,7 +383,8 @@ Result<LoadedObject> IcebergCatalog::InsertObject(const CallContext& ctx, Entity
   return LoadedObject{std::move(*inserted), location, text};
 }
 
-Result<LoadedObject> IcebergCatalog::Load(EntityType type, const Namespace& ns, std::string_view name) {
+Result<LoadedObject> IcebergCatalog::Load(EntityType type, const Namespace& ns,
+                                          std::string_view name) {
   CAIRN_ASSIGN_OR_RETURN(EntityRecord row, ObjectRow(store_, type, ns, name));
   if (!row.location) return Internal("{} has no metadata location", ObjectText(ns, name));
   CAIRN_ASSIGN_OR_RETURN(auto text, ReadShared(*row.location));
@@ -401,13 +415,14 @@ Status IcebergCatalog::Rename(const CallContext& ctx, EntityType type, const Nam
   return Unavailable("too many concurrent updates of {}; try again", ObjectText(from_ns, from));
 }
 
-Status IcebergCatalog::RenameTargetFree(const EntityRecord& target_ns, const Namespace& from_ns, std::string_view from,
-                                        const Namespace& to_ns, std::string_view to, EntityType type) {
+Status IcebergCatalog::RenameTargetFree(const EntityRecord& target_ns, const Namespace& from_ns,
+                                        std::string_view from, const Namespace& to_ns,
+                                        std::string_view to, EntityType type) {
   for (EntityType t : {EntityType::kTable, EntityType::kView}) {
     if (store_.Get(t, target_ns.id, to)) {
       return AlreadyExists(type == EntityType::kView ? EntityKind::kView : EntityKind::kTable,
-                           "Cannot rename {} to {}. {} already exists", ObjectText(from_ns, from), ObjectText(to_ns, to),
-                           t == EntityType::kView ? "View" : "Table");
+                           "Cannot rename {} to {}. {} already exists", ObjectText(from_ns, from),
+                           ObjectText(to_ns, to), t == EntityType::kView ? "View" : "Table");
     }
   }
   return Ok();
@@ -415,13 +430,15 @@ Status IcebergCatalog::RenameTargetFree(const EntityRecord& target_ns, const Nam
 
 // ---- tables ----
 
-Result<Page> IcebergCatalog::ListTables(const Namespace& ns, const std::string& page_token, int page_size) {
+Result<Page> IcebergCatalog::ListTables(const Namespace& ns, const std::string& page_token,
+                                        int page_size) {
   return ListObjects(EntityType::kTable, ns, page_token, page_size);
 }
 
 Result<LoadedObject> IcebergCatalog::CreateTable(const CallContext& ctx, const Namespace& ns,
                                                  const nlohmann::json& request, bool stage) {
-  if (!request.is_object()) return InvalidArgument("Invalid create table request: expected an object");
+  if (!request.is_object())
+    return InvalidArgument("Invalid create table request: expected an object");
   auto name_it = request.find("name");
   if (name_it == request.end() || !name_it->is_string() || name_it->get<std::string>().empty()) {
     return InvalidArgument("Invalid table name: missing or empty field 'name'");
@@ -436,13 +453,16 @@ Result<LoadedObject> IcebergCatalog::CreateTable(const CallContext& ctx, const N
   }
   CAIRN_ASSIGN_OR_RETURN(location, storage::NormalizeLocation(location));
   const iceberg::Json ordered = iceberg::Json::parse(request.dump());
-  CAIRN_ASSIGN_OR_RETURN(iceberg::Json metadata, iceberg::NewTableMetadataFromRest(ordered, location, ctx.now_ms));
+  CAIRN_ASSIGN_OR_RETURN(iceberg::Json metadata,
+                         iceberg::NewTableMetadataFromRest(ordered, location, ctx.now_ms));
   if (stage) return LoadedObject{EntityRecord{}, "", iceberg::ToJsonText(metadata)};
   return CreateTableWithMetadata(ctx, ns, name, metadata);
 }
 
-Result<LoadedObject> IcebergCatalog::CreateTableWithMetadata(const CallContext& ctx, const Namespace& ns,
-                                                             std::string_view name, const iceberg::Json& metadata) {
+Result<LoadedObject> IcebergCatalog::CreateTableWithMetadata(const CallContext& ctx,
+                                                             const Namespace& ns,
+                                                             std::string_view name,
+                                                             const iceberg::Json& metadata) {
   CAIRN_ASSIGN_OR_RETURN(EntityRecord ns_row, NamespaceRow(store_, ns));
   CAIRN_RETURN_IF_ERROR(CheckNameFree(store_, ns_row, ns, name, EntityType::kTable));
   const std::string text = iceberg::ToJsonText(metadata);
@@ -453,9 +473,10 @@ Result<LoadedObject> IcebergCatalog::CreateTableWithMetadata(const CallContext& 
   return created;
 }
 
-Result<LoadedObject> IcebergCatalog::UpdateTable(const CallContext& ctx, const Namespace& ns, std::string_view name,
-                                                 const MetadataTransform& transform,
-                                                 const std::optional<std::pair<Namespace, std::string>>& rename_to) {
+Result<LoadedObject> IcebergCatalog::UpdateTable(
+    const CallContext& ctx, const Namespace& ns, std::string_view name,
+    const MetadataTransform& transform,
+    const std::optional<std::pair<Namespace, std::string>>& rename_to) {
   std::optional<EntityRecord> target_ns;
   if (rename_to) {
     CAIRN_ASSIGN_OR_RETURN(target_ns, NamespaceRow(store_, rename_to->first));
@@ -469,8 +490,8 @@ Result<LoadedObject> IcebergCatalog::UpdateTable(const CallContext& ctx, const N
     std::string new_location;
     std::shared_ptr<const std::string> text = base_text;
     if (metadata != base) {
-      metadata = iceberg::FinishCommit(std::move(metadata), *row.location, base.value("last-updated-ms", int64_t{0}),
-                                       ctx.now_ms);
+      metadata = iceberg::FinishCommit(std::move(metadata), *row.location,
+                                       base.value("last-updated-ms", int64_t{0}), ctx.now_ms);
       new_location = NextLocation(metadata, *row.location);
       text = std::make_shared<const std::string>(iceberg::ToJsonText(metadata));
       CAIRN_RETURN_IF_ERROR(WriteText(new_location, *text));
@@ -478,7 +499,8 @@ Result<LoadedObject> IcebergCatalog::UpdateTable(const CallContext& ctx, const N
     }
     if (rename_to) {
       if (!(row.parent_id == target_ns->id && row.name == rename_to->second)) {
-        auto free = RenameTargetFree(*target_ns, ns, name, rename_to->first, rename_to->second, EntityType::kTable);
+        auto free = RenameTargetFree(*target_ns, ns, name, rename_to->first, rename_to->second,
+                                     EntityType::kTable);
         if (!free) {
           if (!new_location.empty()) DeleteQuietly({new_location});
           return std::move(free).error();
@@ -496,7 +518,8 @@ Result<LoadedObject> IcebergCatalog::UpdateTable(const CallContext& ctx, const N
     }
     if (!new_location.empty()) DeleteQuietly({new_location});
     if (updated.error().code == ErrorCode::kAlreadyExists && rename_to) {
-      auto free = RenameTargetFree(*target_ns, ns, name, rename_to->first, rename_to->second, EntityType::kTable);
+      auto free = RenameTargetFree(*target_ns, ns, name, rename_to->first, rename_to->second,
+                                   EntityType::kTable);
       if (!free) return std::move(free).error();
       continue;  // the name was freed meanwhile: try again
     }
@@ -517,18 +540,23 @@ Status IcebergCatalog::CheckMetadataExists(const EntityRecord& row) {
   if (!row.location) return Internal("{} has no metadata location", row.name);
   CAIRN_ASSIGN_OR_RETURN(auto io, storage::FileIOFor(*row.location));
   CAIRN_ASSIGN_OR_RETURN(bool exists, io->Exists(*row.location));
-  if (!exists) return NotFound(EntityKind::kNone, "Failed to open input stream for file: {}", *row.location);
+  if (!exists)
+    return NotFound(EntityKind::kNone, "Failed to open input stream for file: {}", *row.location);
   return Ok();
 }
 
-Result<LoadedObject> IcebergCatalog::RegisterTable(const CallContext& ctx, const Namespace& ns, std::string_view name,
-                                                   const std::string& metadata_location, bool overwrite) {
+Result<LoadedObject> IcebergCatalog::RegisterTable(const CallContext& ctx, const Namespace& ns,
+                                                   std::string_view name,
+                                                   const std::string& metadata_location,
+                                                   bool overwrite) {
   if (name.empty()) return InvalidArgument("Invalid table name: must not be empty");
-  if (metadata_location.empty()) return InvalidArgument("Invalid metadata-location: must not be empty");
+  if (metadata_location.empty())
+    return InvalidArgument("Invalid metadata-location: must not be empty");
   CAIRN_ASSIGN_OR_RETURN(EntityRecord ns_row, NamespaceRow(store_, ns));
   auto text = ReadText(metadata_location);
   if (!text) {
-    return InvalidArgument("Cannot read metadata file '{}': {}", metadata_location, text.error().message);
+    return InvalidArgument("Cannot read metadata file '{}': {}", metadata_location,
+                           text.error().message);
   }
   CAIRN_RETURN_IF_ERROR(iceberg::ParseMetadata(*text));
   auto existing = store_.Get(EntityType::kTable, ns_row.id, name);
@@ -549,7 +577,8 @@ Result<LoadedObject> IcebergCatalog::RegisterTable(const CallContext& ctx, const
 }
 
 Result<LoadedObject> IcebergCatalog::CommitOnce(store::MetadataStore& store, const CallContext& ctx,
-                                                const TableCommit& commit, std::vector<std::string>& written,
+                                                const TableCommit& commit,
+                                                std::vector<std::string>& written,
                                                 bool& lost_race) {
   lost_race = false;
   auto row = ObjectRow(store, EntityType::kTable, commit.ns, commit.name);
@@ -559,14 +588,17 @@ Result<LoadedObject> IcebergCatalog::CommitOnce(store::MetadataStore& store, con
     if (row.error().code != ErrorCode::kNotFound) return std::move(row).error();
     // A create transaction: assert-create on a table that does not exist yet.
     bool asserts_create = false;
-    for (const auto& r : requirements) asserts_create = asserts_create || r.value("type", "") == "assert-create";
+    for (const auto& r : requirements)
+      asserts_create = asserts_create || r.value("type", "") == "assert-create";
     if (!asserts_create) return std::move(row).error();
     CAIRN_ASSIGN_OR_RETURN(EntityRecord ns_row, NamespaceRow(store, commit.ns));
     CAIRN_RETURN_IF_ERROR(iceberg::CheckTableRequirements(nullptr, requirements));
     CAIRN_RETURN_IF_ERROR(CheckNameFree(store, ns_row, commit.ns, commit.name, EntityType::kTable));
-    CAIRN_ASSIGN_OR_RETURN(iceberg::Json metadata, iceberg::ApplyTableUpdates(nullptr, updates, ctx.now_ms));
+    CAIRN_ASSIGN_OR_RETURN(iceberg::Json metadata,
+                           iceberg::ApplyTableUpdates(nullptr, updates, ctx.now_ms));
     metadata = iceberg::FinishCommit(std::move(metadata), "", 0, ctx.now_ms);
-    if (metadata.value("location", "").empty()) metadata["location"] = DefaultLocation(commit.ns, commit.name);
+    if (metadata.value("location", "").empty())
+      metadata["location"] = DefaultLocation(commit.ns, commit.name);
     const std::string metadata_location = NextLocation(metadata, "");
     const std::string text = iceberg::ToJsonText(metadata);
     CAIRN_RETURN_IF_ERROR(WriteText(metadata_location, text));
@@ -582,13 +614,15 @@ Result<LoadedObject> IcebergCatalog::CommitOnce(store::MetadataStore& store, con
     auto inserted = store.Insert(fresh);
     if (!inserted) {
       if (inserted.error().code == ErrorCode::kAlreadyExists) {
-        return MakeError(ErrorCode::kConflict, EntityKind::kTable, "Requirement failed: table already exists");
+        return MakeError(ErrorCode::kConflict, EntityKind::kTable,
+                         "Requirement failed: table already exists");
       }
       return std::move(inserted).error();
     }
     return LoadedObject{std::move(*inserted), metadata_location, text};
   }
-  if (!row->location) return Internal("{} has no metadata location", ObjectText(commit.ns, commit.name));
+  if (!row->location)
+    return Internal("{} has no metadata location", ObjectText(commit.ns, commit.name));
   CAIRN_ASSIGN_OR_RETURN(std::string base_text, ReadText(*row->location));
   CAIRN_ASSIGN_OR_RETURN(iceberg::Json base, iceberg::ParseMetadata(base_text));
   const iceberg::Json* effective_updates = &updates;
@@ -615,8 +649,9 @@ Result<LoadedObject> IcebergCatalog::CommitOnce(store::MetadataStore& store, con
     effective_updates = &rebased->second;
   }
   bool changed = true;
-  CAIRN_ASSIGN_OR_RETURN(iceberg::Json metadata,
-                         iceberg::ApplyTableUpdates(&base, *effective_updates, ctx.now_ms, &changed));
+  CAIRN_ASSIGN_OR_RETURN(
+      iceberg::Json metadata,
+      iceberg::ApplyTableUpdates(&base, *effective_updates, ctx.now_ms, &changed));
   if (!changed) {
     // Nothing to write: the current metadata is the answer.
     std::string location = *row->location;
@@ -640,13 +675,15 @@ Result<LoadedObject> IcebergCatalog::CommitOnce(store::MetadataStore& store, con
       return std::move(updated).error();
     }
     // The swap may or may not have happened: the outcome is unknown, never a retryable 409.
-    return MakeError(ErrorCode::kCommitStateUnknown, EntityKind::kTable, "Commit state unknown for {}: {}",
-                     ObjectText(commit.ns, commit.name), updated.error().message);
+    return MakeError(ErrorCode::kCommitStateUnknown, EntityKind::kTable,
+                     "Commit state unknown for {}: {}", ObjectText(commit.ns, commit.name),
+                     updated.error().message);
   }
   return LoadedObject{std::move(*updated), metadata_location, text};
 }
 
-Result<LoadedObject> IcebergCatalog::CommitTable(const CallContext& ctx, const TableCommit& commit) {
+Result<LoadedObject> IcebergCatalog::CommitTable(const CallContext& ctx,
+                                                 const TableCommit& commit) {
   for (int attempt = 0; attempt < kMaxCommitAttempts; ++attempt) {
     std::vector<std::string> written;
     bool lost_race = false;
@@ -658,10 +695,12 @@ Result<LoadedObject> IcebergCatalog::CommitTable(const CallContext& ctx, const T
     if (result.error().code != ErrorCode::kCommitStateUnknown) DeleteQuietly(written);
     if (!lost_race) return result;
   }
-  return Unavailable("too many concurrent commits to {}; try again", ObjectText(commit.ns, commit.name));
+  return Unavailable("too many concurrent commits to {}; try again",
+                     ObjectText(commit.ns, commit.name));
 }
 
-Status IcebergCatalog::CommitTransaction(const CallContext& ctx, const std::vector<TableCommit>& commits) {
+Status IcebergCatalog::CommitTransaction(const CallContext& ctx,
+                                         const std::vector<TableCommit>& commits) {
   for (int attempt = 0; attempt < kMaxCommitAttempts; ++attempt) {
     std::vector<std::string> written;
     bool lost_race = false;
@@ -680,8 +719,9 @@ Status IcebergCatalog::CommitTransaction(const CallContext& ctx, const std::vect
   return Unavailable("too many concurrent commits; try again");
 }
 
-Status IcebergCatalog::RenameTable(const CallContext& ctx, const Namespace& from_ns, std::string_view from,
-                                   const Namespace& to_ns, std::string_view to) {
+Status IcebergCatalog::RenameTable(const CallContext& ctx, const Namespace& from_ns,
+                                   std::string_view from, const Namespace& to_ns,
+                                   std::string_view to) {
   return Rename(ctx, EntityType::kTable, from_ns, from, to_ns, to);
 }
 
@@ -702,7 +742,8 @@ Result<bool> IcebergCatalog::DropTable(const Namespace& ns, std::string_view nam
   return dropped;
 }
 
-void IcebergCatalog::PurgeFiles(const std::string& metadata_location, const std::optional<iceberg::Json>& metadata) {
+void IcebergCatalog::PurgeFiles(const std::string& metadata_location,
+                                const std::optional<iceberg::Json>& metadata) {
   // The files this table's metadata refers to: every metadata file, manifest list and
   // statistics file. Deleting by reference (not by directory) keeps a table that was created
   // later at the same location intact.
@@ -736,18 +777,22 @@ void IcebergCatalog::PurgeFiles(const std::string& metadata_location, const std:
     if (n.size() > 14 && n.compare(n.size() - 14, 14, ".metadata.json") == 0) return;
   }
   auto s = (*io)->DeletePrefix(table_location);
-  if (!s) spdlog::warn("event=purge_failed location=\"{}\" error=\"{}\"", table_location, s.error().message);
+  if (!s)
+    spdlog::warn("event=purge_failed location=\"{}\" error=\"{}\"", table_location,
+                 s.error().message);
 }
 
 // ---- views ----
 
-Result<Page> IcebergCatalog::ListViews(const Namespace& ns, const std::string& page_token, int page_size) {
+Result<Page> IcebergCatalog::ListViews(const Namespace& ns, const std::string& page_token,
+                                       int page_size) {
   return ListObjects(EntityType::kView, ns, page_token, page_size);
 }
 
 Result<LoadedObject> IcebergCatalog::CreateView(const CallContext& ctx, const Namespace& ns,
                                                 const nlohmann::json& request) {
-  if (!request.is_object()) return InvalidArgument("Invalid create view request: expected an object");
+  if (!request.is_object())
+    return InvalidArgument("Invalid create view request: expected an object");
   auto name_it = request.find("name");
   if (name_it == request.end() || !name_it->is_string() || name_it->get<std::string>().empty()) {
     return InvalidArgument("Invalid view name: missing or empty field 'name'");
@@ -762,7 +807,8 @@ Result<LoadedObject> IcebergCatalog::CreateView(const CallContext& ctx, const Na
   }
   CAIRN_ASSIGN_OR_RETURN(location, storage::NormalizeLocation(location));
   const iceberg::Json ordered = iceberg::Json::parse(request.dump());
-  CAIRN_ASSIGN_OR_RETURN(iceberg::Json metadata, iceberg::NewViewMetadata(ordered, location, ctx.now_ms));
+  CAIRN_ASSIGN_OR_RETURN(iceberg::Json metadata,
+                         iceberg::NewViewMetadata(ordered, location, ctx.now_ms));
   const std::string text = iceberg::ToJsonText(metadata);
   const std::string metadata_location = NextLocation(metadata, "");
   CAIRN_RETURN_IF_ERROR(WriteText(metadata_location, text));
@@ -779,7 +825,8 @@ Result<EntityRecord> IcebergCatalog::ViewRow(const Namespace& ns, std::string_vi
   return ObjectRow(store_, EntityType::kView, ns, name);
 }
 
-Result<LoadedObject> IcebergCatalog::ReplaceView(const CallContext& ctx, const Namespace& ns, std::string_view name,
+Result<LoadedObject> IcebergCatalog::ReplaceView(const CallContext& ctx, const Namespace& ns,
+                                                 std::string_view name,
                                                  const nlohmann::json& requirements_in,
                                                  const nlohmann::json& updates_in) {
   const iceberg::Json requirements = iceberg::Json::parse(requirements_in.dump());
@@ -791,7 +838,8 @@ Result<LoadedObject> IcebergCatalog::ReplaceView(const CallContext& ctx, const N
     auto base = iceberg::Json::parse(base_text, nullptr, false);
     if (base.is_discarded()) return Internal("view metadata '{}' is not valid JSON", *row.location);
     CAIRN_RETURN_IF_ERROR(iceberg::CheckViewRequirements(&base, requirements));
-    CAIRN_ASSIGN_OR_RETURN(iceberg::Json metadata, iceberg::ApplyViewUpdates(base, updates, ctx.now_ms));
+    CAIRN_ASSIGN_OR_RETURN(iceberg::Json metadata,
+                           iceberg::ApplyViewUpdates(base, updates, ctx.now_ms));
     const std::string metadata_location = NextLocation(metadata, *row.location);
     const std::string text = iceberg::ToJsonText(metadata);
     CAIRN_RETURN_IF_ERROR(WriteText(metadata_location, text));
@@ -802,25 +850,30 @@ Result<LoadedObject> IcebergCatalog::ReplaceView(const CallContext& ctx, const N
     if (updated) return LoadedObject{std::move(*updated), metadata_location, text};
     DeleteQuietly({metadata_location});
     if (updated.error().code != ErrorCode::kConflict) {
-      return MakeError(ErrorCode::kCommitStateUnknown, EntityKind::kView, "Commit state unknown for {}: {}",
-                       ObjectText(ns, name), updated.error().message);
+      return MakeError(ErrorCode::kCommitStateUnknown, EntityKind::kView,
+                       "Commit state unknown for {}: {}", ObjectText(ns, name),
+                       updated.error().message);
     }
   }
   return Unavailable("too many concurrent commits to {}; try again", ObjectText(ns, name));
 }
 
-Result<LoadedObject> IcebergCatalog::RegisterView(const CallContext& ctx, const Namespace& ns, std::string_view name,
+Result<LoadedObject> IcebergCatalog::RegisterView(const CallContext& ctx, const Namespace& ns,
+                                                  std::string_view name,
                                                   const std::string& metadata_location) {
   if (name.empty()) return InvalidArgument("Invalid view name: must not be empty");
   CAIRN_ASSIGN_OR_RETURN(EntityRecord ns_row, NamespaceRow(store_, ns));
   auto text = ReadText(metadata_location);
-  if (!text) return InvalidArgument("Cannot read metadata file '{}': {}", metadata_location, text.error().message);
+  if (!text)
+    return InvalidArgument("Cannot read metadata file '{}': {}", metadata_location,
+                           text.error().message);
   CAIRN_RETURN_IF_ERROR(CheckNameFree(store_, ns_row, ns, name, EntityType::kView));
   return InsertObject(ctx, EntityType::kView, ns_row, ns, name, metadata_location, *text);
 }
 
-Status IcebergCatalog::RenameView(const CallContext& ctx, const Namespace& from_ns, std::string_view from,
-                                  const Namespace& to_ns, std::string_view to) {
+Status IcebergCatalog::RenameView(const CallContext& ctx, const Namespace& from_ns,
+                                  std::string_view from, const Namespace& to_ns,
+                                  std::string_view to) {
   return Rename(ctx, EntityType::kView, from_ns, from, to_ns, to);
 }
 

@@ -28,7 +28,8 @@ std::string NamespaceText(const Namespace& ns);
 /// document text, verbatim as written to storage.
 struct LoadedObject {
   LoadedObject(store::EntityRecord r, std::string location, std::string text)
-      : row(std::move(r)), metadata_location(std::move(location)),
+      : row(std::move(r)),
+        metadata_location(std::move(location)),
         metadata_text(std::make_shared<const std::string>(std::move(text))) {}
   LoadedObject(store::EntityRecord r, std::string location, std::shared_ptr<const std::string> text)
       : row(std::move(r)), metadata_location(std::move(location)), metadata_text(std::move(text)) {}
@@ -81,9 +82,9 @@ class IcebergCatalog {
   /// kNotEmpty when it holds tables, views or namespaces.
   Status DropNamespace(const Namespace& ns);
   /// kInvalidArgument (the protocol's 422) when a key is both removed and updated.
-  Result<NamespacePropertiesUpdate> UpdateNamespaceProperties(const CallContext& ctx, const Namespace& ns,
-                                                              const std::vector<std::string>& removals,
-                                                              const model::Properties& updates);
+  Result<NamespacePropertiesUpdate> UpdateNamespaceProperties(
+      const CallContext& ctx, const Namespace& ns, const std::vector<std::string>& removals,
+      const model::Properties& updates);
 
   // ---- tables ----
   /// Names in order; `page_token` is the opaque token of the previous page (empty: start).
@@ -93,24 +94,28 @@ class IcebergCatalog {
                                    const nlohmann::json& request, bool stage);
   /// Stores a new table whose metadata document the caller built (the table-or-view name must
   /// be free); the file goes where the document's location and properties say.
-  Result<LoadedObject> CreateTableWithMetadata(const CallContext& ctx, const Namespace& ns, std::string_view name,
+  Result<LoadedObject> CreateTableWithMetadata(const CallContext& ctx, const Namespace& ns,
+                                               std::string_view name,
                                                const nlohmann::ordered_json& metadata);
   /// Computes the next metadata document from the current one (returning the base unchanged
   /// means there is nothing to write).
-  using MetadataTransform = std::function<Result<nlohmann::ordered_json>(const nlohmann::ordered_json& base)>;
+  using MetadataTransform =
+      std::function<Result<nlohmann::ordered_json>(const nlohmann::ordered_json& base)>;
   /// Applies `transform` and compare-and-sets the pointer; when another writer won, re-reads and
   /// re-applies, so no update is lost. With `rename_to`, the row moves to that namespace and
   /// name in the same compare-and-set.
-  Result<LoadedObject> UpdateTable(const CallContext& ctx, const Namespace& ns, std::string_view name,
-                                   const MetadataTransform& transform,
-                                   const std::optional<std::pair<Namespace, std::string>>& rename_to = std::nullopt);
+  Result<LoadedObject> UpdateTable(
+      const CallContext& ctx, const Namespace& ns, std::string_view name,
+      const MetadataTransform& transform,
+      const std::optional<std::pair<Namespace, std::string>>& rename_to = std::nullopt);
   Result<LoadedObject> LoadTable(const Namespace& ns, std::string_view name);
   /// The row alone (no file read): for existence checks and ETags.
   Result<store::EntityRecord> TableRow(const Namespace& ns, std::string_view name);
   /// kNotFound when the row's metadata file is gone (checked without reading it).
   Status CheckMetadataExists(const store::EntityRecord& row);
-  Result<LoadedObject> RegisterTable(const CallContext& ctx, const Namespace& ns, std::string_view name,
-                                     const std::string& metadata_location, bool overwrite);
+  Result<LoadedObject> RegisterTable(const CallContext& ctx, const Namespace& ns,
+                                     std::string_view name, const std::string& metadata_location,
+                                     bool overwrite);
   /// Commits one table; with an assert-create requirement on a missing table it creates it.
   Result<LoadedObject> CommitTable(const CallContext& ctx, const TableCommit& commit);
   /// All tables or none.
@@ -122,13 +127,15 @@ class IcebergCatalog {
 
   // ---- views ----
   Result<Page> ListViews(const Namespace& ns, const std::string& page_token, int page_size);
-  Result<LoadedObject> CreateView(const CallContext& ctx, const Namespace& ns, const nlohmann::json& request);
+  Result<LoadedObject> CreateView(const CallContext& ctx, const Namespace& ns,
+                                  const nlohmann::json& request);
   Result<LoadedObject> LoadView(const Namespace& ns, std::string_view name);
   Result<store::EntityRecord> ViewRow(const Namespace& ns, std::string_view name);
-  Result<LoadedObject> ReplaceView(const CallContext& ctx, const Namespace& ns, std::string_view name,
-                                   const nlohmann::json& requirements, const nlohmann::json& updates);
-  Result<LoadedObject> RegisterView(const CallContext& ctx, const Namespace& ns, std::string_view name,
-                                    const std::string& metadata_location);
+  Result<LoadedObject> ReplaceView(const CallContext& ctx, const Namespace& ns,
+                                   std::string_view name, const nlohmann::json& requirements,
+                                   const nlohmann::json& updates);
+  Result<LoadedObject> RegisterView(const CallContext& ctx, const Namespace& ns,
+                                    std::string_view name, const std::string& metadata_location);
   Status RenameView(const CallContext& ctx, const Namespace& from_ns, std::string_view from,
                     const Namespace& to_ns, std::string_view to);
   Result<bool> DropView(const Namespace& ns, std::string_view name);
@@ -139,18 +146,21 @@ class IcebergCatalog {
                                         const Namespace& ns, std::string_view name);
   Status CheckNameFree(store::MetadataStore& store, const store::EntityRecord& ns_row,
                        const Namespace& ns, std::string_view name, store::EntityType creating);
-  Result<Page> ListObjects(store::EntityType type, const Namespace& ns, const std::string& page_token,
-                           int page_size);
-  Result<LoadedObject> InsertObject(const CallContext& ctx, store::EntityType type, const store::EntityRecord& ns_row,
-                                    const Namespace& ns, std::string_view name, const std::string& location,
+  Result<Page> ListObjects(store::EntityType type, const Namespace& ns,
+                           const std::string& page_token, int page_size);
+  Result<LoadedObject> InsertObject(const CallContext& ctx, store::EntityType type,
+                                    const store::EntityRecord& ns_row, const Namespace& ns,
+                                    std::string_view name, const std::string& location,
                                     const std::string& text);
   Result<LoadedObject> Load(store::EntityType type, const Namespace& ns, std::string_view name);
   Status Rename(const CallContext& ctx, store::EntityType type, const Namespace& from_ns,
                 std::string_view from, const Namespace& to_ns, std::string_view to);
   std::string DefaultLocation(const Namespace& ns, std::string_view name) const;
-  Status RenameTargetFree(const store::EntityRecord& target_ns, const Namespace& from_ns, std::string_view from,
-                          const Namespace& to_ns, std::string_view to, store::EntityType type);
-  void PurgeFiles(const std::string& metadata_location, const std::optional<nlohmann::ordered_json>& metadata);
+  Status RenameTargetFree(const store::EntityRecord& target_ns, const Namespace& from_ns,
+                          std::string_view from, const Namespace& to_ns, std::string_view to,
+                          store::EntityType type);
+  void PurgeFiles(const std::string& metadata_location,
+                  const std::optional<nlohmann::ordered_json>& metadata);
 
   // One commit attempt against `store` (the catalog store or a transaction view). Writes the
   // new metadata file and records it in `written` before the compare-and-set; sets `lost_race`

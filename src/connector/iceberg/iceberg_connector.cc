@@ -40,7 +40,9 @@ class ManagedIcebergConnector final : public Connector {
 
   Status TestConnection() override {
     auto io = storage::FileIOFor(warehouse_);
-    if (!io) return MakeError(ErrorCode::kConnectionFailed, EntityKind::kCatalog, "{}", io.error().message);
+    if (!io)
+      return MakeError(ErrorCode::kConnectionFailed, EntityKind::kCatalog, "{}",
+                       io.error().message);
     if (warehouse_.rfind("file:", 0) == 0 || warehouse_.rfind('/', 0) == 0) {
       std::string path = warehouse_.rfind("file://", 0) == 0 ? warehouse_.substr(7) : warehouse_;
       std::error_code ec;
@@ -76,7 +78,8 @@ class ManagedIcebergConnector final : public Connector {
     auto inserted = store_.Insert(row);
     if (!inserted) {
       if (inserted.error().code == ErrorCode::kAlreadyExists) {
-        return AlreadyExists(EntityKind::kSchema, "Schema {}.{} already exists", info_.name, schema.name);
+        return AlreadyExists(EntityKind::kSchema, "Schema {}.{} already exists", info_.name,
+                             schema.name);
       }
       return std::move(inserted).error();
     }
@@ -110,7 +113,8 @@ class ManagedIcebergConnector final : public Connector {
     return Unavailable("too many concurrent updates of schema {}; try again", name);
   }
 
-  Result<bool> DropSchema(const CallContext& /*ctx*/, std::string_view name, bool cascade) override {
+  Result<bool> DropSchema(const CallContext& /*ctx*/, std::string_view name,
+                          bool cascade) override {
     auto row = SchemaRow(name);
     if (!row) {
       if (row.error().code == ErrorCode::kNotFound) return false;
@@ -118,9 +122,10 @@ class ManagedIcebergConnector final : public Connector {
     }
     CAIRN_ASSIGN_OR_RETURN(int64_t children, store_.CountChildren(row->id));
     if (children > 0 && !cascade) {
-      return MakeError(ErrorCode::kNotEmpty, EntityKind::kSchema,
-                       "Schema {}.{} is not empty, it has {} table(s); drop them first or use cascade",
-                       info_.name, name, children);
+      return MakeError(
+          ErrorCode::kNotEmpty, EntityKind::kSchema,
+          "Schema {}.{} is not empty, it has {} table(s); drop them first or use cascade",
+          info_.name, name, children);
     }
     return store_.Delete(row->id);
   }
@@ -159,12 +164,13 @@ class ManagedIcebergConnector final : public Connector {
     request.properties.erase("location");
     if (table.comment) request.properties["comment"] = *table.comment;
     CAIRN_ASSIGN_OR_RETURN(
-        std::string mode,
-        iceberg::DistributionMode(table.distribution, !table.partitioning.empty(), !table.sort_orders.empty()));
+        std::string mode, iceberg::DistributionMode(table.distribution, !table.partitioning.empty(),
+                                                    !table.sort_orders.empty()));
     if (table.distribution.strategy != "none") request.properties["write.distribution-mode"] = mode;
     request.now_ms = ctx.now_ms;
     CAIRN_ASSIGN_OR_RETURN(iceberg::Json metadata, iceberg::NewTableMetadata(request));
-    auto created = iceberg_.CreateTableWithMetadata(ctx, {std::string(schema)}, table.name, metadata);
+    auto created =
+        iceberg_.CreateTableWithMetadata(ctx, {std::string(schema)}, table.name, metadata);
     if (!created) {
       if (created.error().code == ErrorCode::kAlreadyExists) return TableExists(schema, table.name);
       return std::move(created).error();
@@ -187,7 +193,8 @@ class ManagedIcebergConnector final : public Connector {
     std::optional<std::pair<Namespace, std::string>> rename_to;
     for (const auto& c : changes) {
       if (c.kind == model::TableChange::Kind::kRename) {
-        rename_to = std::make_pair(Namespace{c.new_schema.value_or(std::string(schema))}, c.new_name);
+        rename_to =
+            std::make_pair(Namespace{c.new_schema.value_or(std::string(schema))}, c.new_name);
       } else {
         metadata_changes.push_back(c);
       }
@@ -231,13 +238,15 @@ class ManagedIcebergConnector final : public Connector {
   // Errors from the Iceberg catalog use Iceberg's wording; the Gravitino API names the catalog.
   Error TableError(std::string_view schema, std::string_view name, Error error) const {
     if (error.code == ErrorCode::kNotFound && error.entity == EntityKind::kTable) {
-      return NotFound(EntityKind::kTable, "Table {}.{}.{} does not exist", info_.name, schema, name);
+      return NotFound(EntityKind::kTable, "Table {}.{}.{} does not exist", info_.name, schema,
+                      name);
     }
     return error;
   }
 
   Error TableExists(std::string_view schema, std::string_view name) const {
-    return AlreadyExists(EntityKind::kTable, "Table {}.{}.{} already exists", info_.name, schema, name);
+    return AlreadyExists(EntityKind::kTable, "Table {}.{}.{} already exists", info_.name, schema,
+                         name);
   }
 
   static model::Schema ToSchema(const EntityRecord& row) {
@@ -263,16 +272,18 @@ class ManagedIcebergConnector final : public Connector {
   IcebergCatalog iceberg_;
 };
 
-Result<std::unique_ptr<Connector>> MakeIcebergConnector(const CatalogInfo& info, const ConnectorDeps& deps) {
+Result<std::unique_ptr<Connector>> MakeIcebergConnector(const CatalogInfo& info,
+                                                        const ConnectorDeps& deps) {
   const auto& props = info.properties;
   auto backend = props.find(kBackendProperty);
   if (backend != props.end() && !EqualsIgnoreCase(backend->second, "managed")) {
     if (EqualsIgnoreCase(backend->second, "rest")) {
-      return InvalidArgument("Property '{}' = 'rest' (federation) is not supported by this server yet; use 'managed'",
-                             kBackendProperty);
+      return InvalidArgument(
+          "Property '{}' = 'rest' (federation) is not supported by this server yet; use 'managed'",
+          kBackendProperty);
     }
-    return InvalidArgument("Property '{}' has an unsupported value '{}'; supported: managed", kBackendProperty,
-                           backend->second);
+    return InvalidArgument("Property '{}' has an unsupported value '{}'; supported: managed",
+                           kBackendProperty, backend->second);
   }
   std::string warehouse;
   bool defaulted = false;
@@ -280,11 +291,14 @@ Result<std::unique_ptr<Connector>> MakeIcebergConnector(const CatalogInfo& info,
   if (wh != props.end()) {
     auto normalized = storage::NormalizeLocation(wh->second);
     if (!normalized) {
-      return InvalidArgument("Property '{}' is invalid: {}", kWarehouseProperty, normalized.error().message);
+      return InvalidArgument("Property '{}' is invalid: {}", kWarehouseProperty,
+                             normalized.error().message);
     }
     warehouse = *normalized;
     auto io = storage::FileIOFor(warehouse);
-    if (!io) return InvalidArgument("Property '{}' is invalid: {}", kWarehouseProperty, io.error().message);
+    if (!io)
+      return InvalidArgument("Property '{}' is invalid: {}", kWarehouseProperty,
+                             io.error().message);
   } else {
     warehouse = fmt::format("{}/warehouse/{}/{}", deps.data_dir, info.metalake, info.name);
     defaulted = true;

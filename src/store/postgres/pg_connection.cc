@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "store/postgres/pg_connection.h"
 
-#include <libpq-fe.h>
-
 #include <array>
 #include <cstring>
 #include <type_traits>
 #include <utility>
+
+#include <libpq-fe.h>
 
 #include "common/util.h"
 
@@ -116,12 +116,13 @@ Result<SqlRows> PgConnection::Execute(std::string_view sql, const std::vector<Sq
     auto it = prepared_.find(text);
     if (it == prepared_.end()) {
       std::string name = "cairn_" + std::to_string(prepared_.size());
-      ResultPtr prepared(PQprepare(conn_.get(), name.c_str(), text.c_str(), static_cast<int>(params.size()), nullptr));
+      ResultPtr prepared(PQprepare(conn_.get(), name.c_str(), text.c_str(),
+                                   static_cast<int>(params.size()), nullptr));
       CAIRN_RETURN_IF_ERROR(CheckResult(conn_.get(), prepared.get(), "prepare"));
       it = prepared_.emplace(text, std::move(name)).first;
     }
-    result.reset(PQexecPrepared(conn_.get(), it->second.c_str(), static_cast<int>(params.size()), values.data(),
-                                nullptr, nullptr, /*resultFormat=*/0));
+    result.reset(PQexecPrepared(conn_.get(), it->second.c_str(), static_cast<int>(params.size()),
+                                values.data(), nullptr, nullptr, /*resultFormat=*/0));
   }
   CAIRN_RETURN_IF_ERROR(CheckResult(conn_.get(), result.get(), "execute"));
 

@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "store/sqlite/sqlite_connection.h"
 
-#include <sqlite3.h>
-
 #include <filesystem>
 #include <system_error>
 #include <type_traits>
 #include <utility>
 
 #include <fmt/format.h>
+#include <sqlite3.h>
 
 namespace cairn::store::sqlite {
 namespace {

@@ -35,10 +35,14 @@ INSTANTIATE_TEST_SUITE_P(
         Row{ErrorCode::kNotFound, EntityKind::kTable, 404, 1003, "NoSuchTableException"},
         Row{ErrorCode::kNotFound, EntityKind::kColumn, 404, 1003, "NoSuchColumnException"},
         Row{ErrorCode::kNotFound, EntityKind::kNone, 404, 1003, "NotFoundException"},
-        Row{ErrorCode::kAlreadyExists, EntityKind::kMetalake, 409, 1004, "MetalakeAlreadyExistsException"},
-        Row{ErrorCode::kAlreadyExists, EntityKind::kCatalog, 409, 1004, "CatalogAlreadyExistsException"},
-        Row{ErrorCode::kAlreadyExists, EntityKind::kSchema, 409, 1004, "SchemaAlreadyExistsException"},
-        Row{ErrorCode::kAlreadyExists, EntityKind::kTable, 409, 1004, "TableAlreadyExistsException"},
+        Row{ErrorCode::kAlreadyExists, EntityKind::kMetalake, 409, 1004,
+            "MetalakeAlreadyExistsException"},
+        Row{ErrorCode::kAlreadyExists, EntityKind::kCatalog, 409, 1004,
+            "CatalogAlreadyExistsException"},
+        Row{ErrorCode::kAlreadyExists, EntityKind::kSchema, 409, 1004,
+            "SchemaAlreadyExistsException"},
+        Row{ErrorCode::kAlreadyExists, EntityKind::kTable, 409, 1004,
+            "TableAlreadyExistsException"},
         Row{ErrorCode::kNotEmpty, EntityKind::kMetalake, 409, 1005, "NonEmptyMetalakeException"},
         Row{ErrorCode::kNotEmpty, EntityKind::kCatalog, 409, 1005, "NonEmptyCatalogException"},
         Row{ErrorCode::kNotEmpty, EntityKind::kSchema, 409, 1005, "NonEmptySchemaException"},
@@ -51,20 +55,24 @@ INSTANTIATE_TEST_SUITE_P(
         Row{ErrorCode::kCommitStateUnknown, EntityKind::kTable, 500, 1002, "RuntimeException"},
         Row{ErrorCode::kUnauthenticated, EntityKind::kNone, 401, 1011, "UnauthorizedException"},
         Row{ErrorCode::kPermissionDenied, EntityKind::kTable, 403, 1008, "ForbiddenException"},
-        Row{ErrorCode::kUnsupported, EntityKind::kTable, 405, 1006, "UnsupportedOperationException"},
-        Row{ErrorCode::kConnectionFailed, EntityKind::kCatalog, 502, 1007, "ConnectionFailedException"},
+        Row{ErrorCode::kUnsupported, EntityKind::kTable, 405, 1006,
+            "UnsupportedOperationException"},
+        Row{ErrorCode::kConnectionFailed, EntityKind::kCatalog, 502, 1007,
+            "ConnectionFailedException"},
         Row{ErrorCode::kUnavailable, EntityKind::kTable, 503, 1002, "RuntimeException"},
         Row{ErrorCode::kInternal, EntityKind::kNone, 500, 1002, "RuntimeException"}));
 
 TEST(ErrorResponse, UsesGravitinoMessageTemplateUnderParent) {
   Operation op{EntityKind::kTable, "t1", "LOAD", EntityKind::kSchema, "cat.s1"};
-  http::Response r = ErrorResponse(Error{ErrorCode::kNotFound, EntityKind::kTable, "Table t1 does not exist"}, op);
+  http::Response r =
+      ErrorResponse(Error{ErrorCode::kNotFound, EntityKind::kTable, "Table t1 does not exist"}, op);
   EXPECT_EQ(r.status, 404);
   auto body = nlohmann::json::parse(r.body);
   EXPECT_EQ(body["code"], 1003);
   EXPECT_EQ(body["type"], "NoSuchTableException");
   EXPECT_EQ(body["message"],
-            "Failed to operate table(s) [t1] operation [LOAD] under schema [cat.s1], reason [Table t1 does not exist]");
+            "Failed to operate table(s) [t1] operation [LOAD] under schema [cat.s1], reason [Table "
+            "t1 does not exist]");
   EXPECT_TRUE(body["stack"].is_array());
 }
 
@@ -72,11 +80,13 @@ TEST(ErrorResponse, MetalakeMessageHasNoParent) {
   Operation op{EntityKind::kMetalake, "ml", "DROP", EntityKind::kNone, ""};
   http::Response r = ErrorResponse(Error{ErrorCode::kInUse, EntityKind::kMetalake, "in use"}, op);
   auto body = nlohmann::json::parse(r.body);
-  EXPECT_EQ(body["message"], "Failed to operate metalake(s) [ml] operation [DROP], reason [in use]");
+  EXPECT_EQ(body["message"],
+            "Failed to operate metalake(s) [ml] operation [DROP], reason [in use]");
 }
 
 TEST(ErrorResponse, InvalidUtf8InMessageDoesNotThrow) {
-  http::Response r = PlainErrorResponse(400, 1001, "IllegalArgumentException", std::string("bad \xff name"));
+  http::Response r =
+      PlainErrorResponse(400, 1001, "IllegalArgumentException", std::string("bad \xff name"));
   EXPECT_EQ(r.status, 400);
   EXPECT_FALSE(nlohmann::json::parse(r.body, nullptr, false).is_discarded());
 }

@@ -7,9 +7,9 @@
 namespace cairn::api::gravitino {
 namespace {
 
+using cairn::testing::HasErrorMessage;
 using cairn::testing::IsError;
 using cairn::testing::IsOk;
-using cairn::testing::HasErrorMessage;
 
 Json J(const char* text) { return Json::parse(text); }
 
@@ -27,13 +27,13 @@ TEST_P(TypeRoundTrip, ParsesAndWritesTheSameJson) {
 INSTANTIATE_TEST_SUITE_P(
     AllTypes, TypeRoundTrip,
     ::testing::Values(
-        R"j("boolean")j", R"j("byte")j", R"j("byte unsigned")j", R"j("short")j", R"j("short unsigned")j",
-        R"j("integer")j", R"j("integer unsigned")j", R"j("long")j", R"j("long unsigned")j", R"j("float")j",
-        R"j("double")j", R"j("decimal(10,2)")j", R"j("decimal(38,0)")j", R"j("date")j", R"j("time")j",
-        R"j("time(3)")j", R"j("timestamp")j", R"j("timestamp(6)")j", R"j("timestamp_tz")j",
-        R"j("timestamp_tz(6)")j", R"j("string")j", R"j("char(10)")j", R"j("varchar(255)")j",
-        R"j("fixed(16)")j", R"j("binary")j", R"j("uuid")j", R"j("interval_day")j", R"j("interval_year")j",
-        R"j("null")j",
+        R"j("boolean")j", R"j("byte")j", R"j("byte unsigned")j", R"j("short")j",
+        R"j("short unsigned")j", R"j("integer")j", R"j("integer unsigned")j", R"j("long")j",
+        R"j("long unsigned")j", R"j("float")j", R"j("double")j", R"j("decimal(10,2)")j",
+        R"j("decimal(38,0)")j", R"j("date")j", R"j("time")j", R"j("time(3)")j", R"j("timestamp")j",
+        R"j("timestamp(6)")j", R"j("timestamp_tz")j", R"j("timestamp_tz(6)")j", R"j("string")j",
+        R"j("char(10)")j", R"j("varchar(255)")j", R"j("fixed(16)")j", R"j("binary")j",
+        R"j("uuid")j", R"j("interval_day")j", R"j("interval_year")j", R"j("null")j",
         R"j({"type":"struct","fields":[{"name":"a","type":"integer","nullable":false,"comment":"c"},{"name":"b","type":{"type":"list","containsNull":true,"elementType":"string"},"nullable":true}]})j",
         R"j({"type":"list","containsNull":false,"elementType":"long"})j",
         R"j({"type":"map","keyType":"string","valueType":{"type":"struct","fields":[{"name":"x","type":"double","nullable":true}]},"valueContainsNull":true})j",
@@ -61,12 +61,14 @@ TEST_P(BadType, IsInvalidArgumentNamingTheField) {
   EXPECT_THAT(t, HasErrorMessage("columns[0].type"));
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Rows, BadType,
-    ::testing::Values(R"j("decimal(x,1)")j", R"j("decimal(39,1)")j", R"j("decimal(5,6)")j", R"j("varchar(0)")j",
-                      R"j("fixed(-1)")j", R"j(42)j", R"j({"type":"struct"})j", R"j({"type":"list"})j",
-                      R"j({"type":"map","keyType":"string"})j", R"j({"type":"union","types":[]})j",
-                      R"j({"type":"rowset"})j", R"j({"fields":[]})j"));
+INSTANTIATE_TEST_SUITE_P(Rows, BadType,
+                         ::testing::Values(R"j("decimal(x,1)")j", R"j("decimal(39,1)")j",
+                                           R"j("decimal(5,6)")j", R"j("varchar(0)")j",
+                                           R"j("fixed(-1)")j", R"j(42)j", R"j({"type":"struct"})j",
+                                           R"j({"type":"list"})j",
+                                           R"j({"type":"map","keyType":"string"})j",
+                                           R"j({"type":"union","types":[]})j",
+                                           R"j({"type":"rowset"})j", R"j({"fields":[]})j"));
 
 // ---- table create request ----
 
@@ -128,13 +130,25 @@ INSTANTIATE_TEST_SUITE_P(
         BadTable{R"j({"name":"t","columns":[]})j", "columns"},
         BadTable{R"j({"name":"t","columns":"a"})j", "columns"},
         BadTable{R"j({"name":"t","columns":[{"name":"a"}]})j", "columns[0].type"},
-        BadTable{R"j({"name":"t","columns":[{"name":"a","type":"integer","nullable":"yes"}]})j", "columns[0].nullable"},
-        BadTable{R"j({"name":"t","columns":[{"name":"a","type":"integer"}],"properties":{"k":1}})j", "properties.k"},
-        BadTable{R"j({"name":"t","columns":[{"name":"a","type":"integer"}],"partitioning":[{"strategy":"bucket","numBuckets":0,"fieldNames":[["a"]]}]})j", "partitioning[0].numBuckets"},
-        BadTable{R"j({"name":"t","columns":[{"name":"a","type":"integer"}],"partitioning":[{"strategy":"zorder"}]})j", "partitioning[0].strategy"},
-        BadTable{R"j({"name":"t","columns":[{"name":"a","type":"integer"}],"distribution":{"strategy":"spread"}})j", "distribution.strategy"},
-        BadTable{R"j({"name":"t","columns":[{"name":"a","type":"integer"}],"sortOrders":[{"sortTerm":{"type":"field","fieldName":["a"]},"direction":"up"}]})j", "sortOrders[0].direction"},
-        BadTable{R"j({"name":"t","columns":[{"name":"a","type":"integer"}],"indexes":[{"indexType":"HASH","fieldNames":[["a"]]}]})j", "indexes[0].indexType"}));
+        BadTable{R"j({"name":"t","columns":[{"name":"a","type":"integer","nullable":"yes"}]})j",
+                 "columns[0].nullable"},
+        BadTable{R"j({"name":"t","columns":[{"name":"a","type":"integer"}],"properties":{"k":1}})j",
+                 "properties.k"},
+        BadTable{
+            R"j({"name":"t","columns":[{"name":"a","type":"integer"}],"partitioning":[{"strategy":"bucket","numBuckets":0,"fieldNames":[["a"]]}]})j",
+            "partitioning[0].numBuckets"},
+        BadTable{
+            R"j({"name":"t","columns":[{"name":"a","type":"integer"}],"partitioning":[{"strategy":"zorder"}]})j",
+            "partitioning[0].strategy"},
+        BadTable{
+            R"j({"name":"t","columns":[{"name":"a","type":"integer"}],"distribution":{"strategy":"spread"}})j",
+            "distribution.strategy"},
+        BadTable{
+            R"j({"name":"t","columns":[{"name":"a","type":"integer"}],"sortOrders":[{"sortTerm":{"type":"field","fieldName":["a"]},"direction":"up"}]})j",
+            "sortOrders[0].direction"},
+        BadTable{
+            R"j({"name":"t","columns":[{"name":"a","type":"integer"}],"indexes":[{"indexType":"HASH","fieldNames":[["a"]]}]})j",
+            "indexes[0].indexType"}));
 
 // ---- updates ----
 
@@ -176,20 +190,27 @@ TEST(TableUpdates, UnknownTypeIsRejectedWithItsName) {
 }
 
 TEST(TableUpdates, MissingTypeAndBadPositionAreRejected) {
-  EXPECT_THAT(TableUpdatesFromJson(J(R"j({"updates":[{"newName":"x"}]})j")), HasErrorMessage("@type"));
-  EXPECT_THAT(TableUpdatesFromJson(J(R"j({"updates":[{"@type":"updateColumnPosition","fieldName":["a"],"newPosition":"middle"}]})j")),
-              HasErrorMessage("newPosition"));
+  EXPECT_THAT(TableUpdatesFromJson(J(R"j({"updates":[{"newName":"x"}]})j")),
+              HasErrorMessage("@type"));
+  EXPECT_THAT(
+      TableUpdatesFromJson(J(
+          R"j({"updates":[{"@type":"updateColumnPosition","fieldName":["a"],"newPosition":"middle"}]})j")),
+      HasErrorMessage("newPosition"));
   EXPECT_THAT(TableUpdatesFromJson(J(R"j({"updates":{}})j")), HasErrorMessage("updates"));
   EXPECT_THAT(TableUpdatesFromJson(J(R"j({})j")), HasErrorMessage("updates"));
 }
 
 TEST(EntityUpdates, SchemaAcceptsOnlyPropertyChanges) {
-  EXPECT_THAT(EntityUpdatesFromJson(J(R"j({"updates":[{"@type":"setProperty","property":"k","value":"v"}]})j"), EntityKind::kSchema),
+  EXPECT_THAT(EntityUpdatesFromJson(
+                  J(R"j({"updates":[{"@type":"setProperty","property":"k","value":"v"}]})j"),
+                  EntityKind::kSchema),
               IsOk());
-  EXPECT_THAT(EntityUpdatesFromJson(J(R"j({"updates":[{"@type":"rename","newName":"x"}]})j"), EntityKind::kSchema),
+  EXPECT_THAT(EntityUpdatesFromJson(J(R"j({"updates":[{"@type":"rename","newName":"x"}]})j"),
+                                    EntityKind::kSchema),
               IsError(ErrorCode::kInvalidArgument));
-  auto ml = EntityUpdatesFromJson(J(R"j({"updates":[{"@type":"rename","newName":"x"},{"@type":"updateComment","newComment":"c"},{"@type":"removeProperty","property":"k"}]})j"),
-                                  EntityKind::kMetalake);
+  auto ml = EntityUpdatesFromJson(
+      J(R"j({"updates":[{"@type":"rename","newName":"x"},{"@type":"updateComment","newComment":"c"},{"@type":"removeProperty","property":"k"}]})j"),
+      EntityKind::kMetalake);
   ASSERT_THAT(ml, IsOk());
   EXPECT_EQ(ml->size(), 3U);
 }
@@ -205,7 +226,8 @@ TEST(CatalogToJson, HidesSecretsAndAddsInUse) {
   model::Catalog c;
   c.name = "pg";
   c.provider = "jdbc-postgresql";
-  c.properties = {{"jdbc-url", "jdbc:postgresql://h/db"}, {"jdbc-user", "u"}, {"jdbc-password", "p"}};
+  c.properties = {
+      {"jdbc-url", "jdbc:postgresql://h/db"}, {"jdbc-user", "u"}, {"jdbc-password", "p"}};
   c.in_use = false;
   OrderedJson j = CatalogToJson(c);
   EXPECT_EQ(j["type"], "relational");

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-#include <gtest/gtest.h>
+#include "app/config.h"
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
-#include "app/config.h"
+#include <gtest/gtest.h>
+
 #include "matchers.h"
 
 namespace cairn::app {
@@ -38,7 +39,8 @@ TEST(Config, EveryKeyIsAccepted) {
 
 TEST(Config, BadValuesNameTheKey) {
   Config c;
-  EXPECT_THAT(SetConfigValue(c, "cairn.server.port", "70000"), HasErrorMessage("cairn.server.port"));
+  EXPECT_THAT(SetConfigValue(c, "cairn.server.port", "70000"),
+              HasErrorMessage("cairn.server.port"));
   EXPECT_THAT(SetConfigValue(c, "cairn.server.port", "x"), IsError(ErrorCode::kInvalidArgument));
   EXPECT_THAT(SetConfigValue(c, "cairn.store.type", "mysql"), HasErrorMessage("cairn.store.type"));
   EXPECT_THAT(SetConfigValue(c, "cairn.nope", "1"), HasErrorMessage("cairn.nope"));
@@ -49,7 +51,8 @@ TEST(Config, FileThenEnvironment) {
   const auto path = std::filesystem::temp_directory_path() / "cairn_config_test.conf";
   {
     std::ofstream out(path);
-    out << "# comment\n\ncairn.server.port = 9001\ncairn.store.type=postgres\ncairn.data-dir = /tmp/x\n";
+    out << "# comment\n\ncairn.server.port = 9001\ncairn.store.type=postgres\ncairn.data-dir = "
+           "/tmp/x\n";
   }
   Config c;
   ASSERT_THAT(LoadConfigFile(c, path.string()), IsOk());
@@ -73,7 +76,8 @@ TEST(Config, FileSyntaxErrorNamesTheLine) {
   }
   Config c;
   EXPECT_THAT(LoadConfigFile(c, path.string()), HasErrorMessage(":2:"));
-  EXPECT_THAT(LoadConfigFile(c, "/nonexistent/cairn.conf"), HasErrorMessage("/nonexistent/cairn.conf"));
+  EXPECT_THAT(LoadConfigFile(c, "/nonexistent/cairn.conf"),
+              HasErrorMessage("/nonexistent/cairn.conf"));
   std::filesystem::remove(path);
 }
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-#include <gtest/gtest.h>
+#include "common/util.h"
 
 #include <set>
 
-#include "common/util.h"
+#include <gtest/gtest.h>
 
 namespace cairn {
 namespace {

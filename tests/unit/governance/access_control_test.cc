@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
+#include "governance/access_control.h"
+
 #include <gtest/gtest.h>
 
-#include "governance/access_control.h"
 #include "matchers.h"
 #include "service/authorizer.h"
 #include "store/metadata_store.h"
@@ -18,16 +19,21 @@ using store::EntityType;
 TEST(Privileges, BindOnlyToTheirObjectTypes) {
   EXPECT_THAT(ValidatePrivilege("select_table", ObjectType::kTable), IsOk());
   EXPECT_THAT(ValidatePrivilege("SELECT_TABLE", ObjectType::kCatalog), IsOk());
-  EXPECT_THAT(ValidatePrivilege("CREATE_CATALOG", ObjectType::kTable), IsError(ErrorCode::kInvalidArgument));
-  EXPECT_THAT(ValidatePrivilege("USE_CATALOG", ObjectType::kSchema), IsError(ErrorCode::kInvalidArgument));
-  EXPECT_THAT(ValidatePrivilege("FLY", ObjectType::kMetalake), IsError(ErrorCode::kInvalidArgument));
+  EXPECT_THAT(ValidatePrivilege("CREATE_CATALOG", ObjectType::kTable),
+              IsError(ErrorCode::kInvalidArgument));
+  EXPECT_THAT(ValidatePrivilege("USE_CATALOG", ObjectType::kSchema),
+              IsError(ErrorCode::kInvalidArgument));
+  EXPECT_THAT(ValidatePrivilege("FLY", ObjectType::kMetalake),
+              IsError(ErrorCode::kInvalidArgument));
 }
 
 TEST(Grants, DenyOnAnyLevelWins) {
   Grants g;
   g.entries[{ObjectType::kCatalog, "c"}]["SELECT_TABLE"] = true;
-  const std::vector<std::pair<ObjectType, std::string>> chain = {
-      {ObjectType::kMetalake, "m"}, {ObjectType::kCatalog, "c"}, {ObjectType::kSchema, "c.s"}, {ObjectType::kTable, "c.s.t"}};
+  const std::vector<std::pair<ObjectType, std::string>> chain = {{ObjectType::kMetalake, "m"},
+                                                                 {ObjectType::kCatalog, "c"},
+                                                                 {ObjectType::kSchema, "c.s"},
+                                                                 {ObjectType::kTable, "c.s.t"}};
   EXPECT_TRUE(g.Has("SELECT_TABLE", chain));
   EXPECT_FALSE(g.Has("MODIFY_TABLE", chain));
   g.entries[{ObjectType::kSchema, "c.s"}]["SELECT_TABLE"] = false;
@@ -61,7 +67,8 @@ class AuthorizerTest : public ::testing::Test {
     table_ = Insert(EntityType::kTable, schema_.id, "t", "admin");
   }
 
-  EntityRecord Insert(EntityType type, int64_t parent, const std::string& name, const std::string& creator) {
+  EntityRecord Insert(EntityType type, int64_t parent, const std::string& name,
+                      const std::string& creator) {
     EntityRecord r;
     r.type = type;
     r.parent_id = parent;
@@ -85,7 +92,9 @@ class AuthorizerTest : public ::testing::Test {
     role.name = "r_" + user;
     role.objects = std::move(objects);
     ASSERT_THAT(access_->CreateRole(metalake_, role), IsOk());
-    ASSERT_THAT(access_->ChangeMemberRoles(metalake_, false, user, {role.name}, true, model::Audit{}), IsOk());
+    ASSERT_THAT(
+        access_->ChangeMemberRoles(metalake_, false, user, {role.name}, true, model::Audit{}),
+        IsOk());
   }
 
   std::unique_ptr<store::MetadataStore> store_;
@@ -105,37 +114,50 @@ TEST_F(AuthorizerTest, OwnersControlEverythingBelow) {
 }
 
 TEST_F(AuthorizerTest, InheritedGrantsAndDenies) {
-  Grant("reader", {SecurableObject{"c", ObjectType::kCatalog, {{"USE_CATALOG", true}, {"USE_SCHEMA", true},
-                                                              {"SELECT_TABLE", true}}}});
+  Grant("reader",
+        {SecurableObject{"c",
+                         ObjectType::kCatalog,
+                         {{"USE_CATALOG", true}, {"USE_SCHEMA", true}, {"SELECT_TABLE", true}}}});
   const Principal reader{"reader", {}};
   EXPECT_THAT(authz_->Check(reader, Action::kLoadTable, TableTarget()), IsOk());
-  EXPECT_THAT(authz_->Check(reader, Action::kModifyTable, TableTarget()), IsError(ErrorCode::kPermissionDenied));
-  EXPECT_THAT(authz_->Check(reader, Action::kDropTable, TableTarget()), IsError(ErrorCode::kPermissionDenied));
+  EXPECT_THAT(authz_->Check(reader, Action::kModifyTable, TableTarget()),
+              IsError(ErrorCode::kPermissionDenied));
+  EXPECT_THAT(authz_->Check(reader, Action::kDropTable, TableTarget()),
+              IsError(ErrorCode::kPermissionDenied));
   // A deny on the schema, in another role, takes the privilege away (the cache is invalidated).
   Role deny;
   deny.name = "deny";
   deny.objects = {SecurableObject{"c.s", ObjectType::kSchema, {{"SELECT_TABLE", false}}}};
   ASSERT_THAT(access_->CreateRole(metalake_, deny), IsOk());
-  ASSERT_THAT(access_->ChangeMemberRoles(metalake_, false, "reader", {"deny"}, true, model::Audit{}), IsOk());
-  EXPECT_THAT(authz_->Check(reader, Action::kLoadTable, TableTarget()), IsError(ErrorCode::kPermissionDenied));
+  ASSERT_THAT(
+      access_->ChangeMemberRoles(metalake_, false, "reader", {"deny"}, true, model::Audit{}),
+      IsOk());
+  EXPECT_THAT(authz_->Check(reader, Action::kLoadTable, TableTarget()),
+              IsError(ErrorCode::kPermissionDenied));
 }
 
 TEST_F(AuthorizerTest, GroupsGrantThroughTheirRoles) {
   ASSERT_THAT(access_->AddGroup(metalake_, "eng", model::Audit{"admin", 1, {}, {}}), IsOk());
   Role role;
   role.name = "eng_read";
-  role.objects = {SecurableObject{"m", ObjectType::kMetalake, {{"USE_CATALOG", true}, {"USE_SCHEMA", true},
-                                                              {"SELECT_TABLE", true}}}};
+  role.objects = {
+      SecurableObject{"m",
+                      ObjectType::kMetalake,
+                      {{"USE_CATALOG", true}, {"USE_SCHEMA", true}, {"SELECT_TABLE", true}}}};
   ASSERT_THAT(access_->CreateRole(metalake_, role), IsOk());
-  ASSERT_THAT(access_->ChangeMemberRoles(metalake_, true, "eng", {"eng_read"}, true, model::Audit{}), IsOk());
-  EXPECT_THAT(authz_->Check(Principal{"carol", {"eng"}}, Action::kLoadTable, TableTarget()), IsOk());
+  ASSERT_THAT(
+      access_->ChangeMemberRoles(metalake_, true, "eng", {"eng_read"}, true, model::Audit{}),
+      IsOk());
+  EXPECT_THAT(authz_->Check(Principal{"carol", {"eng"}}, Action::kLoadTable, TableTarget()),
+              IsOk());
   EXPECT_THAT(authz_->Check(Principal{"carol", {}}, Action::kLoadTable, TableTarget()),
               IsError(ErrorCode::kPermissionDenied));
 }
 
 TEST_F(AuthorizerTest, ListsKeepOnlyVisibleItems) {
   Insert(EntityType::kTable, schema_.id, "mine", "dave");
-  Grant("dave", {SecurableObject{"c", ObjectType::kCatalog, {{"USE_CATALOG", true}, {"USE_SCHEMA", true}}}});
+  Grant("dave", {SecurableObject{
+                    "c", ObjectType::kCatalog, {{"USE_CATALOG", true}, {"USE_SCHEMA", true}}}});
   auto parent = authz_->Resolve("m", "c", {"s"});
   ASSERT_THAT(parent, IsOk());
   auto kept = authz_->Filter(Principal{"dave", {}}, Action::kLoadTable, *parent, {"mine", "t"});

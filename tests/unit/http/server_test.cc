@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
+#include "http/server.h"
 
-#include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <string>
 #include <thread>
 
-#include "http/server.h"
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 namespace cairn::http {
 namespace {
@@ -60,7 +60,8 @@ class ServerTest : public ::testing::Test {
         [this](const Request& r) {
           ++calls_;
           Response resp;
-          resp.body = r.method + " " + r.path + " q=" + r.Query("q").value_or("-") + " body=" + r.body;
+          resp.body =
+              r.method + " " + r.path + " q=" + r.Query("q").value_or("-") + " body=" + r.body;
           if (r.path == "/slow") std::this_thread::sleep_for(std::chrono::milliseconds(300));
           if (r.path == "/throw") throw std::runtime_error("boom");
           return resp;
@@ -87,7 +88,8 @@ class ServerTest : public ::testing::Test {
 };
 
 TEST_F(ServerTest, ServesRequestsWithDecodedQueryAndRequestId) {
-  std::string out = Exchange(port_, "GET /x?q=a%20b HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n");
+  std::string out =
+      Exchange(port_, "GET /x?q=a%20b HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n");
   EXPECT_NE(out.find("HTTP/1.1 200"), std::string::npos) << out;
   EXPECT_NE(out.find("GET /x q=a b body="), std::string::npos) << out;
   EXPECT_NE(out.find("X-Request-Id: "), std::string::npos) << out;
@@ -103,13 +105,15 @@ TEST_F(ServerTest, KeepsConnectionsAlive) {
 
 TEST_F(ServerTest, RejectsOversizedBodyWith413WithoutCallingTheHandler) {
   std::string body(4096, 'x');
-  std::string out = Exchange(port_, "POST /big HTTP/1.1\r\nHost: h\r\nContent-Length: 4096\r\n\r\n" + body);
+  std::string out =
+      Exchange(port_, "POST /big HTTP/1.1\r\nHost: h\r\nContent-Length: 4096\r\n\r\n" + body);
   EXPECT_NE(out.find("HTTP/1.1 413"), std::string::npos) << out;
   EXPECT_EQ(calls_.load(), 0);
 }
 
 TEST_F(ServerTest, RejectsOversizedHeadersWith431) {
-  std::string out = Exchange(port_, "GET / HTTP/1.1\r\nHost: h\r\nX-Big: " + std::string(4096, 'a') + "\r\n\r\n");
+  std::string out =
+      Exchange(port_, "GET / HTTP/1.1\r\nHost: h\r\nX-Big: " + std::string(4096, 'a') + "\r\n\r\n");
   EXPECT_NE(out.find("HTTP/1.1 431"), std::string::npos) << out;
 }
 
@@ -151,7 +155,8 @@ TEST(ServerShutdown, InFlightRequestFinishesOnStop) {
   const int port = server.port();
   std::thread runner([&] { server.Run(); });
   std::string out;
-  std::thread client([&] { out = Exchange(port, "GET /slow HTTP/1.1\r\nHost: h\r\n\r\n", "done"); });
+  std::thread client(
+      [&] { out = Exchange(port, "GET /slow HTTP/1.1\r\nHost: h\r\n\r\n", "done"); });
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   server.Stop();
   client.join();

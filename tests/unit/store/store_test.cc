@@ -221,8 +221,10 @@ TEST_P(StoreTest, GetPathResolvesTheLongestExistingPrefixInOneCall) {
   EntityRecord tbl = MustInsert(MakeRecord(EntityType::kTable, ns.id, "t"));
   MustInsert(MakeRecord(EntityType::kView, ns.id, "t"));  // same name, other type: not matched
 
-  auto full = store_->GetPath(0, {{EntityType::kMetalake, "ml"}, {EntityType::kCatalog, "cat"},
-                                  {EntityType::kSchema, "ns"}, {EntityType::kTable, "t"}});
+  auto full = store_->GetPath(0, {{EntityType::kMetalake, "ml"},
+                                  {EntityType::kCatalog, "cat"},
+                                  {EntityType::kSchema, "ns"},
+                                  {EntityType::kTable, "t"}});
   ASSERT_TRUE(full.has_value());
   ASSERT_EQ(full->size(), 4U);
   EXPECT_EQ((*full)[0].id, ml.id);
@@ -232,13 +234,15 @@ TEST_P(StoreTest, GetPathResolvesTheLongestExistingPrefixInOneCall) {
   EXPECT_EQ((*full)[3].type, EntityType::kTable);
   EXPECT_EQ((*full)[3].properties, tbl.properties);
 
-  auto partial = store_->GetPath(cat.id, {{EntityType::kSchema, "ns"}, {EntityType::kTable, "missing"}});
+  auto partial =
+      store_->GetPath(cat.id, {{EntityType::kSchema, "ns"}, {EntityType::kTable, "missing"}});
   ASSERT_TRUE(partial.has_value());
   ASSERT_EQ(partial->size(), 1U);
   EXPECT_EQ((*partial)[0].id, ns.id);
 
-  auto gap = store_->GetPath(0, {{EntityType::kMetalake, "ml"}, {EntityType::kCatalog, "nope"},
-                                 {EntityType::kSchema, "ns"}});
+  auto gap = store_->GetPath(
+      0,
+      {{EntityType::kMetalake, "ml"}, {EntityType::kCatalog, "nope"}, {EntityType::kSchema, "ns"}});
   ASSERT_TRUE(gap.has_value());
   EXPECT_EQ(gap->size(), 1U);
 
