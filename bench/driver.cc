@@ -1,24 +1,22 @@
 // SPDX-License-Identifier: Apache-2.0
 // Load driver for the write and paging workloads of bench/run.py (reads are driven by wrk).
 //
-// One blocking keep-alive HTTP/1.1 connection per thread; the whole process is meant to be pinned to
-// a core of its own (taskset) so it never competes with the server under test. Prints one JSON
+// One blocking keep-alive HTTP/1.1 connection per thread; the whole process is meant to be pinned
+// to a core of its own (taskset) so it never competes with the server under test. Prints one JSON
 // object on stdout. Built by bench/run.py with plain g++ (no dependency on the server's build).
 //
 //   driver create --port P --base /iceberg/v1/m.c --ns NS --threads N --count K --prefix t_
 //                 --schema FILE [--start I] [--max-seconds S]
 //   driver commit --port P --base B --ns NS --tables FILE --threads N --seconds S
 //                 --mode distinct|hot --acks-out FILE
-//   driver list   --port P --base B --ns NS --page-size N --passes K [--warmup W] [--token-fallback 1]
+//   driver list   --port P --base B --ns NS --page-size N --passes K [--warmup W] [--token-fallback
+//   1]
 //                 (--token-fallback: when a full page comes without next-page-token, go on with the
 //                 token Cairn would have sent, hex of the page's last name, and count it in
 //                 missing_tokens; a correctness failure the harness reports, not a silent repair)
 //
-// Every mode takes --auth VALUE: sent as `Authorization: VALUE` on every request (e.g. "Basic ...").
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <sys/socket.h>
+// Every mode takes --auth VALUE: sent as `Authorization: VALUE` on every request (e.g. "Basic
+// ...").
 #include <unistd.h>
 
 #include <algorithm>
@@ -37,6 +35,11 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
 
 namespace {
 
@@ -59,12 +62,14 @@ class Conn {
   explicit Conn(int port) : port_(port) {}
   ~Conn() { Close(); }
 
-  bool Do(const std::string& method, const std::string& path, const std::string& body, Response& out) {
+  bool Do(const std::string& method, const std::string& path, const std::string& body,
+          Response& out) {
     for (int attempt = 0; attempt < 2; ++attempt) {
       if (fd_ < 0 && !Connect()) return false;
       std::string req = method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n" + g_extra_headers;
       if (!body.empty() || method == "POST") {
-        req += "Content-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) + "\r\n";
+        req += "Content-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
+               "\r\n";
       }
       req += "\r\n";
       req += body;
@@ -224,7 +229,8 @@ std::optional<std::string> FindString(const std::string& s, const std::string& k
 
 size_t Count(const std::string& s, const std::string& needle) {
   size_t n = 0;
-  for (size_t p = s.find(needle); p != std::string::npos; p = s.find(needle, p + needle.size())) ++n;
+  for (size_t p = s.find(needle); p != std::string::npos; p = s.find(needle, p + needle.size()))
+    ++n;
   return n;
 }
 
@@ -263,7 +269,8 @@ double Pct(std::vector<double>& v, double p) {
 
 std::string StatusJson(const std::map<int, long>& m) {
   std::string o = "{";
-  for (auto& [k, v] : m) o += (o.size() > 1 ? "," : "") + ("\"" + std::to_string(k) + "\":" + std::to_string(v));
+  for (auto& [k, v] : m)
+    o += (o.size() > 1 ? "," : "") + ("\"" + std::to_string(k) + "\":" + std::to_string(v));
   return o + "}";
 }
 
@@ -308,7 +315,8 @@ int RunCreate(const Args& a) {
       for (;;) {
         long i = next.fetch_add(1);
         if (i >= count || MsSince(t0) > max_s * 1000) break;
-        std::string body = "{\"name\":\"" + prefix + std::to_string(start + i) + "\",\"schema\":" + schema + "}";
+        std::string body =
+            "{\"name\":\"" + prefix + std::to_string(start + i) + "\",\"schema\":" + schema + "}";
         auto s = Clock::now();
         if (!c.Do("POST", url, body, r)) {
           ++st.errors;
@@ -327,8 +335,8 @@ int RunCreate(const Args& a) {
   std::printf(
       "{\"ok\":%ld,\"seconds\":%.3f,\"throughput\":%.1f,\"p50_ms\":%.3f,\"p99_ms\":%.3f,"
       "\"transport_errors\":%ld,\"status\":%s}\n",
-      ok, secs, static_cast<double>(ok) / secs, Pct(all.lat_ms, 50), Pct(all.lat_ms, 99), all.errors,
-      StatusJson(all.status).c_str());
+      ok, secs, static_cast<double>(ok) / secs, Pct(all.lat_ms, 50), Pct(all.lat_ms, 99),
+      all.errors, StatusJson(all.status).c_str());
   return 0;
 }
 
@@ -353,7 +361,8 @@ bool Refresh(Conn& c, const std::string& table_url, TableView& t, Stats& st) {
 
 int RunCommit(const Args& a) {
   const int port = static_cast<int>(a.Int("port", 0));
-  const std::string tables_url = a.Get("base") + "/namespaces/" + UrlEncode(a.Get("ns")) + "/tables/";
+  const std::string tables_url =
+      a.Get("base") + "/namespaces/" + UrlEncode(a.Get("ns")) + "/tables/";
   const int threads = static_cast<int>(a.Int("threads", 16));
   const double secs_target = static_cast<double>(a.Int("seconds", 10));
   const bool hot = a.Get("mode") == "hot";
@@ -380,7 +389,8 @@ int RunCommit(const Args& a) {
                           static_cast<uint64_t>(Clock::now().time_since_epoch().count()));
       std::vector<TableView> mine;
       for (size_t i = 0; i < names.size(); ++i) {
-        if (hot ? i == 0 : static_cast<int>(i % static_cast<size_t>(threads)) == w) mine.push_back({names[i], {}, 0});
+        if (hot ? i == 0 : static_cast<int>(i % static_cast<size_t>(threads)) == w)
+          mine.push_back({names[i], {}, 0});
       }
       if (mine.empty()) return;
       for (auto& t : mine) Refresh(c, tables_url + UrlEncode(t.name), t, st);
@@ -406,9 +416,11 @@ int RunCommit(const Args& a) {
                   ".avro\",\"summary\":{\"operation\":\"append\",\"bench-token\":\"" + token +
                   "\",\"added-data-files\":\"1\"},\"schema-id\":0}";
           const std::string body =
-              "{\"requirements\":[{\"type\":\"assert-ref-snapshot-id\",\"ref\":\"main\",\"snapshot-id\":" + cur +
-              "}],\"updates\":[{\"action\":\"add-snapshot\",\"snapshot\":" + snap +
-              "},{\"action\":\"set-snapshot-ref\",\"ref-name\":\"main\",\"type\":\"branch\",\"snapshot-id\":" +
+              "{\"requirements\":[{\"type\":\"assert-ref-snapshot-id\",\"ref\":\"main\",\"snapshot-"
+              "id\":" +
+              cur + "}],\"updates\":[{\"action\":\"add-snapshot\",\"snapshot\":" + snap +
+              "},{\"action\":\"set-snapshot-ref\",\"ref-name\":\"main\",\"type\":\"branch\","
+              "\"snapshot-id\":" +
               std::to_string(id) + "}]}";
           ++attempts[uw];
           if (!c.Do("POST", url, body, r)) {
@@ -450,10 +462,11 @@ int RunCommit(const Args& a) {
     for (auto& l : acks) out << l << "\n";
   }
   std::printf(
-      "{\"ok\":%zu,\"seconds\":%.3f,\"throughput\":%.1f,\"p50_ms\":%.3f,\"p99_ms\":%.3f,\"attempts\":%ld,"
+      "{\"ok\":%zu,\"seconds\":%.3f,\"throughput\":%.1f,\"p50_ms\":%.3f,\"p99_ms\":%.3f,"
+      "\"attempts\":%ld,"
       "\"conflicts_409\":%ld,\"other_failures\":%ld,\"transport_errors\":%ld,\"status\":%s}\n",
-      acks.size(), secs, static_cast<double>(acks.size()) / secs, Pct(all.lat_ms, 50), Pct(all.lat_ms, 99), att,
-      conf, unk, all.errors, StatusJson(all.status).c_str());
+      acks.size(), secs, static_cast<double>(acks.size()) / secs, Pct(all.lat_ms, 50),
+      Pct(all.lat_ms, 99), att, conf, unk, all.errors, StatusJson(all.status).c_str());
   return 0;
 }
 
@@ -462,7 +475,8 @@ int RunList(const Args& a) {
   const int port = static_cast<int>(a.Int("port", 0));
   const std::string url = a.Get("base") + "/namespaces/" + UrlEncode(a.Get("ns")) +
                           "/tables?pageSize=" + std::to_string(a.Int("page-size", 1000));
-  const long passes = a.Int("passes", 3), warmup = a.Int("warmup", 0), page_size = a.Int("page-size", 1000);
+  const long passes = a.Int("passes", 3), warmup = a.Int("warmup", 0),
+             page_size = a.Int("page-size", 1000);
   const bool token_fallback = a.Int("token-fallback", 0) != 0;
   long missing_tokens = 0;
   Conn c(port);
@@ -539,11 +553,13 @@ int RunList(const Args& a) {
     return o + "]";
   };
   std::printf(
-      "{\"pages\":%ld,\"seconds\":%.3f,\"throughput\":%.1f,\"p50_ms\":%.3f,\"p99_ms\":%.3f,\"max_ms\":%.3f,"
+      "{\"pages\":%ld,\"seconds\":%.3f,\"throughput\":%.1f,\"p50_ms\":%.3f,\"p99_ms\":%.3f,\"max_"
+      "ms\":%.3f,"
       "\"tables_per_pass\":%s,\"seconds_per_pass\":%s,\"warmup_passes\":%ld,\"missing_tokens\":%ld,"
       "\"transport_errors\":%ld,\"status\":%s}\n",
-      pages, secs, secs > 0 ? static_cast<double>(pages) / secs : 0.0, Pct(st.lat_ms, 50), Pct(st.lat_ms, 99),
-      Pct(st.lat_ms, 100), arr(seen, "%ld").c_str(), arr(pass_s, "%.4f").c_str(), warmup, missing_tokens, st.errors,
+      pages, secs, secs > 0 ? static_cast<double>(pages) / secs : 0.0, Pct(st.lat_ms, 50),
+      Pct(st.lat_ms, 99), Pct(st.lat_ms, 100), arr(seen, "%ld").c_str(),
+      arr(pass_s, "%.4f").c_str(), warmup, missing_tokens, st.errors,
       StatusJson(st.status).c_str());
   return 0;
 }
