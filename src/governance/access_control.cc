@@ -521,10 +521,14 @@ Result<std::shared_ptr<const Grants>> AccessControl::GrantsOf(const EntityRecord
   std::string key = std::to_string(metalake.id) + "\x1f" + principal.user;
   for (const auto& g : principal.groups) key += "\x1f" + g;
   const uint64_t generation = generation_.load();
+  const int64_t now = NowMillis();
   {
     std::lock_guard lock(mu_);
     auto it = cache_.find(key);
-    if (it != cache_.end() && it->second.generation == generation) return it->second.grants;
+    if (it != cache_.end() && it->second.generation == generation &&
+        now - it->second.built_ms < kGrantsTtlMs) {
+      return it->second.grants;
+    }
   }
   auto grants = std::make_shared<Grants>();
   std::vector<std::string> roles;
@@ -563,7 +567,7 @@ Result<std::shared_ptr<const Grants>> AccessControl::GrantsOf(const EntityRecord
   std::shared_ptr<const Grants> result = grants;
   std::lock_guard lock(mu_);
   if (cache_.size() > 10000) cache_.clear();
-  cache_[key] = CacheEntry{generation, result};
+  cache_[key] = CacheEntry{generation, now, result};
   return result;
 }
 

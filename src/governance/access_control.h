@@ -95,14 +95,17 @@ class Grants {
   std::set<std::string> groups;  // the principal's groups registered in the metalake
 };
 
+inline constexpr int64_t kGrantsTtlMs = 5000;
+
 struct AccessConfig {
   bool enabled = false;
   std::set<std::string> service_admins;
 };
 
 /// Users, groups, roles and grants of metalakes, stored as rows under the metalake, and the
-/// per-principal decision cache. Any change of users, groups, roles or owners invalidates the
-/// cache (a generation counter), so decisions never outlive a revoke in this process.
+/// per-principal decision cache. Any change of users, groups, roles or owners made through this
+/// process invalidates the cache at once (a generation counter); a change made through another
+/// replica sharing the store is seen within kGrantsTtlMs, when the entry is rebuilt.
 /// Safe to call from many threads.
 class AccessControl {
  public:
@@ -173,6 +176,7 @@ class AccessControl {
 
   struct CacheEntry {
     uint64_t generation = 0;
+    int64_t built_ms = 0;  // changes made by other replicas are picked up after kGrantsTtlMs
     std::shared_ptr<const Grants> grants;
   };
   std::mutex mu_;
