@@ -350,35 +350,28 @@ Response IcebergApi::Handle(const Request& request, const governance::Principal&
   const std::string& area = seg[2];
 
   // ---- top-level actions ----
-  if (n == 4 && area == "tables" && seg[3] == "rename") {
+  if (n == 4 && (area == "tables" || area == "views") && seg[3] == "rename") {
     if (method != "POST") return not_allowed();
+    const bool view = area == "views";
+    const ObjectType type = view ? ObjectType::kView : ObjectType::kTable;
     auto body = ParseObject(request.body);
     if (!body) return fail(body.error());
     auto source = IdentifierFromJson(*body, "source");
     if (!source) return fail(source.error());
     auto dest = IdentifierFromJson(*body, "destination");
     if (!dest) return fail(dest.error());
-    if (auto d = guard(prefix, Action::kDropTable, source->first, source->second)) return *d;
-    if (auto d = guard(prefix, Action::kCreateTable, dest->first, dest->second)) return *d;
-    auto s =
-        catalog.RenameTable(ctx.call, source->first, source->second, dest->first, dest->second);
-    if (!s) return fail(s.error());
-    return NoContent();
-  }
-  if (n == 4 && area == "views" && seg[3] == "rename") {
-    if (method != "POST") return not_allowed();
-    auto body = ParseObject(request.body);
-    if (!body) return fail(body.error());
-    auto source = IdentifierFromJson(*body, "source");
-    if (!source) return fail(source.error());
-    auto dest = IdentifierFromJson(*body, "destination");
-    if (!dest) return fail(dest.error());
-    if (auto d =
-            guard(prefix, Action::kManageView, source->first, source->second, ObjectType::kView))
+    if (auto d = guard(prefix, view ? Action::kManageView : Action::kDropTable, source->first,
+                       source->second, type)) {
       return *d;
-    if (auto d = guard(prefix, Action::kCreateView, dest->first, dest->second, ObjectType::kView))
+    }
+    if (auto d = guard(prefix, view ? Action::kCreateView : Action::kCreateTable, dest->first,
+                       dest->second, type)) {
       return *d;
-    auto s = catalog.RenameView(ctx.call, source->first, source->second, dest->first, dest->second);
+    }
+    auto s = view ? catalog.RenameView(ctx.call, source->first, source->second, dest->first,
+                                       dest->second)
+                  : catalog.RenameTable(ctx.call, source->first, source->second, dest->first,
+                                        dest->second);
     if (!s) return fail(s.error());
     return NoContent();
   }

@@ -435,24 +435,36 @@ Result<Page> IcebergCatalog::ListTables(const Namespace& ns, const std::string& 
   return ListObjects(EntityType::kTable, ns, page_token, page_size);
 }
 
-Result<LoadedObject> IcebergCatalog::CreateTable(const CallContext& ctx, const Namespace& ns,
-                                                 const nlohmann::json& request, bool stage) {
+Result<IcebergCatalog::CreateRequest> IcebergCatalog::PrepareCreate(const Namespace& ns,
+                                                                    const nlohmann::json& request,
+                                                                    EntityType type) {
+  const char* kind = type == EntityType::kView ? "view" : "table";
   if (!request.is_object())
-    return InvalidArgument("Invalid create table request: expected an object");
+    return InvalidArgument("Invalid create {} request: expected an object", kind);
   auto name_it = request.find("name");
   if (name_it == request.end() || !name_it->is_string() || name_it->get<std::string>().empty()) {
-    return InvalidArgument("Invalid table name: missing or empty field 'name'");
+    return InvalidArgument("Invalid {} name: missing or empty field 'name'", kind);
   }
-  const std::string name = name_it->get<std::string>();
-  CAIRN_ASSIGN_OR_RETURN(EntityRecord ns_row, NamespaceRow(store_, ns));
-  CAIRN_RETURN_IF_ERROR(CheckNameFree(store_, ns_row, ns, name, EntityType::kTable));
-  std::string location = DefaultLocation(ns, name);
+  CreateRequest out;
+  out.name = name_it->get<std::string>();
+  CAIRN_ASSIGN_OR_RETURN(out.ns_row, NamespaceRow(store_, ns));
+  CAIRN_RETURN_IF_ERROR(CheckNameFree(store_, out.ns_row, ns, out.name, type));
+  std::string location = DefaultLocation(ns, out.name);
   if (auto loc = request.find("location"); loc != request.end() && !loc->is_null()) {
     if (!loc->is_string()) return InvalidArgument("Invalid field 'location': expected a string");
     location = loc->get<std::string>();
   }
-  CAIRN_ASSIGN_OR_RETURN(location, storage::NormalizeLocation(location));
-  const iceberg::Json ordered = iceberg::Json::parse(request.dump());
+  CAIRN_ASSIGN_OR_RETURN(out.location, storage::NormalizeLocation(location));
+  out.request = iceberg::Json::parse(request.dump());
+  return out;
+}
+
+Result<LoadedObject> IcebergCatalog::CreateTable(const CallContext& ctx, const Namespace& ns,
+                                                 const nlohmann::json& request, bool stage) {
+  CAIRN_ASSIGN_OR_RETURN(CreateRequest target, PrepareCreate(ns, request, EntityType::kTable));
+  const std::string& name = target.name;
+  const std::string& location = target.location;
+  const iceberg::Json& ordered = target.request;
   CAIRN_ASSIGN_OR_RETURN(iceberg::Json metadata,
                          iceberg::NewTableMetadataFromRest(ordered, location, ctx.now_ms));
   if (stage) return LoadedObject{EntityRecord{}, "", iceberg::ToJsonText(metadata)};
@@ -791,28 +803,17 @@ Result<Page> IcebergCatalog::ListViews(const Namespace& ns, const std::string& p
 
 Result<LoadedObject> IcebergCatalog::CreateView(const CallContext& ctx, const Namespace& ns,
                                                 const nlohmann::json& request) {
-  if (!request.is_object())
-    return InvalidArgument("Invalid create view request: expected an object");
-  auto name_it = request.find("name");
-  if (name_it == request.end() || !name_it->is_string() || name_it->get<std::string>().empty()) {
-    return InvalidArgument("Invalid view name: missing or empty field 'name'");
-  }
-  const std::string name = name_it->get<std::string>();
-  CAIRN_ASSIGN_OR_RETURN(EntityRecord ns_row, NamespaceRow(store_, ns));
-  CAIRN_RETURN_IF_ERROR(CheckNameFree(store_, ns_row, ns, name, EntityType::kView));
-  std::string location = DefaultLocation(ns, name);
-  if (auto loc = request.find("location"); loc != request.end() && !loc->is_null()) {
-    if (!loc->is_string()) return InvalidArgument("Invalid field 'location': expected a string");
-    location = loc->get<std::string>();
-  }
-  CAIRN_ASSIGN_OR_RETURN(location, storage::NormalizeLocation(location));
-  const iceberg::Json ordered = iceberg::Json::parse(request.dump());
+  CAIRN_ASSIGN_OR_RETURN(CreateRequest target, PrepareCreate(ns, request, EntityType::kView));
+  const std::string& name = target.name;
+  const std::string& location = target.location;
+  const iceberg::Json& ordered = target.request;
   CAIRN_ASSIGN_OR_RETURN(iceberg::Json metadata,
                          iceberg::NewViewMetadata(ordered, location, ctx.now_ms));
   const std::string text = iceberg::ToJsonText(metadata);
   const std::string metadata_location = NextLocation(metadata, "");
   CAIRN_RETURN_IF_ERROR(WriteText(metadata_location, text));
-  auto created = InsertObject(ctx, EntityType::kView, ns_row, ns, name, metadata_location, text);
+  auto created =
+      InsertObject(ctx, EntityType::kView, target.ns_row, ns, name, metadata_location, text);
   if (!created) DeleteQuietly({metadata_location});
   return created;
 }

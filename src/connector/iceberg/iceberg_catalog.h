@@ -156,6 +156,16 @@ class IcebergCatalog {
   Status Rename(const CallContext& ctx, store::EntityType type, const Namespace& from_ns,
                 std::string_view from, const Namespace& to_ns, std::string_view to);
   std::string DefaultLocation(const Namespace& ns, std::string_view name) const;
+  // The common part of table and view creates: the name, the namespace exists and the name is
+  // free, the normalized location, and the request in ordered form.
+  struct CreateRequest {
+    store::EntityRecord ns_row;
+    std::string name;
+    std::string location;
+    nlohmann::ordered_json request;
+  };
+  Result<CreateRequest> PrepareCreate(const Namespace& ns, const nlohmann::json& request,
+                                      store::EntityType type);
   Status RenameTargetFree(const store::EntityRecord& target_ns, const Namespace& from_ns,
                           std::string_view from, const Namespace& to_ns, std::string_view to,
                           store::EntityType type);
