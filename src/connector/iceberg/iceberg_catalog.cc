@@ -468,7 +468,8 @@ Result<LoadedObject> IcebergCatalog::CreateTable(const CallContext& ctx, const N
   CAIRN_ASSIGN_OR_RETURN(iceberg::Json metadata,
                          iceberg::NewTableMetadataFromRest(ordered, location, ctx.now_ms));
   if (stage) return LoadedObject{EntityRecord{}, "", iceberg::ToJsonText(metadata)};
-  return CreateTableWithMetadata(ctx, ns, name, metadata);
+  // PrepareCreate already resolved the namespace and checked the name.
+  return StoreNew(ctx, EntityType::kTable, target.ns_row, ns, name, metadata);
 }
 
 Result<LoadedObject> IcebergCatalog::CreateTableWithMetadata(const CallContext& ctx,
@@ -477,10 +478,17 @@ Result<LoadedObject> IcebergCatalog::CreateTableWithMetadata(const CallContext& 
                                                              const iceberg::Json& metadata) {
   CAIRN_ASSIGN_OR_RETURN(EntityRecord ns_row, NamespaceRow(store_, ns));
   CAIRN_RETURN_IF_ERROR(CheckNameFree(store_, ns_row, ns, name, EntityType::kTable));
+  return StoreNew(ctx, EntityType::kTable, ns_row, ns, name, metadata);
+}
+
+Result<LoadedObject> IcebergCatalog::StoreNew(const CallContext& ctx, EntityType type,
+                                              const EntityRecord& ns_row, const Namespace& ns,
+                                              std::string_view name,
+                                              const iceberg::Json& metadata) {
   const std::string text = iceberg::ToJsonText(metadata);
   const std::string metadata_location = NextLocation(metadata, "");
   CAIRN_RETURN_IF_ERROR(WriteText(metadata_location, text));
-  auto created = InsertObject(ctx, EntityType::kTable, ns_row, ns, name, metadata_location, text);
+  auto created = InsertObject(ctx, type, ns_row, ns, name, metadata_location, text);
   if (!created) DeleteQuietly({metadata_location});  // never leave a file no row points at
   return created;
 }
@@ -809,13 +817,7 @@ Result<LoadedObject> IcebergCatalog::CreateView(const CallContext& ctx, const Na
   const iceberg::Json& ordered = target.request;
   CAIRN_ASSIGN_OR_RETURN(iceberg::Json metadata,
                          iceberg::NewViewMetadata(ordered, location, ctx.now_ms));
-  const std::string text = iceberg::ToJsonText(metadata);
-  const std::string metadata_location = NextLocation(metadata, "");
-  CAIRN_RETURN_IF_ERROR(WriteText(metadata_location, text));
-  auto created =
-      InsertObject(ctx, EntityType::kView, target.ns_row, ns, name, metadata_location, text);
-  if (!created) DeleteQuietly({metadata_location});
-  return created;
+  return StoreNew(ctx, EntityType::kView, target.ns_row, ns, name, metadata);
 }
 
 Result<LoadedObject> IcebergCatalog::LoadView(const Namespace& ns, std::string_view name) {

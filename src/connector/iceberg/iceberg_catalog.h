@@ -164,6 +164,10 @@ class IcebergCatalog {
     std::string location;
     nlohmann::ordered_json request;
   };
+  // Writes the first metadata file and inserts the row (deleting the file if the insert fails).
+  Result<LoadedObject> StoreNew(const CallContext& ctx, store::EntityType type,
+                                const store::EntityRecord& ns_row, const Namespace& ns,
+                                std::string_view name, const nlohmann::ordered_json& metadata);
   Result<CreateRequest> PrepareCreate(const Namespace& ns, const nlohmann::json& request,
                                       store::EntityType type);
   Status RenameTargetFree(const store::EntityRecord& target_ns, const Namespace& from_ns,
