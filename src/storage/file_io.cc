@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -15,6 +16,9 @@
 namespace cairn::storage {
 
 namespace fs = std::filesystem;
+
+// Defined in s3_file_io.cc.
+Result<std::unique_ptr<FileIO>> MakeS3FileIO(const S3Options& options);
 
 namespace {
 
@@ -98,6 +102,32 @@ class LocalFileIO final : public FileIO {
     return out;
   }
 
+  Result<std::vector<FileEntry>> ListEntries(std::string_view location) override {
+    std::vector<FileEntry> out;
+    std::error_code ec;
+    const std::string path = LocalPath(location);
+    if (!fs::is_directory(path, ec)) return out;
+    std::string base(location);
+    while (base.size() > 1 && base.back() == '/') base.pop_back();
+    for (const auto& entry : fs::directory_iterator(path, ec)) {
+      FileEntry e;
+      e.name = entry.path().filename().string();
+      e.location = base + "/" + e.name;
+      std::error_code stat_ec;
+      e.is_dir = entry.is_directory(stat_ec);
+      if (!e.is_dir) e.size = static_cast<int64_t>(entry.file_size(stat_ec));
+      const auto mtime = entry.last_write_time(stat_ec);
+      if (!stat_ec) {
+        const auto sys = std::chrono::file_clock::to_sys(mtime);
+        e.last_modified_ms =
+            std::chrono::duration_cast<std::chrono::milliseconds>(sys.time_since_epoch()).count();
+      }
+      out.push_back(std::move(e));
+    }
+    if (ec) return Unavailable("cannot list '{}': {}", path, ec.message());
+    return out;
+  }
+
   Status Delete(std::string_view location) override {
     const std::string path = LocalPath(location);
     if (::unlink(path.c_str()) != 0 && errno != ENOENT) return IoError("delete", path, errno);
@@ -115,9 +145,29 @@ class LocalFileIO final : public FileIO {
 
 }  // namespace
 
-Result<std::unique_ptr<FileIO>> FileIOFor(std::string_view location) {
+StorageOptions StorageOptions::FromProperties(
+    const std::map<std::string, std::string>& properties) {
+  StorageOptions out;
+  auto get = [&](const char* key) -> const std::string* {
+    auto it = properties.find(key);
+    return it == properties.end() ? nullptr : &it->second;
+  };
+  if (auto* v = get("s3-endpoint")) out.s3.endpoint = *v;
+  if (auto* v = get("s3-region")) out.s3.region = *v;
+  if (auto* v = get("s3-access-key-id")) out.s3.access_key_id = *v;
+  if (auto* v = get("s3-secret-access-key")) out.s3.secret_access_key = *v;
+  if (auto* v = get("s3-session-token")) out.s3.session_token = *v;
+  if (auto* v = get("s3-path-style-access")) out.s3.path_style = (*v != "false");
+  return out;
+}
+
+Result<std::unique_ptr<FileIO>> FileIOFor(std::string_view location,
+                                          const StorageOptions& options) {
   if (location.rfind("file:", 0) == 0 || location.rfind('/', 0) == 0) {
     return std::unique_ptr<FileIO>(std::make_unique<LocalFileIO>());
+  }
+  if (location.rfind("s3://", 0) == 0 || location.rfind("s3a://", 0) == 0) {
+    return MakeS3FileIO(options.s3);
   }
   const size_t colon = location.find("://");
   return Unsupported("storage scheme '{}' is not supported (location '{}')",

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -9,6 +11,35 @@
 #include "common/result.h"
 
 namespace cairn::storage {
+
+/// How to reach S3-compatible storage. Built from catalog (or fileset) properties with the names
+/// Gravitino and Iceberg use: `s3-endpoint`, `s3-region`, `s3-access-key-id`,
+/// `s3-secret-access-key`, `s3-session-token`, `s3-path-style-access`.
+struct S3Options {
+  std::string endpoint;  // e.g. http://127.0.0.1:9000; empty means AWS (https://s3.<region>.amazonaws.com)
+  std::string region = "us-east-1";
+  std::string access_key_id;
+  std::string secret_access_key;
+  std::string session_token;
+  bool path_style = true;
+  int64_t timeout_ms = 10000;  // per attempt (connect + transfer)
+  int max_attempts = 4;        // 5xx, throttling and transport errors are retried with backoff
+};
+
+struct StorageOptions {
+  S3Options s3;
+  /// Reads the storage keys out of a property map; unknown keys are ignored.
+  static StorageOptions FromProperties(const std::map<std::string, std::string>& properties);
+};
+
+/// One entry of a listing: a file, or a directory (a common prefix on object storage).
+struct FileEntry {
+  std::string name;      // last path component
+  std::string location;  // full location (same scheme as the listed one)
+  bool is_dir = false;
+  int64_t size = 0;
+  int64_t last_modified_ms = 0;
+};
 
 /// File access for one kind of storage. Locations are URIs (`file:///x`, or a plain absolute
 /// path for local disk). Safe to call from many threads.
@@ -25,14 +56,18 @@ class FileIO {
   virtual Result<bool> Exists(std::string_view location) = 0;
   /// Object names directly under a location prefix (a directory on local disk); empty when none.
   virtual Result<std::vector<std::string>> List(std::string_view location) = 0;
+  /// Files and directories directly under a location, with sizes and times; empty when none.
+  virtual Result<std::vector<FileEntry>> ListEntries(std::string_view location) = 0;
   /// Deletes one object; deleting a missing object succeeds.
   virtual Status Delete(std::string_view location) = 0;
   /// Deletes everything under a location prefix (a directory on local disk).
   virtual Status DeletePrefix(std::string_view location) = 0;
 };
 
-/// The FileIO that serves `location`'s scheme. kUnsupported for schemes not served yet.
-Result<std::unique_ptr<FileIO>> FileIOFor(std::string_view location);
+/// The FileIO that serves `location`'s scheme (`file:`/absolute paths, `s3://`, `s3a://`).
+/// kUnsupported for other schemes.
+Result<std::unique_ptr<FileIO>> FileIOFor(std::string_view location,
+                                          const StorageOptions& options = {});
 
 /// Normalizes a warehouse location: a plain path becomes absolute, `file:` URIs are kept,
 /// trailing slashes are dropped. kInvalidArgument for empty or relative-unresolvable input.
