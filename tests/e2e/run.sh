@@ -6,7 +6,9 @@
 # 1. Creates/updates the venv .venv (repo root) from tests/e2e/requirements.txt; a hash stamp
 #    skips the reinstall when the requirements did not change.
 # 2. Starts one throwaway PostgreSQL (tests/harness/pg.sh) for the whole run and exports its
-#    URL as CAIRN_TEST_PG_URL; stops it on exit.
+#    URL as CAIRN_TEST_PG_URL, and one MinIO (tests/harness/minio.py; S3 + STS, root keys
+#    admin/password, bucket `warehouse`) exported as CAIRN_TEST_S3_ENDPOINT (CAIRN_TEST_S3=0
+#    skips it); stops both on exit.
 # 3. If `-- CMD ...` is given, runs CMD first (e.g. `-- build/cairn_unit_tests`) with
 #    CAIRN_TEST_PG_URL set, so unit tests share the same PostgreSQL lifetime.
 # 4. Runs pytest on tests/e2e once per store in CAIRN_E2E_STORES (default "sqlite postgres").
@@ -58,10 +60,15 @@ need_pg=0
 [[ ${#pre_cmd[@]} -gt 0 ]] && need_pg=1
 [[ " $STORES " == *" postgres "* ]] && need_pg=1
 pg_dir=""
+minio_dir=""
 cleanup() {
   if [[ -n "$pg_dir" ]]; then
     "$PG_SH" stop "$pg_dir" || true
     rm -rf "$pg_dir"
+  fi
+  if [[ -n "$minio_dir" ]]; then
+    python3 "$REPO/tests/harness/minio.py" stop "$minio_dir" || true
+    rm -rf "$minio_dir"
   fi
 }
 trap cleanup EXIT
@@ -75,6 +82,17 @@ if [[ $need_pg -eq 1 ]]; then
   fi
   export CAIRN_TEST_PG_URL
   log "PostgreSQL at $CAIRN_TEST_PG_URL"
+fi
+
+# --- MinIO (S3 with STS), shared by every suite ------------------------------------------------
+if [[ "${CAIRN_TEST_S3:-1}" == "1" ]]; then
+  minio_dir="$(mktemp -d /tmp/cairn-minio.XXXXXX)"
+  if ! CAIRN_TEST_S3_ENDPOINT="$(python3 "$REPO/tests/harness/minio.py" start "$minio_dir")"; then
+    log "could not start MinIO"
+    exit 1
+  fi
+  export CAIRN_TEST_S3_ENDPOINT
+  log "MinIO at $CAIRN_TEST_S3_ENDPOINT"
 fi
 
 rc=0
