@@ -180,6 +180,12 @@ void Router::Audit(const http::Request& request, const std::string& principal, b
                                                                     : "failure";
   record.request_id = request.request_id;
   record.client = request.remote_address;
+  record.detail = response.audit_note;
+  if (record.detail.empty() && record.outcome == "denied" &&
+      (request.Header("X-Iceberg-Access-Delegation") ||
+       subject.operation.ends_with("/credentials"))) {
+    record.detail = "storage credentials refused";
+  }
   audit.Write(record);
 }
 

@@ -16,6 +16,9 @@
 namespace cairn::store {
 class MetadataStore;
 }
+namespace cairn::storage {
+class CredentialVendor;
+}
 
 namespace cairn::connector {
 
@@ -90,6 +93,10 @@ class Connector {
   /// The catalog in Iceberg's own terms when the provider manages Iceberg tables (served by the
   /// Iceberg REST service), else nullptr. Owned by the connector.
   virtual IcebergCatalog* AsIcebergCatalog() { return nullptr; }
+
+  /// Vends short-lived storage keys for the catalog's objects, or nullptr when the provider
+  /// keeps no data in storage. Owned by the connector.
+  virtual storage::CredentialVendor* Credentials() { return nullptr; }
 };
 
 /// Builds connectors by provider name. Validates catalog properties at catalog creation.

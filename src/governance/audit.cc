@@ -33,6 +33,7 @@ std::string ToLine(const AuditRecord& r) {
   j["status"] = r.status;
   j["requestId"] = r.request_id;
   j["client"] = r.client;
+  if (!r.detail.empty()) j["detail"] = r.detail;
   j["timeMs"] = r.time_ms;
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }

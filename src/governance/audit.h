@@ -23,6 +23,7 @@ struct AuditRecord {
   int status = 0;
   std::string request_id;
   std::string client;
+  std::string detail;     // e.g. which storage credentials were vended; omitted when empty
 };
 
 struct AuditQuery {

@@ -37,6 +37,7 @@ struct Response {
   std::string content_type = "application/json";
   std::vector<std::pair<std::string, std::string>> headers;
   std::string body;
+  std::string audit_note;  // not sent: extra detail for the request's audit record
 };
 
 /// Splits `target` into path and decoded query parameters. False on malformed %-escapes.

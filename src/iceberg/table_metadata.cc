@@ -660,4 +660,24 @@ Result<model::Table> TableFromMetadata(const Json& metadata) {
   return t;
 }
 
+std::vector<std::string> StorageLocations(std::string_view metadata_text) {
+  std::vector<std::string> out;
+  auto m = Json::parse(metadata_text, nullptr, false);
+  if (!m.is_object()) return out;
+  auto add = [&](const Json& v) {
+    if (!v.is_string()) return;
+    std::string loc = v.get<std::string>();
+    while (!loc.empty() && loc.back() == '/') loc.pop_back();
+    if (loc.empty() || std::find(out.begin(), out.end(), loc) != out.end()) return;
+    out.push_back(std::move(loc));
+  };
+  if (auto l = m.find("location"); l != m.end()) add(*l);
+  if (auto p = m.find("properties"); p != m.end() && p->is_object()) {
+    for (const char* key : {"write.data.path", "write.metadata.path"}) {
+      if (auto v = p->find(key); v != p->end()) add(*v);
+    }
+  }
+  return out;
+}
+
 }  // namespace cairn::iceberg

@@ -113,4 +113,9 @@ model::Properties PropertiesOf(const Json& metadata);
 /// distribution from write.distribution-mode.
 Result<model::Table> TableFromMetadata(const Json& metadata);
 
+/// Where a table keeps its files: its `location` and the `write.data.path` /
+/// `write.metadata.path` properties when they point elsewhere (no trailing slashes, no repeats).
+/// Empty when the text is not metadata.
+std::vector<std::string> StorageLocations(std::string_view metadata_text);
+
 }  // namespace cairn::iceberg

@@ -8,6 +8,9 @@
 #include "api/gravitino/errors.h"
 #include "api/gravitino/serde.h"
 #include "common/util.h"
+#include "connector/iceberg/iceberg_catalog.h"
+#include "iceberg/table_metadata.h"
+#include "storage/credentials.h"
 
 namespace cairn::api::gravitino {
 
@@ -208,6 +211,9 @@ Response GravitinoApi::Handle(const Request& request,
   };
   static const std::set<std::string> kAccessAreas = {"users",       "groups", "roles",
                                                      "permissions", "owners", "objects"};
+  if (n == 6 && seg[2] == "objects" && seg[5] == "credentials") {
+    return Credentials(request, principal, ml, seg[3], seg[4], call.ctx.now_ms);
+  }
   if (n >= 3 && kAccessAreas.count(seg[2]) > 0) return HandleAccessControl(request, principal, seg);
   if (n == 2) {
     call.op = {EntityKind::kMetalake, ml, "", EntityKind::kNone, ""};
@@ -539,6 +545,100 @@ Response GravitinoApi::Handle(const Request& request,
   }
   return PlainErrorResponse(404, 1003, "NotFoundException",
                             fmt::format("No endpoint matches {} {}", method, request.path));
+}
+
+// GET /metalakes/{m}/objects/{type}/{fullName}/credentials: storage keys scoped to the object's
+// location, read-write when the caller may write the object, read-only otherwise.
+Response GravitinoApi::Credentials(const Request& request, const governance::Principal& principal,
+                                   const std::string& ml, const std::string& type_text,
+                                   const std::string& full_name, int64_t now_ms) const {
+  struct {
+    Operation op;
+    Response Fail(const Error& e) const { return ErrorResponse(e, op); }
+  } call;
+  call.op = {EntityKind::kMetadataObject, full_name, "", EntityKind::kNone, "GET_CREDENTIALS"};
+  if (request.method != "GET") {
+    return PlainErrorResponse(405, 1001, "IllegalArgumentException",
+                              fmt::format("Method {} is not allowed on {}", request.method,
+                                          request.path));
+  }
+  const std::string type = ToLower(type_text);
+  const std::vector<std::string> parts = Split(full_name, '.');
+  auto check = [&](service::Action action, const std::vector<std::string>& schema,
+                   const std::string& object) -> Status {
+    if (!authz_.enabled()) return cairn::Ok();
+    CAIRN_ASSIGN_OR_RETURN(auto target, authz_.Resolve(ml, parts[0], schema, object));
+    return authz_.Check(principal, action, target);
+  };
+  std::vector<std::string> locations;
+  bool write = false;
+  std::shared_ptr<connector::Connector> connector;
+  if (type == "catalog") {
+    if (parts.size() != 1) {
+      return call.Fail(InvalidArgument("Invalid metadata object full name '{}' for type catalog",
+                                       full_name));
+    }
+    if (auto s = check(service::Action::kLoadCatalog, {}, ""); !s) return call.Fail(s.error());
+    write = check(service::Action::kManageCatalog, {}, "").has_value();
+    auto catalog = service_.LoadCatalog(ml, parts[0]);
+    if (!catalog) return call.Fail(catalog.error());
+    for (const char* key : {"location", "warehouse"}) {
+      if (auto it = catalog->properties.find(key); it != catalog->properties.end()) {
+        locations.push_back(it->second);
+        break;
+      }
+    }
+    auto opened = service_.OpenCatalog(ml, parts[0]);
+    if (!opened) return call.Fail(opened.error());
+    connector = *opened;
+  } else if (type == "table") {
+    if (parts.size() != 3) {
+      return call.Fail(InvalidArgument(
+          "Invalid metadata object full name '{}' for type table: expected catalog.schema.table",
+          full_name));
+    }
+    if (auto s = check(service::Action::kLoadTable, {parts[1]}, parts[2]); !s) return call.Fail(s.error());
+    write = check(service::Action::kModifyTable, {parts[1]}, parts[2]).has_value();
+    auto opened = service_.OpenCatalog(ml, parts[0]);
+    if (!opened) return call.Fail(opened.error());
+    connector = *opened;
+    connector::IcebergCatalog* iceberg = connector->AsIcebergCatalog();
+    if (iceberg != nullptr) {
+      auto table = iceberg->LoadTable({parts[1]}, parts[2]);
+      if (!table) return call.Fail(table.error());
+      locations = cairn::iceberg::StorageLocations(*table->metadata_text);
+    } else {
+      auto table = connector->LoadTable(parts[1], parts[2]);
+      if (!table) return call.Fail(table.error());
+    }
+  } else {
+    return call.Fail(InvalidArgument(
+        "Credentials are served for metadata objects of type catalog, table and fileset, not "
+        "'{}'",
+        type_text));
+  }
+  OrderedJson list = OrderedJson::array();
+  storage::CredentialVendor* vendor = connector ? connector->Credentials() : nullptr;
+  std::erase_if(locations, [](const std::string& l) { return l.rfind("s3", 0) != 0; });
+  Response r;
+  if (vendor != nullptr && vendor->enabled() && !locations.empty()) {
+    auto creds = vendor->Vend(locations,
+                              write ? storage::AccessLevel::kReadWrite : storage::AccessLevel::kRead,
+                              now_ms);
+    if (!creds) return call.Fail(creds.error());
+    for (const auto& c : *creds) {
+      OrderedJson info = OrderedJson::object();
+      for (const auto& [k, v] : c.info) info[k] = v;
+      list.push_back({{"credentialType", c.type},
+                      {"expireTimeInMs", c.expire_time_ms},
+                      {"credentialInfo", info}});
+    }
+    r.audit_note = fmt::format("vended {} {} credentials for {}", Join(vendor->providers(), ","),
+                               write ? "read-write" : "read-only", Join(locations, ","));
+  }
+  OrderedJson body{{"code", 0}, {"credentials", list}};
+  r.body = body.dump();
+  return r;
 }
 
 }  // namespace cairn::api::gravitino

@@ -34,6 +34,11 @@ class GravitinoApi {
                                      const governance::Principal& principal,
                                      const std::vector<std::string>& seg) const;
 
+  /// Storage credentials for a catalog, table or fileset (`objects/{type}/{name}/credentials`).
+  http::Response Credentials(const http::Request& request, const governance::Principal& principal,
+                             const std::string& metalake, const std::string& type,
+                             const std::string& full_name, int64_t now_ms) const;
+
   service::MetadataService& service_;
   service::Authorizer& authz_;
   ApiInfo info_;

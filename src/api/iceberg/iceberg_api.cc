@@ -9,6 +9,7 @@
 #include "api/iceberg/errors.h"
 #include "common/util.h"
 #include "connector/iceberg/iceberg_catalog.h"
+#include "iceberg/table_metadata.h"
 
 namespace cairn::api::iceberg {
 
@@ -50,6 +51,7 @@ const std::vector<std::string>& Endpoints() {
       "DELETE /v1/{prefix}/namespaces/{namespace}/views/{view}",
       "POST /v1/{prefix}/views/rename",
       "POST /v1/{prefix}/namespaces/{namespace}/register-view",
+      "GET /v1/{prefix}/namespaces/{namespace}/tables/{table}/credentials",
   };
   return endpoints;
 }
@@ -165,7 +167,8 @@ OrderedJson PropertiesJson(const model::Properties& p) {
 // `{"metadata-location": ..., "metadata": <file text verbatim>, "config": {}}`: the stored
 // document is spliced, not parsed and re-serialized.
 std::string LoadResultText(const LoadedObject& obj, bool with_config,
-                           const std::string* metadata_override) {
+                           const std::string* metadata_override,
+                           const std::string* access = nullptr) {
   const std::string& metadata =
       metadata_override != nullptr ? *metadata_override : *obj.metadata_text;
   std::string out;
@@ -178,9 +181,66 @@ std::string LoadResultText(const LoadedObject& obj, bool with_config,
   }
   out += "\"metadata\":";
   out += metadata;
-  if (with_config) out += ",\"config\":{}";
+  if (access != nullptr && !access->empty()) {
+    out += ",";
+    out += *access;  // `"config":{...},"storage-credentials":[...]`
+  } else if (with_config) {
+    out += ",\"config\":{}";
+  }
   out += "}";
   return out;
+}
+
+// Client-side storage settings a catalog hands out (never secrets): the S3 endpoint and
+// addressing style, so a client configured with nothing but the catalog URI can reach storage.
+OrderedJson StorageDefaults(const storage::StorageOptions& storage) {
+  OrderedJson out = OrderedJson::object();
+  if (storage.s3.endpoint.empty()) return out;
+  out["s3.endpoint"] = storage.s3.endpoint;
+  out["s3.path-style-access"] = storage.s3.path_style ? "true" : "false";
+  out["s3.region"] = storage.s3.region;
+  out["client.region"] = storage.s3.region;
+  return out;
+}
+
+bool WantsVendedCredentials(const Request& request) {
+  auto header = request.Header("X-Iceberg-Access-Delegation");
+  if (!header) return false;
+  for (const auto& part : Split(*header, ',')) {
+    if (EqualsIgnoreCase(Trim(part), "vended-credentials")) return true;
+  }
+  return false;
+}
+
+// The `config` and `storage-credentials` members of a load result carrying vended keys for the
+// table's locations. Empty when the catalog vends nothing.
+Result<std::string> VendedAccessText(IcebergCatalog& catalog, const std::string& metadata_text,
+                                     bool write, int64_t now_ms, std::string& note) {
+  auto& vendor = catalog.credentials();
+  if (!vendor.enabled()) return std::string();
+  std::vector<std::string> locations = cairn::iceberg::StorageLocations(metadata_text);
+  std::erase_if(locations, [](const std::string& l) { return l.rfind("s3", 0) != 0; });
+  if (locations.empty()) return std::string();
+  CAIRN_ASSIGN_OR_RETURN(auto creds,
+                         vendor.Vend(locations, write ? storage::AccessLevel::kReadWrite
+                                                      : storage::AccessLevel::kRead,
+                                     now_ms));
+  OrderedJson config = StorageDefaults(catalog.storage());
+  for (const auto& c : creds) {
+    config["s3.access-key-id"] = c.info.at("s3-access-key-id");
+    config["s3.secret-access-key"] = c.info.at("s3-secret-access-key");
+    if (auto t = c.info.find("s3-session-token"); t != c.info.end()) {
+      config["s3.session-token"] = t->second;
+      config["s3.session-token-expires-at-ms"] = std::to_string(c.expire_time_ms);
+    }
+  }
+  OrderedJson storage_credentials = OrderedJson::array();
+  for (const auto& loc : locations) {
+    storage_credentials.push_back({{"prefix", loc}, {"config", config}});
+  }
+  note = fmt::format("vended {} {} credentials for {}", Join(vendor.providers(), ","),
+                     write ? "read-write" : "read-only", Join(locations, ","));
+  return "\"config\":" + config.dump() + ",\"storage-credentials\":" + storage_credentials.dump();
 }
 
 // Keeps only the snapshots that a branch or tag points to (snapshots=refs).
@@ -301,6 +361,18 @@ Response IcebergApi::Handle(const Request& request, const governance::Principal&
     if (!s) return fail(s.error());
     return std::nullopt;
   };
+  // Vended keys for a table the caller may load, when the client asked for them: read-write
+  // when the caller may also modify the table, read-only otherwise. Sets `access` to the
+  // members to splice into the load result and notes the vend for the audit record.
+  auto vend = [&](const std::string& prefix, IcebergCatalog& catalog, const Namespace& ns,
+                  const std::string& name, const std::string& metadata_text,
+                  std::string& access, std::string& note) -> std::optional<Response> {
+    const bool write = !guard(prefix, Action::kModifyTable, ns, name).has_value();
+    auto text = VendedAccessText(catalog, metadata_text, write, ctx.call.now_ms, note);
+    if (!text) return fail(text.error());
+    access = std::move(*text);
+    return std::nullopt;
+  };
   auto visible = [&](const std::string& prefix, Action action, const Namespace& ns,
                      std::vector<std::string> names,
                      const std::vector<store::EntityRecord>* rows =
@@ -331,7 +403,7 @@ Response IcebergApi::Handle(const Request& request, const governance::Principal&
     auto catalog = open(*warehouse);
     if (!catalog) return fail(catalog.error());
     OrderedJson body;
-    body["defaults"] = OrderedJson::object();
+    body["defaults"] = StorageDefaults((*catalog)->storage());
     body["overrides"] = OrderedJson{{"prefix", names->first + "." + names->second}};
     body["endpoints"] = Endpoints();
     return JsonResponse(body);
@@ -545,7 +617,14 @@ Response IcebergApi::Handle(const Request& request, const governance::Principal&
       auto created = catalog.CreateTable(ctx.call, ns, *body, stage);
       if (!created) return fail(created.error());
       Response r;
-      r.body = LoadResultText(*created, true, nullptr);
+      std::string access;
+      if (WantsVendedCredentials(request)) {
+        if (auto d = vend(prefix, catalog, ns, new_name, *created->metadata_text, access,
+                          r.audit_note)) {
+          return *d;
+        }
+      }
+      r.body = LoadResultText(*created, true, nullptr, &access);
       if (!stage) r.headers.emplace_back("ETag", ETagFor(created->metadata_location, "all"));
       return r;
     }
@@ -582,6 +661,22 @@ Response IcebergApi::Handle(const Request& request, const governance::Principal&
   }
   if ((sub != "tables" && !views) || n < 6) return not_found();
   const std::string& name = seg[5];
+  if (n == 7 && sub == "tables" && seg[6] == "credentials") {
+    if (method != "GET") return not_allowed();
+    if (auto d = guard(prefix, Action::kLoadTable, ns, name)) return *d;
+    auto table = catalog.LoadTable(ns, name);
+    if (!table) return fail(table.error());
+    Response r;
+    std::string access;
+    if (auto d = vend(prefix, catalog, ns, name, *table->metadata_text, access, r.audit_note)) {
+      return *d;
+    }
+    // `access` is `"config":{...},"storage-credentials":[...]`; this route answers only the list.
+    const size_t list = access.find("\"storage-credentials\":");
+    r.body = list == std::string::npos ? std::string("{\"storage-credentials\":[]}")
+                                       : "{" + access.substr(list) + "}";
+    return r;
+  }
   if (n == 7 && sub == "tables" && seg[6] == "metrics") {
     if (method != "POST") return not_allowed();
     auto body = ParseObject(request.body);
@@ -663,11 +758,17 @@ Response IcebergApi::Handle(const Request& request, const governance::Principal&
     auto table = catalog.LoadTable(ns, name);
     if (!table) return fail(table.error());
     Response r;
+    std::string access;
+    if (WantsVendedCredentials(request)) {
+      if (auto d = vend(prefix, catalog, ns, name, *table->metadata_text, access, r.audit_note)) {
+        return *d;
+      }
+    }
     if (mode == "refs") {
       const std::string filtered = RefsOnly(*table->metadata_text);
-      r.body = LoadResultText(*table, true, &filtered);
+      r.body = LoadResultText(*table, true, &filtered, &access);
     } else {
-      r.body = LoadResultText(*table, true, nullptr);
+      r.body = LoadResultText(*table, true, nullptr, &access);
     }
     r.headers.emplace_back("ETag", ETagFor(table->metadata_location, mode));
     return r;

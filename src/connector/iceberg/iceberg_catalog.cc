@@ -121,8 +121,9 @@ Error MissingFile(const std::string& location) {
   return NotFound(EntityKind::kNone, "Failed to open input stream for file: {}", location);
 }
 
-Result<std::shared_ptr<const std::string>> ReadShared(const std::string& location) {
-  CAIRN_ASSIGN_OR_RETURN(auto io, storage::FileIOFor(location));
+Result<std::shared_ptr<const std::string>> ReadShared(const storage::StorageOptions& storage_,
+                                                      const std::string& location) {
+  CAIRN_ASSIGN_OR_RETURN(auto io, storage::FileIOFor(location, storage_));
   auto& cache = MetadataFileCache::Instance();
   if (auto cached = cache.Get(location)) {
     // A file removed behind the catalog's back must not be served from memory.
@@ -141,8 +142,8 @@ Result<std::shared_ptr<const std::string>> ReadShared(const std::string& locatio
   return shared;
 }
 
-Result<std::string> ReadText(const std::string& location) {
-  CAIRN_ASSIGN_OR_RETURN(auto shared, ReadShared(location));
+Result<std::string> ReadText(const storage::StorageOptions& storage_, const std::string& location) {
+  CAIRN_ASSIGN_OR_RETURN(auto shared, ReadShared(storage_, location));
   return *shared;
 }
 
@@ -164,17 +165,19 @@ std::string NextLocation(const J& metadata, const std::string& current) {
   return dir + "/" + iceberg::MetadataFileName(version, RandomUuid());
 }
 
-Status WriteText(const std::string& location, const std::string& text) {
-  CAIRN_ASSIGN_OR_RETURN(auto io, storage::FileIOFor(location));
+Status WriteText(const storage::StorageOptions& storage_, const std::string& location,
+                 const std::string& text) {
+  CAIRN_ASSIGN_OR_RETURN(auto io, storage::FileIOFor(location, storage_));
   CAIRN_RETURN_IF_ERROR(io->WriteNew(location, text));
   MetadataFileCache::Instance().Put(location, std::make_shared<const std::string>(text));
   return Ok();
 }
 
-void DeleteQuietly(const std::vector<std::string>& locations) {
+void DeleteQuietly(const storage::StorageOptions& storage_,
+                   const std::vector<std::string>& locations) {
   for (const auto& loc : locations) {
     MetadataFileCache::Instance().Erase(loc);
-    auto io = storage::FileIOFor(loc);
+    auto io = storage::FileIOFor(loc, storage_);
     if (io) (void)(*io)->Delete(loc);
   }
 }
@@ -184,7 +187,15 @@ void DeleteQuietly(const std::vector<std::string>& locations) {
 std::string NamespaceText(const Namespace& ns) { return Join(ns, "."); }
 
 IcebergCatalog::IcebergCatalog(CatalogInfo info, store::MetadataStore& store, std::string warehouse)
-    : info_(std::move(info)), store_(store), warehouse_(std::move(warehouse)) {}
+    : info_(std::move(info)),
+      store_(store),
+      warehouse_(std::move(warehouse)),
+      storage_(storage::StorageOptions::FromProperties(info_.properties)) {
+  // The properties were validated when the catalog was created; a bad set vends nothing.
+  if (auto vendor = storage::CredentialVendor::FromProperties(info_.properties)) {
+    credentials_ = *vendor;
+  }
+}
 
 std::string IcebergCatalog::DefaultLocation(const Namespace& ns, std::string_view name) const {
   return fmt::format("{}/{}/{}", warehouse_, Join(ns, "/"), name);
@@ -387,7 +398,7 @@ Result<LoadedObject> IcebergCatalog::Load(EntityType type, const Namespace& ns,
                                           std::string_view name) {
   CAIRN_ASSIGN_OR_RETURN(EntityRecord row, ObjectRow(store_, type, ns, name));
   if (!row.location) return Internal("{} has no metadata location", ObjectText(ns, name));
-  CAIRN_ASSIGN_OR_RETURN(auto text, ReadShared(*row.location));
+  CAIRN_ASSIGN_OR_RETURN(auto text, ReadShared(storage_, *row.location));
   std::string location = *row.location;
   return LoadedObject{std::move(row), std::move(location), std::move(text)};
 }
@@ -487,9 +498,9 @@ Result<LoadedObject> IcebergCatalog::StoreNew(const CallContext& ctx, EntityType
                                               const iceberg::Json& metadata) {
   const std::string text = iceberg::ToJsonText(metadata);
   const std::string metadata_location = NextLocation(metadata, "");
-  CAIRN_RETURN_IF_ERROR(WriteText(metadata_location, text));
+  CAIRN_RETURN_IF_ERROR(WriteText(storage_, metadata_location, text));
   auto created = InsertObject(ctx, type, ns_row, ns, name, metadata_location, text);
-  if (!created) DeleteQuietly({metadata_location});  // never leave a file no row points at
+  if (!created) DeleteQuietly(storage_, {metadata_location});  // never leave a file no row points at
   return created;
 }
 
@@ -504,7 +515,7 @@ Result<LoadedObject> IcebergCatalog::UpdateTable(
   for (int attempt = 0; attempt < kMaxCommitAttempts; ++attempt) {
     CAIRN_ASSIGN_OR_RETURN(EntityRecord row, ObjectRow(store_, EntityType::kTable, ns, name));
     if (!row.location) return Internal("{} has no metadata location", ObjectText(ns, name));
-    CAIRN_ASSIGN_OR_RETURN(auto base_text, ReadShared(*row.location));
+    CAIRN_ASSIGN_OR_RETURN(auto base_text, ReadShared(storage_, *row.location));
     CAIRN_ASSIGN_OR_RETURN(iceberg::Json base, iceberg::ParseMetadata(*base_text));
     CAIRN_ASSIGN_OR_RETURN(iceberg::Json metadata, transform(base));
     std::string new_location;
@@ -514,7 +525,7 @@ Result<LoadedObject> IcebergCatalog::UpdateTable(
                                        base.value("last-updated-ms", int64_t{0}), ctx.now_ms);
       new_location = NextLocation(metadata, *row.location);
       text = std::make_shared<const std::string>(iceberg::ToJsonText(metadata));
-      CAIRN_RETURN_IF_ERROR(WriteText(new_location, *text));
+      CAIRN_RETURN_IF_ERROR(WriteText(storage_, new_location, *text));
       row.location = new_location;
     }
     if (rename_to) {
@@ -522,7 +533,7 @@ Result<LoadedObject> IcebergCatalog::UpdateTable(
         auto free = RenameTargetFree(*target_ns, ns, name, rename_to->first, rename_to->second,
                                      EntityType::kTable);
         if (!free) {
-          if (!new_location.empty()) DeleteQuietly({new_location});
+          if (!new_location.empty()) DeleteQuietly(storage_, {new_location});
           return std::move(free).error();
         }
       }
@@ -536,7 +547,7 @@ Result<LoadedObject> IcebergCatalog::UpdateTable(
       std::string location = *updated->location;
       return LoadedObject{std::move(*updated), std::move(location), std::move(text)};
     }
-    if (!new_location.empty()) DeleteQuietly({new_location});
+    if (!new_location.empty()) DeleteQuietly(storage_, {new_location});
     if (updated.error().code == ErrorCode::kAlreadyExists && rename_to) {
       auto free = RenameTargetFree(*target_ns, ns, name, rename_to->first, rename_to->second,
                                    EntityType::kTable);
@@ -558,7 +569,7 @@ Result<EntityRecord> IcebergCatalog::TableRow(const Namespace& ns, std::string_v
 
 Status IcebergCatalog::CheckMetadataExists(const EntityRecord& row) {
   if (!row.location) return Internal("{} has no metadata location", row.name);
-  CAIRN_ASSIGN_OR_RETURN(auto io, storage::FileIOFor(*row.location));
+  CAIRN_ASSIGN_OR_RETURN(auto io, storage::FileIOFor(*row.location, storage_));
   CAIRN_ASSIGN_OR_RETURN(bool exists, io->Exists(*row.location));
   if (!exists)
     return NotFound(EntityKind::kNone, "Failed to open input stream for file: {}", *row.location);
@@ -573,7 +584,7 @@ Result<LoadedObject> IcebergCatalog::RegisterTable(const CallContext& ctx, const
   if (metadata_location.empty())
     return InvalidArgument("Invalid metadata-location: must not be empty");
   CAIRN_ASSIGN_OR_RETURN(EntityRecord ns_row, NamespaceRow(store_, ns));
-  auto text = ReadText(metadata_location);
+  auto text = ReadText(storage_, metadata_location);
   if (!text) {
     return InvalidArgument("Cannot read metadata file '{}': {}", metadata_location,
                            text.error().message);
@@ -621,7 +632,7 @@ Result<LoadedObject> IcebergCatalog::CommitOnce(store::MetadataStore& store, con
       metadata["location"] = DefaultLocation(commit.ns, commit.name);
     const std::string metadata_location = NextLocation(metadata, "");
     const std::string text = iceberg::ToJsonText(metadata);
-    CAIRN_RETURN_IF_ERROR(WriteText(metadata_location, text));
+    CAIRN_RETURN_IF_ERROR(WriteText(storage_, metadata_location, text));
     written.push_back(metadata_location);
     EntityRecord fresh;
     fresh.type = EntityType::kTable;
@@ -643,7 +654,7 @@ Result<LoadedObject> IcebergCatalog::CommitOnce(store::MetadataStore& store, con
   }
   if (!row->location)
     return Internal("{} has no metadata location", ObjectText(commit.ns, commit.name));
-  CAIRN_ASSIGN_OR_RETURN(std::string base_text, ReadText(*row->location));
+  CAIRN_ASSIGN_OR_RETURN(std::string base_text, ReadText(storage_, *row->location));
   CAIRN_ASSIGN_OR_RETURN(iceberg::Json base, iceberg::ParseMetadata(base_text));
   const iceberg::Json* effective_updates = &updates;
   std::optional<std::pair<iceberg::Json, iceberg::Json>> rebased;
@@ -652,12 +663,12 @@ Result<LoadedObject> IcebergCatalog::CommitOnce(store::MetadataStore& store, con
     // A fast append whose parent is no longer main's head: append its manifests on top of the
     // new head instead of failing, so concurrent appends all land without client retries.
     iceberg::RebaseIo io;
-    io.read = [](const std::string& location) -> Result<std::string> {
-      CAIRN_ASSIGN_OR_RETURN(auto file_io, storage::FileIOFor(location));
+    io.read = [this](const std::string& location) -> Result<std::string> {
+      CAIRN_ASSIGN_OR_RETURN(auto file_io, storage::FileIOFor(location, storage_));
       return file_io->Read(location);
     };
-    io.write_new = [&written](const std::string& location, const std::string& bytes) -> Status {
-      CAIRN_ASSIGN_OR_RETURN(auto file_io, storage::FileIOFor(location));
+    io.write_new = [this, &written](const std::string& location, const std::string& bytes) -> Status {
+      CAIRN_ASSIGN_OR_RETURN(auto file_io, storage::FileIOFor(location, storage_));
       CAIRN_RETURN_IF_ERROR(file_io->WriteNew(location, bytes));
       written.push_back(location);
       return Ok();
@@ -681,7 +692,7 @@ Result<LoadedObject> IcebergCatalog::CommitOnce(store::MetadataStore& store, con
                                    base.value("last-updated-ms", int64_t{0}), ctx.now_ms);
   const std::string metadata_location = NextLocation(metadata, *row->location);
   const std::string text = iceberg::ToJsonText(metadata);
-  CAIRN_RETURN_IF_ERROR(WriteText(metadata_location, text));
+  CAIRN_RETURN_IF_ERROR(WriteText(storage_, metadata_location, text));
   written.push_back(metadata_location);
   EntityRecord next = *row;
   next.location = metadata_location;
@@ -712,7 +723,7 @@ Result<LoadedObject> IcebergCatalog::CommitTable(const CallContext& ctx,
     // A lost compare-and-set (the row's version moved) is retried against the new base, where the
     // requirements are checked again; a failed requirement is reported. Both leave only files
     // nobody points at.
-    if (result.error().code != ErrorCode::kCommitStateUnknown) DeleteQuietly(written);
+    if (result.error().code != ErrorCode::kCommitStateUnknown) DeleteQuietly(storage_, written);
     if (!lost_race) return result;
   }
   return Unavailable("too many concurrent commits to {}; try again",
@@ -733,7 +744,7 @@ Status IcebergCatalog::CommitTransaction(const CallContext& ctx,
     });
     if (status) return status;
     // Rolled back: no pointer moved, so every file written is garbage.
-    DeleteQuietly(written);
+    DeleteQuietly(storage_, written);
     if (!lost_race) return status;
   }
   return Unavailable("too many concurrent commits; try again");
@@ -753,7 +764,7 @@ Result<bool> IcebergCatalog::DropTable(const Namespace& ns, std::string_view nam
   }
   std::optional<iceberg::Json> metadata;
   if (purge && row->location) {
-    if (auto text = ReadText(*row->location)) {
+    if (auto text = ReadText(storage_, *row->location)) {
       if (auto parsed = iceberg::ParseMetadata(*text)) metadata = std::move(*parsed);
     }
   }
@@ -784,12 +795,12 @@ void IcebergCatalog::PurgeFiles(const std::string& metadata_location,
     }
   }
   files.erase(std::remove(files.begin(), files.end(), std::string()), files.end());
-  DeleteQuietly(files);
+  DeleteQuietly(storage_, files);
   if (table_location.empty()) return;
   // Data files and manifests are known only to the manifests (Avro, not read here): the table's
   // directory goes too, unless another table keeps its metadata there.
   const std::string metadata_dir = metadata_location.substr(0, metadata_location.rfind('/'));
-  auto io = storage::FileIOFor(table_location);
+  auto io = storage::FileIOFor(table_location, storage_);
   if (!io) return;
   auto names = (*io)->List(metadata_dir);
   if (!names) return;
@@ -837,7 +848,7 @@ Result<LoadedObject> IcebergCatalog::ReplaceView(const CallContext& ctx, const N
   for (int attempt = 0; attempt < kMaxCommitAttempts; ++attempt) {
     CAIRN_ASSIGN_OR_RETURN(EntityRecord row, ObjectRow(store_, EntityType::kView, ns, name));
     if (!row.location) return Internal("{} has no metadata location", ObjectText(ns, name));
-    CAIRN_ASSIGN_OR_RETURN(std::string base_text, ReadText(*row.location));
+    CAIRN_ASSIGN_OR_RETURN(std::string base_text, ReadText(storage_, *row.location));
     auto base = iceberg::Json::parse(base_text, nullptr, false);
     if (base.is_discarded()) return Internal("view metadata '{}' is not valid JSON", *row.location);
     CAIRN_RETURN_IF_ERROR(iceberg::CheckViewRequirements(&base, requirements));
@@ -845,13 +856,13 @@ Result<LoadedObject> IcebergCatalog::ReplaceView(const CallContext& ctx, const N
                            iceberg::ApplyViewUpdates(base, updates, ctx.now_ms));
     const std::string metadata_location = NextLocation(metadata, *row.location);
     const std::string text = iceberg::ToJsonText(metadata);
-    CAIRN_RETURN_IF_ERROR(WriteText(metadata_location, text));
+    CAIRN_RETURN_IF_ERROR(WriteText(storage_, metadata_location, text));
     row.location = metadata_location;
     row.audit.last_modifier = ctx.principal;
     row.audit.last_modified_time = ctx.now_ms;
     auto updated = store_.CompareAndSet(row);
     if (updated) return LoadedObject{std::move(*updated), metadata_location, text};
-    DeleteQuietly({metadata_location});
+    DeleteQuietly(storage_, {metadata_location});
     if (updated.error().code != ErrorCode::kConflict) {
       return MakeError(ErrorCode::kCommitStateUnknown, EntityKind::kView,
                        "Commit state unknown for {}: {}", ObjectText(ns, name),
@@ -866,7 +877,7 @@ Result<LoadedObject> IcebergCatalog::RegisterView(const CallContext& ctx, const 
                                                   const std::string& metadata_location) {
   if (name.empty()) return InvalidArgument("Invalid view name: must not be empty");
   CAIRN_ASSIGN_OR_RETURN(EntityRecord ns_row, NamespaceRow(store_, ns));
-  auto text = ReadText(metadata_location);
+  auto text = ReadText(storage_, metadata_location);
   if (!text)
     return InvalidArgument("Cannot read metadata file '{}': {}", metadata_location,
                            text.error().message);

@@ -14,6 +14,8 @@
 #include "common/result.h"
 #include "connector/connector.h"
 #include "model/table.h"
+#include "storage/credentials.h"
+#include "storage/file_io.h"
 #include "store/metadata_store.h"
 
 namespace cairn::connector {
@@ -73,6 +75,9 @@ class IcebergCatalog {
   IcebergCatalog(CatalogInfo info, store::MetadataStore& store, std::string warehouse);
 
   const std::string& warehouse() const { return warehouse_; }
+  const storage::StorageOptions& storage() const { return storage_; }
+  /// Vends storage keys for this catalog's tables (configured by `credential-providers`).
+  storage::CredentialVendor& credentials() { return credentials_; }
 
   // ---- namespaces ----
   Result<std::vector<Namespace>> ListNamespaces(const Namespace& parent);
@@ -186,6 +191,8 @@ class IcebergCatalog {
   CatalogInfo info_;
   store::MetadataStore& store_;
   std::string warehouse_;
+  storage::StorageOptions storage_;  // how to reach the warehouse (S3 endpoint and keys)
+  storage::CredentialVendor credentials_;
 };
 
 }  // namespace cairn::connector

@@ -7,7 +7,9 @@
 #include "connector/iceberg/iceberg_catalog.h"
 #include "iceberg/partitioning.h"
 #include "iceberg/table_metadata.h"
+#include "storage/credentials.h"
 #include "storage/file_io.h"
+#include "storage/s3_client.h"
 #include "store/metadata_store.h"
 
 namespace cairn::connector {
@@ -32,6 +34,7 @@ class ManagedIcebergConnector final : public Connector {
         iceberg_(info_, store_, warehouse_) {}
 
   IcebergCatalog* AsIcebergCatalog() override { return &iceberg_; }
+  storage::CredentialVendor* Credentials() override { return &iceberg_.credentials(); }
 
   model::Properties ResolvedProperties() const override {
     if (!warehouse_defaulted_) return {};
@@ -39,10 +42,20 @@ class ManagedIcebergConnector final : public Connector {
   }
 
   Status TestConnection() override {
-    auto io = storage::FileIOFor(warehouse_);
+    auto io = storage::FileIOFor(warehouse_, iceberg_.storage());
     if (!io)
       return MakeError(ErrorCode::kConnectionFailed, EntityKind::kCatalog, "{}",
                        io.error().message);
+    if (warehouse_.rfind("s3", 0) == 0) {
+      // Listing the warehouse proves the endpoint, the keys and the bucket in one call.
+      auto listed = (*io)->ListEntries(warehouse_);
+      if (!listed) {
+        return MakeError(ErrorCode::kConnectionFailed, EntityKind::kCatalog,
+                         "Warehouse '{}' is not reachable: {}", warehouse_,
+                         listed.error().message);
+      }
+      return Ok();
+    }
     if (warehouse_.rfind("file:", 0) == 0 || warehouse_.rfind('/', 0) == 0) {
       std::string path = warehouse_.rfind("file://", 0) == 0 ? warehouse_.substr(7) : warehouse_;
       std::error_code ec;
@@ -295,13 +308,29 @@ Result<std::unique_ptr<Connector>> MakeIcebergConnector(const CatalogInfo& info,
                              normalized.error().message);
     }
     warehouse = *normalized;
-    auto io = storage::FileIOFor(warehouse);
+    auto io = storage::FileIOFor(warehouse, storage::StorageOptions::FromProperties(props));
     if (!io)
       return InvalidArgument("Property '{}' is invalid: {}", kWarehouseProperty,
                              io.error().message);
+    if (warehouse.rfind("s3", 0) == 0) {
+      if (auto bucket = storage::ParseS3Location(warehouse); !bucket) {
+        return InvalidArgument("Property '{}' is invalid: {}", kWarehouseProperty,
+                               bucket.error().message);
+      }
+      for (const char* key : {"s3-access-key-id", "s3-secret-access-key"}) {
+        auto it = props.find(key);
+        if (it == props.end() || it->second.empty()) {
+          return InvalidArgument("Missing property '{}': required for the s3 warehouse '{}'",
+                                 key, warehouse);
+        }
+      }
+    }
   } else {
     warehouse = fmt::format("{}/warehouse/{}/{}", deps.data_dir, info.metalake, info.name);
     defaulted = true;
+  }
+  if (auto vendor = storage::CredentialVendor::FromProperties(props); !vendor) {
+    return std::move(vendor).error();
   }
   if (deps.store == nullptr) return Internal("the Iceberg connector needs the metadata store");
   return std::unique_ptr<Connector>(
