@@ -15,8 +15,8 @@
 # 5. Then, per store, the suites named in CAIRN_ICEBERG_SUITES (default
 #    "pytest rck upstream security"): tests/iceberg (pytest + PyIceberg), tests/rck/run.sh (Iceberg's
 #    REST Compatibility Kit, needs mvn + a JDK 17), tests/iceberg/pyiceberg_upstream/run.py
-#    (PyIceberg's own test_catalog.py) and tests/security (authentication, the authorization
-#    access matrix, audit). Skipped when test paths were named on the command line.
+#    (PyIceberg's own test_catalog.py), tests/security (authentication, the authorization
+#    access matrix, audit) and tests/storage (S3 warehouses, credential vending, storage faults). Skipped when test paths were named on the command line.
 #
 # Environment: CAIRN_BIN (default build/cairn), CAIRN_E2E_STORES, CAIRN_ICEBERG_SUITES, PYTHON
 # (venv creator, default python3). Exits non-zero when any step fails (all steps still run).
@@ -122,7 +122,7 @@ for store in $STORES; do
 done
 
 # --- Iceberg REST suites, once per store --------------------------------------------------------
-ICEBERG_SUITES="${CAIRN_ICEBERG_SUITES:-pytest rck upstream security}"
+ICEBERG_SUITES="${CAIRN_ICEBERG_SUITES:-pytest rck upstream security storage}"
 if [[ ${#default_paths[@]} -eq 0 ]]; then
   log "test paths given: Iceberg REST suites skipped"
   ICEBERG_SUITES=""
@@ -163,8 +163,15 @@ for store in $STORES; do
         src=$?
         [[ $src -eq 5 && ${#pytest_args[@]} -gt 0 ]] && src=0
         ;;
+      storage)
+        # S3 warehouses, vended credentials and storage faults, on the run's MinIO
+        (cd "$REPO" && env "${extra_env[@]}" "$VENV/bin/python" -m pytest tests/storage \
+          -p no:cacheprovider "${pytest_args[@]}")
+        src=$?
+        [[ $src -eq 5 && ${#pytest_args[@]} -gt 0 ]] && src=0
+        ;;
       *)
-        log "unknown suite '$suite' in CAIRN_ICEBERG_SUITES (pytest rck upstream security)"
+        log "unknown suite '$suite' in CAIRN_ICEBERG_SUITES (pytest rck upstream security storage)"
         src=1
         ;;
     esac
