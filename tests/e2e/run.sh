@@ -13,10 +13,11 @@
 #    CAIRN_TEST_PG_URL set, so unit tests share the same PostgreSQL lifetime.
 # 4. Runs pytest on tests/e2e once per store in CAIRN_E2E_STORES (default "sqlite postgres").
 # 5. Then, per store, the suites named in CAIRN_ICEBERG_SUITES (default
-#    "pytest rck upstream security"): tests/iceberg (pytest + PyIceberg), tests/rck/run.sh (Iceberg's
+#    "pytest rck upstream security storage"): tests/iceberg (pytest + PyIceberg), tests/rck/run.sh (Iceberg's
 #    REST Compatibility Kit, needs mvn + a JDK 17), tests/iceberg/pyiceberg_upstream/run.py
 #    (PyIceberg's own test_catalog.py), tests/security (authentication, the authorization
-#    access matrix, audit) and tests/storage (S3 warehouses, credential vending, storage faults). Skipped when test paths were named on the command line.
+#    access matrix, audit) and tests/storage (S3 warehouses, credential vending, storage
+#    faults). Skipped when test paths were named on the command line.
 #
 # Environment: CAIRN_BIN (default build/cairn), CAIRN_E2E_STORES, CAIRN_ICEBERG_SUITES, PYTHON
 # (venv creator, default python3). Exits non-zero when any step fails (all steps still run).
