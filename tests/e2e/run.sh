@@ -94,6 +94,11 @@ if [[ "${CAIRN_TEST_S3:-1}" == "1" ]]; then
   fi
   export CAIRN_TEST_S3_ENDPOINT
   log "MinIO at $CAIRN_TEST_S3_ENDPOINT"
+  # A 900 s token minted by the unit suite, checked at the end of the run once expired
+  # (CAIRN_TEST_EXPIRY=0 skips the wait).
+  if [[ "${CAIRN_TEST_EXPIRY:-1}" == "1" && ${#pre_cmd[@]} -gt 0 ]]; then
+    export CAIRN_TEST_EXPIRY_FILE="$minio_dir/expiring-token.json"
+  fi
 fi
 
 rc=0
@@ -185,6 +190,20 @@ for store in $STORES; do
     fi
   done
 done
+if [[ -n "${CAIRN_TEST_EXPIRY_FILE:-}" ]]; then
+  if [[ -f "$CAIRN_TEST_EXPIRY_FILE" ]]; then
+    if "$VENV/bin/python" "$REPO/tests/storage/check_expired.py" "$CAIRN_TEST_EXPIRY_FILE" \
+        "$CAIRN_TEST_S3_ENDPOINT"; then
+      summary+=("ok     expired vended token refused")
+    else
+      summary+=("FAILED expired vended token refused")
+      rc=1
+    fi
+  else
+    summary+=("FAILED expired vended token refused (no token was minted)")
+    rc=1
+  fi
+fi
 for line in "${summary[@]}"; do log "$line"; done
 
 exit $rc

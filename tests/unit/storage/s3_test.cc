@@ -225,3 +225,46 @@ TEST_F(S3Test, VendedTokensReachOnlyTheirPrefix) {
 
 }  // namespace
 }  // namespace cairn::storage
+
+namespace cairn::storage {
+namespace {
+
+// Mints the shortest token STS allows (900 s) through the vendor and writes it to
+// CAIRN_TEST_EXPIRY_FILE; the runner checks at the end of the run, once it has expired, that
+// MinIO refuses it (tests/storage/check_expired.py). Runs only when the runner asks for it.
+TEST_F(S3Test, MintsATokenForTheExpiryCheck) {
+  const char* file = std::getenv("CAIRN_TEST_EXPIRY_FILE");
+  if (file == nullptr || *file == '\0') GTEST_SKIP() << "CAIRN_TEST_EXPIRY_FILE is not set";
+  const std::string prefix = "s3://warehouse/expiry-" + RandomUuid();
+  ASSERT_TRUE(io_->WriteNew(prefix + "/probe.txt", "probe"));
+  auto props = props_;
+  props["credential-providers"] = "s3-token";
+  props["s3-token-expire-in-secs"] = "900";
+  props["credential-cache-expire-ratio"] = "0";
+  auto vendor = CredentialVendor::FromProperties(props);
+  ASSERT_TRUE(vendor) << vendor.error().message;
+  auto creds = vendor->Vend({prefix}, AccessLevel::kRead, NowMs());
+  ASSERT_TRUE(creds) << creds.error().message;
+  const Credential& c = (*creds)[0];
+  auto p = props_;
+  p["s3-access-key-id"] = c.info.at("s3-access-key-id");
+  p["s3-secret-access-key"] = c.info.at("s3-secret-access-key");
+  p["s3-session-token"] = c.info.at("s3-session-token");
+  auto io = FileIOFor(prefix, StorageOptions::FromProperties(p));
+  ASSERT_EQ(*(*io)->Read(prefix + "/probe.txt"), "probe") << "a fresh token must work";
+  EXPECT_GT(c.expire_time_ms, NowMs() + 850 * 1000);
+  EXPECT_LT(c.expire_time_ms, NowMs() + 950 * 1000);
+  FILE* out = std::fopen(file, "w");
+  ASSERT_NE(out, nullptr);
+  std::fprintf(out,
+               "{\"access_key_id\":\"%s\",\"secret_access_key\":\"%s\",\"session_token\":\"%s\","
+               "\"expire_time_ms\":%lld,\"object\":\"%s\"}\n",
+               c.info.at("s3-access-key-id").c_str(), c.info.at("s3-secret-access-key").c_str(),
+               c.info.at("s3-session-token").c_str(), static_cast<long long>(c.expire_time_ms),
+               (prefix.substr(std::string("s3://warehouse/").size()) + "/probe.txt").c_str());
+  std::fclose(out);
+  // The probe object stays for the check; TearDown removes only root_.
+}
+
+}  // namespace
+}  // namespace cairn::storage
