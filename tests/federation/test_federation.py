@@ -340,3 +340,9 @@ def test_test_connection_calls_the_remote(fed):
     # The remote answers, but not for this warehouse.
     r = test_connection({"uri": f"{fed.remote.url}/iceberg", "warehouse": "rml.nope"})
     assert r.json()["code"] == 1007, r.text
+
+
+def test_dot_segments_cannot_leave_the_catalogs_prefix(fed):
+    r = fed.rest("GET", "checked", "namespaces/%2E%2E/%2E%2E/namespaces")
+    assert r.status_code == 400, r.text
+    assert error_of(r)["type"] == "BadRequestException"

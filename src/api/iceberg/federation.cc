@@ -195,6 +195,13 @@ Response IcebergApi::Forward(const Request& request, const governance::Principal
                              const std::pair<std::string, std::string>& names,
                              connector::IcebergProxy& proxy,
                              const std::vector<std::string>& seg) const {
+  // Dot segments would let the remote (or curl) resolve the path outside this catalog's prefix.
+  for (const auto& s : seg) {
+    if (s == "." || s == "..") {
+      return PlainErrorResponse(400, "BadRequestException",
+                                "Path segments '.' and '..' are not allowed");
+    }
+  }
   const bool check = proxy.options().check_privileges && authz_.enabled();
   ListKind list = ListKind::kNone;
   Namespace list_ns;

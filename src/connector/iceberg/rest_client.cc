@@ -131,6 +131,7 @@ Result<HttpReply> HttpClient::Send(const HttpCall& call) {
   curl_easy_setopt(h, CURLOPT_URL, call.url.c_str());
   curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
   curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
+  curl_easy_setopt(h, CURLOPT_PATH_AS_IS, 1L);  // the path is sent as the client wrote it
   curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, options_.connect_timeout_ms);
   curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, options_.request_timeout_ms);
