@@ -346,3 +346,66 @@ def test_dot_segments_cannot_leave_the_catalogs_prefix(fed):
     r = fed.rest("GET", "checked", "namespaces/%2E%2E/%2E%2E/namespaces")
     assert r.status_code == 400, r.text
     assert error_of(r)["type"] == "BadRequestException"
+
+
+@pytest.mark.parametrize("catalog", ["viacairn", "viaref"])
+def test_staged_create_register_and_metrics_go_to_the_remote(fed, catalog):
+    front = fed.pyiceberg(catalog)
+    remote = fed.remote_pyiceberg() if catalog == "viacairn" else fed.reference_pyiceberg()
+    ns = unique("ns")
+    front.create_namespace(ns)
+    # stage-create, then the create transaction's commit (assert-create)
+    txn = front.create_table_transaction((ns, "staged"), SCHEMA)
+    txn.set_properties(stage="yes")
+    txn.commit_transaction()
+    staged = remote.load_table((ns, "staged"))
+    assert staged.properties["stage"] == "yes"
+    staged.append(ROWS)
+    # register: a second name for the same metadata file
+    loaded = front.load_table((ns, "staged"))
+    r = fed.rest("POST", catalog, f"namespaces/{ns}/register",
+                 {"name": "again", "metadata-location": loaded.metadata_location})
+    assert r.status_code == 200, r.text
+    assert rows_of(remote.load_table((ns, "again"))) == [(1, "a"), (2, "b"), (3, "c")]
+    # scan metrics reports reach the remote (Cairn accepts them with 204, the reference with 200)
+    report = {"report-type": "scan-report", "table-name": f"{ns}.staged",
+              "snapshot-id": loaded.metadata.current_snapshot_id, "filter": True,
+              "schema-id": 0, "projected-field-ids": [1], "projected-field-names": ["id"],
+              "metrics": {}}
+    r = fed.rest("POST", catalog, f"namespaces/{ns}/tables/staged/metrics", report)
+    assert r.status_code == (204 if catalog == "viacairn" else 200), r.text
+    if catalog == "viacairn":  # the reference server takes reports for any name
+        r = fed.rest("POST", catalog, f"namespaces/{ns}/tables/missing/metrics", report)
+        assert r.status_code == 404 and error_of(r)["type"] == "NoSuchTableException", r.text
+
+
+def test_views_of_the_remote(fed):
+    ns = unique("ns")
+    assert fed.rest("POST", "viacairn", "namespaces", {"namespace": [ns]}).status_code == 200
+    view = {"name": "v", "schema": {"type": "struct", "schema-id": 0, "fields": [
+                {"id": 1, "name": "id", "required": False, "type": "long"}]},
+            "view-version": {"version-id": 1, "schema-id": 0, "timestamp-ms": 1_700_000_000_000,
+                             "summary": {"engine-name": "pytest"},
+                             "representations": [{"type": "sql", "sql": "SELECT 1 AS id",
+                                                  "dialect": "spark"}],
+                             "default-namespace": [ns]},
+            "properties": {}}
+    r = fed.rest("POST", "viacairn", f"namespaces/{ns}/views", view)
+    assert r.status_code == 200, r.text
+    direct = fed.rest("GET", "", f"namespaces/{ns}/views/v", base=f"{fed.remote.url}",
+                      prefix=fed.remote_warehouse)
+    assert direct.status_code == 200, direct.text
+    r = fed.rest("GET", "viacairn", f"namespaces/{ns}/views")
+    assert [i["name"] for i in r.json()["identifiers"]] == ["v"]
+    assert fed.rest("DELETE", "viacairn", f"namespaces/{ns}/views/v").status_code == 204
+    assert fed.rest("GET", "viacairn", f"namespaces/{ns}/views/v").status_code == 404
+
+
+def test_client_credentials_are_exchanged_at_the_remote(fed):
+    name = unique("cred")
+    r = fed.create_catalog(name, {"uri": fed.reference.url, "credential": "fed-client:secret",
+                                  "rest.forward-token": "false"})
+    assert r.status_code == 200, r.text
+    ns = unique("ns")
+    assert fed.rest("POST", name, "namespaces", {"namespace": [ns]}).status_code == 200
+    assert (ns,) in fed.reference_pyiceberg().list_namespaces()
