@@ -37,9 +37,8 @@ import resource
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BENCH = os.path.join(REPO, "bench")
-CACHE = os.path.join(os.path.expanduser("~"), ".cache", "cairn-bench")
-REF_VERSION = "1.10.1"
-REF_JAR = os.path.join(CACHE, f"iceberg-open-api-{REF_VERSION}.jar")
+sys.path.insert(0, os.path.join(REPO, "tests", "harness"))
+from iceberg_reference import REF_VERSION, ensure_reference_jar, reference_argv_env  # noqa: E402
 DRIVER = os.path.join(BENCH, ".build", "driver")
 NCPU = os.cpu_count() or 1
 SERVER_CPU, LOAD_CPU = ("0", "1") if NCPU >= 2 else ("0", "0")
@@ -187,14 +186,11 @@ def ensure_tools(targets):
                        check=True, env=env)
         if "nginx" in apt:  # the package starts a system nginx on :80; we run our own
             subprocess.run(["service", "nginx", "stop"], check=False, capture_output=True)
-    if "reference" in targets and not os.path.exists(REF_JAR):
-        os.makedirs(CACHE, exist_ok=True)
-        log(f"fetching org.apache.iceberg:iceberg-open-api:{REF_VERSION} into {CACHE}")
-        subprocess.run(["mvn", "-q", "dependency:copy",
-                        f"-Dartifact=org.apache.iceberg:iceberg-open-api:{REF_VERSION}",
-                        f"-DoutputDirectory={CACHE}"], check=True, cwd=CACHE)
-        if not os.path.exists(REF_JAR):
-            raise HarnessError(f"{REF_JAR} missing after mvn dependency:copy")
+    if "reference" in targets:
+        try:
+            ensure_reference_jar(log)
+        except (RuntimeError, subprocess.CalledProcessError) as e:
+            raise HarnessError(str(e))
     src = os.path.join(BENCH, "driver.cc")
     if not os.path.exists(DRIVER) or os.path.getmtime(DRIVER) < os.path.getmtime(src):
         os.makedirs(os.path.dirname(DRIVER), exist_ok=True)
@@ -345,13 +341,7 @@ class Reference(Server):
     etag = False  # checked at run time too
 
     def argv_env(self):
-        env = dict(os.environ,
-                   CATALOG_CATALOG__IMPL="org.apache.iceberg.jdbc.JdbcCatalog",
-                   CATALOG_URI=f"jdbc:sqlite:{self.workdir}/peer.db",
-                   CATALOG_JDBC_USER="user", CATALOG_JDBC_PASSWORD="password",
-                   CATALOG_WAREHOUSE=f"file://{self.workdir}/warehouse",
-                   CATALOG_REST_PORT=str(self.port))
-        return ["java", "-Dorg.slf4j.simpleLogger.defaultLogLevel=WARN", "-jar", REF_JAR], env
+        return reference_argv_env(self.workdir, self.port)
 
 
 # ---------------------------------------------------------------------------------------------

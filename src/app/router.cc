@@ -8,6 +8,7 @@
 #include "api/gravitino/errors.h"
 #include "api/iceberg/errors.h"
 #include "common/util.h"
+#include "connector/connector.h"
 
 namespace cairn::app {
 
@@ -208,6 +209,8 @@ http::Response Router::Handle(const http::Request& request) const {
     }
   }
   if (authenticated) {
+    // Federated catalogs may pass the caller's own credentials on to their remote.
+    connector::CallerAuthorizationScope caller(request.Header("Authorization"));
     const std::string& path = request.path;
     if (request.method == "CLOSE") {
       response = http::Response{};  // the Python client's close(): 200 with an empty body

@@ -5,6 +5,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,6 +24,24 @@ class CredentialVendor;
 namespace cairn::connector {
 
 class IcebergCatalog;
+class IcebergProxy;
+
+/// The Authorization header of the request the calling thread is serving, for connectors that
+/// forward the caller's own credentials to a remote catalog (see docs/federation.md). Set by the
+/// front end for the duration of one request; requests are served on one thread each.
+class CallerAuthorizationScope {
+ public:
+  explicit CallerAuthorizationScope(std::optional<std::string> authorization);
+  ~CallerAuthorizationScope();
+  CallerAuthorizationScope(const CallerAuthorizationScope&) = delete;
+  CallerAuthorizationScope& operator=(const CallerAuthorizationScope&) = delete;
+
+ private:
+  std::optional<std::string> previous_;
+};
+
+/// The header set by the innermost CallerAuthorizationScope of this thread, if any.
+std::optional<std::string> CallerAuthorization();
 
 /// Who is calling and when; connectors stamp audit fields from it.
 struct CallContext {
@@ -93,6 +112,11 @@ class Connector {
   /// The catalog in Iceberg's own terms when the provider manages Iceberg tables (served by the
   /// Iceberg REST service), else nullptr. Owned by the connector.
   virtual IcebergCatalog* AsIcebergCatalog() { return nullptr; }
+
+  /// The catalog as a pass-through to a remote Iceberg REST catalog (backend `rest`): the
+  /// Iceberg REST service forwards requests to it instead of serving them. Owned by the
+  /// connector; nullptr for other connectors.
+  virtual IcebergProxy* AsIcebergProxy() { return nullptr; }
 
   /// Vends short-lived storage keys for the catalog's objects, or nullptr when the provider
   /// keeps no data in storage. Owned by the connector.

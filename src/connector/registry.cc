@@ -26,7 +26,20 @@ constexpr std::array<std::string_view, 15> kKnownProviders = {"hive",
                                                               "kafka",
                                                               "model"};
 
+thread_local std::optional<std::string> t_caller_authorization;
+
 }  // namespace
+
+CallerAuthorizationScope::CallerAuthorizationScope(std::optional<std::string> authorization)
+    : previous_(std::move(t_caller_authorization)) {
+  t_caller_authorization = std::move(authorization);
+}
+
+CallerAuthorizationScope::~CallerAuthorizationScope() {
+  t_caller_authorization = std::move(previous_);
+}
+
+std::optional<std::string> CallerAuthorization() { return t_caller_authorization; }
 
 void ConnectorRegistry::Register(std::string provider, model::CatalogType type, Factory factory) {
   factories_[std::move(provider)] = Entry{type, std::move(factory)};

@@ -13,11 +13,14 @@
 #    CAIRN_TEST_PG_URL set, so unit tests share the same PostgreSQL lifetime.
 # 4. Runs pytest on tests/e2e once per store in CAIRN_E2E_STORES (default "sqlite postgres").
 # 5. Then, per store, the suites named in CAIRN_ICEBERG_SUITES (default
-#    "pytest rck upstream security storage"): tests/iceberg (pytest + PyIceberg), tests/rck/run.sh (Iceberg's
-#    REST Compatibility Kit, needs mvn + a JDK 17), tests/iceberg/pyiceberg_upstream/run.py
-#    (PyIceberg's own test_catalog.py), tests/security (authentication, the authorization
-#    access matrix, audit) and tests/storage (S3 warehouses, credential vending, storage
-#    faults). Skipped when test paths were named on the command line.
+#    "pytest rck upstream security storage federation"): tests/iceberg (pytest + PyIceberg),
+#    tests/rck/run.sh (Iceberg's REST Compatibility Kit, needs mvn + a JDK 17),
+#    tests/iceberg/pyiceberg_upstream/run.py (PyIceberg's own test_catalog.py), tests/security
+#    (authentication, the authorization access matrix, audit), tests/storage (S3 warehouses,
+#    credential vending, storage faults) and tests/federation (catalogs fronting a remote Iceberg
+#    REST catalog: a second cairn and Iceberg's Java reference server, needs java; it runs with
+#    the first store only, its remotes keep their own state).
+#    Skipped when test paths were named on the command line.
 #
 # Environment: CAIRN_BIN (default build/cairn), CAIRN_E2E_STORES, CAIRN_ICEBERG_SUITES, PYTHON
 # (venv creator, default python3). Exits non-zero when any step fails (all steps still run).
@@ -128,7 +131,7 @@ for store in $STORES; do
 done
 
 # --- Iceberg REST suites, once per store --------------------------------------------------------
-ICEBERG_SUITES="${CAIRN_ICEBERG_SUITES:-pytest rck upstream security storage}"
+ICEBERG_SUITES="${CAIRN_ICEBERG_SUITES:-pytest rck upstream security storage federation}"
 if [[ ${#default_paths[@]} -eq 0 ]]; then
   log "test paths given: Iceberg REST suites skipped"
   ICEBERG_SUITES=""
@@ -176,8 +179,24 @@ for store in $STORES; do
         src=$?
         [[ $src -eq 5 && ${#pytest_args[@]} -gt 0 ]] && src=0
         ;;
+      federation)
+        # Once per run: the suite starts its own remotes (and the Java reference server once).
+        if [[ "$store" != "${STORES%% *}" ]]; then
+          log "suite federation already ran with store=${STORES%% *}"
+          continue
+        fi
+        if ! command -v java >/dev/null; then
+          log "java not installed: cannot run Iceberg's reference REST server for tests/federation"
+          src=1
+        else
+          (cd "$REPO" && env "${extra_env[@]}" "$VENV/bin/python" -m pytest tests/federation \
+            -p no:cacheprovider "${pytest_args[@]}")
+          src=$?
+          [[ $src -eq 5 && ${#pytest_args[@]} -gt 0 ]] && src=0
+        fi
+        ;;
       *)
-        log "unknown suite '$suite' in CAIRN_ICEBERG_SUITES (pytest rck upstream security storage)"
+        log "unknown suite '$suite' in CAIRN_ICEBERG_SUITES (pytest rck upstream security storage federation)"
         src=1
         ;;
     esac

@@ -97,6 +97,8 @@ ErrorMapping MapError(const Error& error) {
     case ErrorCode::kConnectionFailed:
       return {502, 1007, "ConnectionFailedException"};
     case ErrorCode::kUnavailable:
+      // A catalog's source (e.g. a federated catalog's remote) that cannot be reached.
+      if (e == EntityKind::kCatalog) return {503, 1007, "ConnectionFailedException"};
       return {503, 1002, "RuntimeException"};
     case ErrorCode::kInternal:
       return {500, 1002, "RuntimeException"};

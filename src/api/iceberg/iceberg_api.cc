@@ -9,6 +9,7 @@
 #include "api/iceberg/errors.h"
 #include "common/util.h"
 #include "connector/iceberg/iceberg_catalog.h"
+#include "connector/iceberg/iceberg_proxy.h"
 #include "iceberg/table_metadata.h"
 
 namespace cairn::api::iceberg {
@@ -338,9 +339,12 @@ Response IcebergApi::Handle(const Request& request, const governance::Principal&
     return std::make_pair(warehouse.substr(0, dot), warehouse.substr(dot + 1));
   };
   std::shared_ptr<connector::Connector> holder;  // keeps the connector alive for this request
+  connector::IcebergProxy* proxy = nullptr;       // set when the catalog is federated
   auto open = [&](const std::string& prefix) -> Result<IcebergCatalog*> {
     CAIRN_ASSIGN_OR_RETURN(auto names, resolve_warehouse(prefix));
     CAIRN_ASSIGN_OR_RETURN(holder, service_.OpenCatalog(names.first, names.second));
+    proxy = holder->AsIcebergProxy();
+    if (proxy != nullptr) return nullptr;
     IcebergCatalog* catalog = holder->AsIcebergCatalog();
     if (catalog == nullptr) {
       return InvalidArgument("Catalog '{}' is not a lakehouse-iceberg catalog", prefix);
@@ -399,8 +403,13 @@ Response IcebergApi::Handle(const Request& request, const governance::Principal&
     }
     auto names = resolve_warehouse(*warehouse);
     if (!names) return fail(names.error());
-    if (auto d = guard(*warehouse, Action::kLoadCatalog)) return *d;
     auto catalog = open(*warehouse);
+    if (!(proxy != nullptr && !proxy->options().check_privileges)) {
+      if (auto d = guard(*warehouse, Action::kLoadCatalog)) return *d;
+    }
+    if (proxy != nullptr) {
+      return FederatedConfig(request, names->first + "." + names->second, *proxy);
+    }
     if (!catalog) return fail(catalog.error());
     OrderedJson body;
     body["defaults"] = StorageDefaults((*catalog)->storage());
@@ -415,9 +424,18 @@ Response IcebergApi::Handle(const Request& request, const governance::Principal&
   }
   if (n < 3) return not_found();
   const std::string& prefix = seg[1];
-  if (auto d = guard(prefix, Action::kLoadCatalog)) return *d;
+  // A federated catalog that leaves access control to its remote is not checked here; every
+  // other catalog is authorized before anything else (a missing one is a denial, not a 404).
   auto catalog_r = open(prefix);
+  if (!(proxy != nullptr && !proxy->options().check_privileges)) {
+    if (auto d = guard(prefix, Action::kLoadCatalog)) return *d;
+  }
   if (!catalog_r) return fail(catalog_r.error());
+  if (proxy != nullptr) {
+    auto names = resolve_warehouse(prefix);
+    if (!names) return fail(names.error());
+    return Forward(request, principal, *names, *proxy, seg);
+  }
   IcebergCatalog& catalog = **catalog_r;
   const std::string& area = seg[2];
 

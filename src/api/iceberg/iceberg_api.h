@@ -2,10 +2,16 @@
 #pragma once
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "http/message.h"
 #include "service/authorizer.h"
 #include "service/metadata_service.h"
+
+namespace cairn::connector {
+class IcebergProxy;
+}
 
 namespace cairn::api::iceberg {
 
@@ -25,6 +31,16 @@ class IcebergApi {
   http::Response Handle(const http::Request& request, const governance::Principal& principal) const;
 
  private:
+  /// A request for a federated catalog (catalog-backend `rest`): checked with the Authorizer
+  /// when the catalog has `rest.check-privileges`, then forwarded (docs/federation.md).
+  http::Response Forward(const http::Request& request, const governance::Principal& principal,
+                         const std::pair<std::string, std::string>& names,
+                         connector::IcebergProxy& proxy, const std::vector<std::string>& seg) const;
+  /// GET /v1/config of a federated catalog: the remote's defaults and overrides, this server's
+  /// prefix.
+  http::Response FederatedConfig(const http::Request& request, const std::string& prefix,
+                                 connector::IcebergProxy& proxy) const;
+
   service::MetadataService& service_;
   service::Authorizer& authz_;
   IcebergApiOptions options_;

@@ -5,6 +5,7 @@
 
 #include "common/util.h"
 #include "connector/iceberg/iceberg_catalog.h"
+#include "connector/iceberg/iceberg_proxy.h"
 #include "iceberg/partitioning.h"
 #include "iceberg/table_metadata.h"
 #include "storage/credentials.h"
@@ -290,12 +291,8 @@ Result<std::unique_ptr<Connector>> MakeIcebergConnector(const CatalogInfo& info,
   const auto& props = info.properties;
   auto backend = props.find(kBackendProperty);
   if (backend != props.end() && !EqualsIgnoreCase(backend->second, "managed")) {
-    if (EqualsIgnoreCase(backend->second, "rest")) {
-      return InvalidArgument(
-          "Property '{}' = 'rest' (federation) is not supported by this server yet; use 'managed'",
-          kBackendProperty);
-    }
-    return InvalidArgument("Property '{}' has an unsupported value '{}'; supported: managed",
+    if (EqualsIgnoreCase(backend->second, "rest")) return MakeRestIcebergConnector(info);
+    return InvalidArgument("Property '{}' has an unsupported value '{}'; supported: managed, rest",
                            kBackendProperty, backend->second);
   }
   std::string warehouse;

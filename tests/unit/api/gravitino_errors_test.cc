@@ -60,6 +60,7 @@ INSTANTIATE_TEST_SUITE_P(
         Row{ErrorCode::kConnectionFailed, EntityKind::kCatalog, 502, 1007,
             "ConnectionFailedException"},
         Row{ErrorCode::kUnavailable, EntityKind::kTable, 503, 1002, "RuntimeException"},
+        Row{ErrorCode::kUnavailable, EntityKind::kCatalog, 503, 1007, "ConnectionFailedException"},
         Row{ErrorCode::kInternal, EntityKind::kNone, 500, 1002, "RuntimeException"}));
 
 TEST(ErrorResponse, UsesGravitinoMessageTemplateUnderParent) {
