@@ -42,7 +42,8 @@ def install() -> Path:
     stamp = TOOLS_DIR / "minio.version"
     if binary.exists() and stamp.exists() and stamp.read_text().strip() == MINIO_VERSION:
         return binary
-    go = shutil.which("go")
+    go = shutil.which("go") or next(
+        (p for p in ("/usr/local/go/bin/go", "/usr/lib/go/bin/go") if os.access(p, os.X_OK)), None)
     if go is None:
         raise RuntimeError("the Go toolchain is needed to build MinIO (go install)")
     TOOLS_DIR.mkdir(parents=True, exist_ok=True)
