@@ -5,6 +5,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,6 +21,7 @@ class MetadataStore;
 namespace cairn::connector {
 
 class IcebergCatalog;
+class FilesetCatalog;
 
 /// Who is calling and when; connectors stamp audit fields from it.
 struct CallContext {
@@ -90,6 +92,42 @@ class Connector {
   /// The catalog in Iceberg's own terms when the provider manages Iceberg tables (served by the
   /// Iceberg REST service), else nullptr. Owned by the connector.
   virtual IcebergCatalog* AsIcebergCatalog() { return nullptr; }
+
+  /// The fileset operations when the catalog holds filesets (type `fileset`), else nullptr.
+  /// Owned by the connector.
+  virtual FilesetCatalog* AsFilesetCatalog() { return nullptr; }
+};
+
+/// Filesets of a catalog: named sets of files under storage locations. Errors name their object:
+/// kNotFound (kSchema / kFileset / kLocationName), kAlreadyExists (kFileset), kInvalidArgument
+/// naming the field or property at fault.
+class FilesetCatalog {
+ public:
+  virtual ~FilesetCatalog() = default;
+
+  /// kNotFound (kSchema) when the schema is absent.
+  virtual Result<std::vector<std::string>> ListFilesets(std::string_view schema) = 0;
+  /// `fileset.storage_locations` are the explicit locations (may be empty for managed filesets,
+  /// which then inherit the schema's or catalog's). Creates missing directories; nothing is left
+  /// behind on failure.
+  virtual Result<model::Fileset> CreateFileset(const CallContext& ctx, std::string_view schema,
+                                               const model::Fileset& fileset) = 0;
+  virtual Result<model::Fileset> LoadFileset(std::string_view schema, std::string_view name) = 0;
+  /// Rename, comment and property changes, applied atomically in order. Files never move.
+  virtual Result<model::Fileset> AlterFileset(const CallContext& ctx, std::string_view schema,
+                                              std::string_view name,
+                                              const std::vector<model::EntityChange>& changes) = 0;
+  /// False when absent. A managed fileset's files are deleted; an external one's are kept.
+  virtual Result<bool> DropFileset(const CallContext& ctx, std::string_view schema,
+                                   std::string_view name) = 0;
+  /// Files and directories directly under `sub_path` of one of the fileset's locations.
+  virtual Result<std::vector<model::FileInfo>> ListFiles(
+      std::string_view schema, std::string_view name, std::string_view sub_path,
+      const std::optional<std::string>& location_name) = 0;
+  /// The storage location of `sub_path` in the fileset.
+  virtual Result<std::string> GetFileLocation(std::string_view schema, std::string_view name,
+                                              std::string_view sub_path,
+                                              const std::optional<std::string>& location_name) = 0;
 };
 
 /// Builds connectors by provider name. Validates catalog properties at catalog creation.
