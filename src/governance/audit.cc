@@ -34,6 +34,7 @@ std::string ToLine(const AuditRecord& r) {
   j["requestId"] = r.request_id;
   j["client"] = r.client;
   j["timeMs"] = r.time_ms;
+  if (!r.caller_context.empty()) j["callerContext"] = r.caller_context;
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 

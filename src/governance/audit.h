@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -23,6 +24,9 @@ struct AuditRecord {
   int status = 0;
   std::string request_id;
   std::string client;
+  /// What a client said it is doing, from Gravitino's fileset audit headers
+  /// (`InternalClientType`, `FilesetDataOperation`); unknown values are recorded as UNKNOWN.
+  std::map<std::string, std::string> caller_context;
 };
 
 struct AuditQuery {

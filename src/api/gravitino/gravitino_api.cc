@@ -457,6 +457,7 @@ Response GravitinoApi::Handle(const Request& request,
     if (!dropped) return call.Fail(dropped.error());
     return Dropped(*dropped);
   }
+  if (seg[6] == "filesets") return HandleFilesets(request, principal, seg);
   if (seg[6] != "tables") {
     return PlainErrorResponse(404, 1003, "NotFoundException",
                               fmt::format("No endpoint matches {} {}", method, request.path));

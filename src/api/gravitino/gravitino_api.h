@@ -34,6 +34,11 @@ class GravitinoApi {
                                      const governance::Principal& principal,
                                      const std::vector<std::string>& seg) const;
 
+  /// `.../schemas/{s}/filesets[/{f}[/files|/location]]` of fileset catalogs.
+  http::Response HandleFilesets(const http::Request& request,
+                                const governance::Principal& principal,
+                                const std::vector<std::string>& seg) const;
+
   service::MetadataService& service_;
   service::Authorizer& authz_;
   ApiInfo info_;
