@@ -89,6 +89,13 @@ class Connector {
   /// that must be stored with the catalog so later renames do not change them.
   virtual model::Properties ResolvedProperties() const { return {}; }
 
+  /// Checks an alter of the catalog's properties (`before` -> `after`) beyond what building the
+  /// connector from `after` checks: kInvalidArgument for a property that may not change.
+  virtual Status CheckPropertyChange(const model::Properties& /*before*/,
+                                     const model::Properties& /*after*/) const {
+    return Ok();
+  }
+
   /// The catalog in Iceberg's own terms when the provider manages Iceberg tables (served by the
   /// Iceberg REST service), else nullptr. Owned by the connector.
   virtual IcebergCatalog* AsIcebergCatalog() { return nullptr; }

@@ -331,6 +331,10 @@ def test_list_files(fcat, storage, api, metalake_name):
                                               f"/fileset/{fcat.name()}/s/f/dir/sub"}
     files = ok_json(api.get(base, params={"sub_path": "dir/sub", "location_name": "unknown"}))
     assert [(f["name"], f["size"]) for f in files["files"]] == [("c", 0)]
+    # A sub path naming a file lists that file.
+    files = ok_json(api.get(base, params={"sub_path": "dir/b.bin"}))["files"]
+    assert [(f["name"], f["isDir"], f["size"], f["path"]) for f in files] == \
+        [("b.bin", False, 10, f"/fileset/{fcat.name()}/s/f/dir/b.bin")]
 
     body = assert_error(api.get(base, params={"sub_path": "../../.."}), 400, 1001,
                         "IllegalArgumentException")
@@ -495,3 +499,30 @@ def test_python_virtual_file_system_reads_and_writes_through_file_locations(
     with fs.open(path, "rb") as inp:
         assert inp.read() == b"hi there"
     assert fs.exists(path)
+
+
+def test_catalog_alter_and_disable(client, storage, api, metalake_name):
+    from gravitino.api.catalog_change import CatalogChange
+    from gravitino.exceptions.base import CatalogNotInUseException
+
+    cat = make_catalog(client, storage, {"location": storage.input("one"),
+                                         "location-hot": storage.input("hot")})
+    # Named roots cannot change; the root location can (later schemas follow it).
+    with pytest.raises(IllegalArgumentException, match="location-hot"):
+        client.alter_catalog(cat.name(), CatalogChange.set_property("location-hot",
+                                                                    storage.input("x")))
+    with pytest.raises(IllegalArgumentException, match="location-cold"):
+        client.alter_catalog(cat.name(), CatalogChange.set_property("location-cold",
+                                                                    storage.input("x")))
+    client.alter_catalog(cat.name(), CatalogChange.set_property("location", storage.input("two")))
+    cat = client.load_catalog(cat.name())
+    cat.as_schemas().create_schema("s", None, {})
+    f = cat.as_fileset_catalog().create_fileset(ident("s", "f"), None, Fileset.Type.MANAGED,
+                                                None, {"default-location-name": "unknown"})
+    assert f.storage_location() == storage.uri("two/s/f")
+
+    client.disable_catalog(cat.name())
+    with pytest.raises(CatalogNotInUseException):
+        cat.as_fileset_catalog().load_fileset(ident("s", "f"))
+    client.enable_catalog(cat.name())
+    assert cat.as_fileset_catalog().load_fileset(ident("s", "f")).name() == "f"

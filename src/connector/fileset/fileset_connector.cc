@@ -73,6 +73,31 @@ class FilesetConnector final : public Connector, public FilesetCatalog {
   // Everything lives in Cairn's store and on the locations' storage: nothing to reach.
   Status TestConnection() override { return Ok(); }
 
+  // The root `location` may move (later schemas and filesets follow it); named roots may not.
+  Status CheckPropertyChange(const model::Properties& before,
+                             const model::Properties& after) const override {
+    auto named = [](const model::Properties& props) {
+      model::Properties out;
+      for (const auto& [k, v] : props) {
+        if (k.rfind(fileset::kLocationPrefix, 0) == 0) out[k] = v;
+      }
+      return out;
+    };
+    const model::Properties old_named = named(before);
+    const model::Properties new_named = named(after);
+    if (old_named == new_named) return Ok();
+    for (const auto* side : {&old_named, &new_named}) {
+      for (const auto& [k, v] : *side) {
+        const auto* other = side == &old_named ? &new_named : &old_named;
+        auto it = other->find(k);
+        if (it == other->end() || it->second != v) {
+          return InvalidArgument("Property {} is immutable or reserved, cannot be changed", k);
+        }
+      }
+    }
+    return Ok();
+  }
+
   // ---- schemas ----
 
   Result<std::vector<std::string>> ListSchemas() override {
@@ -395,11 +420,25 @@ class FilesetConnector final : public Connector, public FilesetCatalog {
     CAIRN_ASSIGN_OR_RETURN(auto entries, io->ListEntries(location));
     const std::string_view trimmed = Trim(sub_path);
     const bool root = trimmed.find_first_not_of('/') == std::string_view::npos;
+    std::string listed_sub_path(trimmed);
     if (entries.empty() && !root) {
-      CAIRN_ASSIGN_OR_RETURN(bool exists, io->Exists(location));
-      if (!exists) {
-        return InvalidArgument("Query parameter 'sub_path': path {} does not exist in fileset {}",
-                               location, name);
+      // Nothing below: an empty directory, a file (listed as itself, as Hadoop file systems
+      // do), or nothing at all. The parent's listing tells which.
+      const size_t slash = location.rfind('/');
+      const std::string parent = location.substr(0, slash);
+      const std::string leaf = location.substr(slash + 1);
+      CAIRN_ASSIGN_OR_RETURN(auto siblings, io->ListEntries(parent));
+      auto self = std::find_if(siblings.begin(), siblings.end(),
+                               [&](const auto& e) { return e.name == leaf; });
+      if (self == siblings.end()) {
+        CAIRN_ASSIGN_OR_RETURN(bool exists, io->Exists(location));
+        if (!exists) {
+          return InvalidArgument("Query parameter 'sub_path': path {} does not exist in fileset {}",
+                                 location, name);
+        }
+      } else if (!self->is_dir) {
+        entries.push_back(*self);
+        listed_sub_path = listed_sub_path.substr(0, listed_sub_path.rfind('/') + 1);
       }
     }
     std::sort(entries.begin(), entries.end(),
@@ -413,7 +452,7 @@ class FilesetConnector final : public Connector, public FilesetCatalog {
       info.is_dir = e.is_dir;
       info.size = e.is_dir ? 0 : e.size;
       info.last_modified_ms = e.last_modified_ms;
-      info.path = fileset::VirtualPath(names, sub_path, e.name);
+      info.path = fileset::VirtualPath(names, listed_sub_path, e.name);
       out.push_back(std::move(info));
     }
     return out;

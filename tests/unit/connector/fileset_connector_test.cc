@@ -94,6 +94,12 @@ TEST_F(FilesetConnectorTest, ManagedFilesetInheritsAndOwnsItsDirectory) {
   EXPECT_TRUE(fs::is_directory(root_ / "lake" / "s" / "f"));
   std::ofstream(root_ / "lake" / "s" / "f" / "a.txt") << "hello";
 
+  auto one = fc->ListFiles("s", "f", "a.txt", std::nullopt);
+  ASSERT_THAT(one, IsOk());
+  ASSERT_EQ(one->size(), 1u);
+  EXPECT_EQ((*one)[0].path, "/fileset/cat/s/f/a.txt");
+  EXPECT_THAT(fc->ListFiles("s", "f", "missing", std::nullopt),
+              IsError(ErrorCode::kInvalidArgument));
   auto files = fc->ListFiles("s", "f", "/", std::nullopt);
   ASSERT_THAT(files, IsOk());
   ASSERT_EQ(files->size(), 1u);
@@ -180,6 +186,19 @@ TEST_F(FilesetConnectorTest, AlterRenamesAndGuardsImmutableProperties) {
   set.property = "default-location-name";
   set.value = "x";
   EXPECT_THAT(fc->AlterFileset(ctx_, "s", "h", {set}), IsError(ErrorCode::kInvalidArgument));
+}
+
+TEST_F(FilesetConnectorTest, NamedCatalogLocationsCannotChange) {
+  auto conn = Open({{"location", "/a"}, {"location-hot", "/hot"}});
+  EXPECT_THAT(conn->CheckPropertyChange({{"location", "/a"}, {"location-hot", "/hot"}},
+                                        {{"location", "/b"}, {"location-hot", "/hot"}, {"k", "v"}}),
+              IsOk());
+  EXPECT_THAT(conn->CheckPropertyChange({{"location-hot", "/hot"}}, {{"location-hot", "/h2"}}),
+              IsError(ErrorCode::kInvalidArgument));
+  EXPECT_THAT(conn->CheckPropertyChange({{"location-hot", "/hot"}}, {}),
+              IsError(ErrorCode::kInvalidArgument));
+  EXPECT_THAT(conn->CheckPropertyChange({}, {{"location-new", "/n"}}),
+              IsError(ErrorCode::kInvalidArgument));
 }
 
 TEST_F(FilesetConnectorTest, CatalogPropertiesAreValidated) {
