@@ -380,6 +380,13 @@ def test_get_file_location(fcat, storage, api, metalake_name, server):
                                     "FilesetDataOperation": "MKDIRS"}))
     assert body["fileLocation"] == root + "/x"
 
+    # Clients before 1.0 encoded the sub path once more; newer ones are taken literally.
+    body = ok_json(api.get(loc, params={"sub_path": "%2Fa%20b"},
+                           headers={"X-Client-Version": "0.9.1"}))
+    assert body["fileLocation"] == root + "/a b"
+    body = ok_json(api.get(loc, params={"sub_path": "/a%20b"}))
+    assert body["fileLocation"] == root + "/a%20b"
+
     def contexts():
         out = []
         for line in server.audit_log.read_text().splitlines():

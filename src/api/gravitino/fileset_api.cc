@@ -28,6 +28,22 @@ Response Ok(OrderedJson body) {
 
 bool IsBlank(const std::optional<std::string>& v) { return !v || Trim(*v).empty(); }
 
+// Clients before 1.0 percent-encoded the sub path (and location name) once more themselves;
+// Gravitino decodes them again for those clients, told apart by X-Client-Version.
+bool EncodesQueryTwice(const Request& r) {
+  auto version = r.Header("X-Client-Version");
+  if (!version) return false;
+  const std::string_view v = Trim(*version);
+  const size_t end = v.find('.');
+  const std::string_view major = v.substr(0, end);
+  return major == "0";
+}
+
+void DecodeOnceMore(std::optional<std::string>& value) {
+  if (!value) return;
+  if (auto decoded = PercentDecode(*value)) value = std::move(*decoded);
+}
+
 }  // namespace
 
 Response GravitinoApi::HandleFilesets(const Request& request,
@@ -163,6 +179,10 @@ Response GravitinoApi::HandleFilesets(const Request& request,
         return fail(InvalidArgument(
             "Query parameter 'sub_path' cannot be blank when renaming a file or a directory"));
       }
+    }
+    if (EncodesQueryTwice(request)) {
+      DecodeOnceMore(sub_path);
+      if (!files) DecodeOnceMore(location_name);
     }
     if (location_name && IsBlank(location_name)) location_name.reset();
     auto fc = open();
