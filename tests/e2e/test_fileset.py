@@ -533,3 +533,51 @@ def test_catalog_alter_and_disable(client, storage, api, metalake_name):
         cat.as_fileset_catalog().load_fileset(ident("s", "f"))
     client.enable_catalog(cat.name())
     assert cat.as_fileset_catalog().load_fileset(ident("s", "f")).name() == "f"
+
+
+def test_concurrent_creates_and_alters(fcat, storage, base_url, metalake_name):
+    """Racing creates of one fileset: one wins, the others get 409 and its directory stays;
+    racing property changes: none is lost."""
+    import threading
+
+    from helpers import Api
+
+    fcat.as_schemas().create_schema("s", None, {})
+    base = fpath(metalake_name, fcat.name(), "s")
+    threads_n = 8
+    barrier = threading.Barrier(threads_n)
+    statuses: list[int] = []
+    lock = threading.Lock()
+
+    def create() -> None:
+        local = Api(base_url)
+        barrier.wait()
+        r = local.post(base, {"name": "race", "type": "managed"})
+        with lock:
+            statuses.append(r.status_code)
+
+    def alter(i: int) -> None:
+        local = Api(base_url)
+        barrier.wait()
+        for j in range(3):
+            r = local.put(f"{base}/race", {"updates": [
+                {"@type": "setProperty", "property": f"k{i}_{j}", "value": "v"}]})
+            with lock:
+                statuses.append(r.status_code)
+
+    for target, args in ((create, lambda i: ()), (alter, lambda i: (i,))):
+        statuses.clear()
+        threads = [threading.Thread(target=target, args=args(i)) for i in range(threads_n)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=120)
+        assert not any(t.is_alive() for t in threads)
+        if target is create:
+            assert sorted(statuses) == [200] + [409] * (threads_n - 1), statuses
+            if storage.has_directories:
+                assert storage.is_dir("lake/s/race")
+        else:
+            assert statuses == [200] * (threads_n * 3), statuses
+    props = fcat.as_fileset_catalog().load_fileset(ident("s", "race")).properties()
+    assert {f"k{i}_{j}" for i in range(threads_n) for j in range(3)} <= set(props)

@@ -550,7 +550,8 @@ Result<std::unique_ptr<Connector>> MakeFilesetConnector(const CatalogInfo& info,
     if (!normalized) {
       return InvalidArgument("Property '{}' is invalid: {}", property, normalized.error().message);
     }
-    auto io = storage::FileIOFor(*normalized);
+    auto io = storage::FileIOFor(*normalized,
+                                 storage::StorageOptions::FromProperties(info.properties));
     if (!io) return InvalidArgument("Property '{}' is invalid: {}", property, io.error().message);
   }
   if (deps.store == nullptr) return Internal("the fileset connector needs the metadata store");
