@@ -2,6 +2,7 @@
 #include "app/router.h"
 
 #include <map>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -49,6 +50,38 @@ const std::map<std::string, std::string, std::less<>>& NameKeywords() {
       {"partitions", "{partition}"}, {"users", "{user}"},          {"groups", "{group}"},
       {"roles", "{role}"},           {"namespaces", "{namespace}"}};
   return keywords;
+}
+
+// Gravitino's fileset audit headers, each checked against its set of values (UNKNOWN otherwise).
+std::map<std::string, std::string> CallerContext(const http::Request& request) {
+  static const std::set<std::string, std::less<>> kClientTypes = {"HADOOP_GVFS", "PYTHON_GVFS",
+                                                                  "UNKNOWN"};
+  static const std::set<std::string, std::less<>> kOperations = {"CREATE",
+                                                                 "OPEN",
+                                                                 "OPEN_AND_WRITE",
+                                                                 "OPEN_AND_APPEND",
+                                                                 "APPEND",
+                                                                 "RENAME",
+                                                                 "DELETE",
+                                                                 "GET_FILE_STATUS",
+                                                                 "LIST_STATUS",
+                                                                 "MKDIRS",
+                                                                 "GET_DEFAULT_REPLICATION",
+                                                                 "GET_DEFAULT_BLOCK_SIZE",
+                                                                 "SET_WORKING_DIR",
+                                                                 "EXISTS",
+                                                                 "CREATED_TIME",
+                                                                 "UNKNOWN"};
+  std::map<std::string, std::string> out;
+  auto add = [&](const char* header, const std::set<std::string, std::less<>>& allowed) {
+    auto value = request.Header(header);
+    if (!value || Trim(*value).empty()) return;
+    const std::string v(Trim(*value));
+    out[header] = allowed.count(v) > 0 ? v : "UNKNOWN";
+  };
+  add("InternalClientType", kClientTypes);
+  add("FilesetDataOperation", kOperations);
+  return out;
 }
 
 }  // namespace
@@ -187,6 +220,8 @@ void Router::Audit(const http::Request& request, const std::string& principal, b
        subject.operation.ends_with("/credentials"))) {
     record.detail = "storage credentials refused";
   }
+  if (InterfaceOf(request.path) == Interface::kGravitino)
+    record.caller_context = CallerContext(request);
   audit.Write(record);
 }
 

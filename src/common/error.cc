@@ -75,6 +75,8 @@ std::string_view EntityKindName(EntityKind kind) {
       return "metadata object";
     case EntityKind::kPrivilege:
       return "privilege";
+    case EntityKind::kLocationName:
+      return "location name";
   }
   return "object";
 }

@@ -48,6 +48,7 @@ enum class EntityKind {
   kRole,
   kMetadataObject,
   kPrivilege,
+  kLocationName,  // a named storage location of a fileset
 };
 
 std::string_view ErrorCodeName(ErrorCode code);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "connector/connector.h"
+#include "connector/fileset/fileset_connector.h"
 #include "connector/iceberg/iceberg_connector.h"
 
 namespace cairn::connector {
@@ -7,6 +8,7 @@ namespace cairn::connector {
 std::unique_ptr<ConnectorRegistry> MakeDefaultRegistry(ConnectorDeps deps) {
   auto registry = std::make_unique<ConnectorRegistry>(std::move(deps));
   RegisterIcebergConnector(*registry);
+  RegisterFilesetConnector(*registry);
   return registry;
 }
 

@@ -24,6 +24,7 @@ class CredentialVendor;
 namespace cairn::connector {
 
 class IcebergCatalog;
+class FilesetCatalog;
 class IcebergProxy;
 
 /// The Authorization header of the request the calling thread is serving, for connectors that
@@ -109,6 +110,13 @@ class Connector {
   /// that must be stored with the catalog so later renames do not change them.
   virtual model::Properties ResolvedProperties() const { return {}; }
 
+  /// Checks an alter of the catalog's properties (`before` -> `after`) beyond what building the
+  /// connector from `after` checks: kInvalidArgument for a property that may not change.
+  virtual Status CheckPropertyChange(const model::Properties& /*before*/,
+                                     const model::Properties& /*after*/) const {
+    return Ok();
+  }
+
   /// The catalog in Iceberg's own terms when the provider manages Iceberg tables (served by the
   /// Iceberg REST service), else nullptr. Owned by the connector.
   virtual IcebergCatalog* AsIcebergCatalog() { return nullptr; }
@@ -121,6 +129,42 @@ class Connector {
   /// Vends short-lived storage keys for the catalog's objects, or nullptr when the provider
   /// keeps no data in storage. Owned by the connector.
   virtual storage::CredentialVendor* Credentials() { return nullptr; }
+
+  /// The fileset operations when the catalog holds filesets (type `fileset`), else nullptr.
+  /// Owned by the connector.
+  virtual FilesetCatalog* AsFilesetCatalog() { return nullptr; }
+};
+
+/// Filesets of a catalog: named sets of files under storage locations. Errors name their object:
+/// kNotFound (kSchema / kFileset / kLocationName), kAlreadyExists (kFileset), kInvalidArgument
+/// naming the field or property at fault.
+class FilesetCatalog {
+ public:
+  virtual ~FilesetCatalog() = default;
+
+  /// kNotFound (kSchema) when the schema is absent.
+  virtual Result<std::vector<std::string>> ListFilesets(std::string_view schema) = 0;
+  /// `fileset.storage_locations` are the explicit locations (may be empty for managed filesets,
+  /// which then inherit the schema's or catalog's). Creates missing directories; nothing is left
+  /// behind on failure.
+  virtual Result<model::Fileset> CreateFileset(const CallContext& ctx, std::string_view schema,
+                                               const model::Fileset& fileset) = 0;
+  virtual Result<model::Fileset> LoadFileset(std::string_view schema, std::string_view name) = 0;
+  /// Rename, comment and property changes, applied atomically in order. Files never move.
+  virtual Result<model::Fileset> AlterFileset(const CallContext& ctx, std::string_view schema,
+                                              std::string_view name,
+                                              const std::vector<model::EntityChange>& changes) = 0;
+  /// False when absent. A managed fileset's files are deleted; an external one's are kept.
+  virtual Result<bool> DropFileset(const CallContext& ctx, std::string_view schema,
+                                   std::string_view name) = 0;
+  /// Files and directories directly under `sub_path` of one of the fileset's locations.
+  virtual Result<std::vector<model::FileInfo>> ListFiles(
+      std::string_view schema, std::string_view name, std::string_view sub_path,
+      const std::optional<std::string>& location_name) = 0;
+  /// The storage location of `sub_path` in the fileset.
+  virtual Result<std::string> GetFileLocation(std::string_view schema, std::string_view name,
+                                              std::string_view sub_path,
+                                              const std::optional<std::string>& location_name) = 0;
 };
 
 /// Builds connectors by provider name. Validates catalog properties at catalog creation.

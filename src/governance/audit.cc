@@ -35,6 +35,7 @@ std::string ToLine(const AuditRecord& r) {
   j["client"] = r.client;
   if (!r.detail.empty()) j["detail"] = r.detail;
   j["timeMs"] = r.time_ms;
+  if (!r.caller_context.empty()) j["callerContext"] = r.caller_context;
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -24,6 +25,9 @@ struct AuditRecord {
   std::string request_id;
   std::string client;
   std::string detail;     // e.g. which storage credentials were vended; omitted when empty
+  /// What a client said it is doing, from Gravitino's fileset audit headers
+  /// (`InternalClientType`, `FilesetDataOperation`); unknown values are recorded as UNKNOWN.
+  std::map<std::string, std::string> caller_context;
 };
 
 struct AuditQuery {

@@ -27,6 +27,17 @@ std::optional<CatalogType> ParseCatalogType(std::string_view text) {
   return std::nullopt;
 }
 
+std::string_view FilesetTypeName(FilesetType type) {
+  return type == FilesetType::kExternal ? "external" : "managed";
+}
+
+std::optional<FilesetType> ParseFilesetType(std::string_view text) {
+  for (auto t : {FilesetType::kManaged, FilesetType::kExternal}) {
+    if (EqualsIgnoreCase(text, FilesetTypeName(t))) return t;
+  }
+  return std::nullopt;
+}
+
 namespace {
 
 bool IsWord(char c) {

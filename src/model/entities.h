@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -40,6 +41,32 @@ struct Schema {
   std::optional<std::string> comment;
   Properties properties;
   Audit audit;
+};
+
+/// A fileset: a named set of files under one or more storage locations (location name -> URI).
+/// A managed fileset owns its directories (dropping it deletes them); an external one only
+/// points at them.
+enum class FilesetType { kManaged, kExternal };
+
+std::string_view FilesetTypeName(FilesetType type);                  // lower-case, as on the wire
+std::optional<FilesetType> ParseFilesetType(std::string_view text);  // case-insensitive
+
+struct Fileset {
+  std::string name;
+  std::optional<std::string> comment;
+  FilesetType type = FilesetType::kManaged;
+  std::map<std::string, std::string> storage_locations;  // location name -> location
+  Properties properties;
+  Audit audit;
+};
+
+/// One entry of a fileset directory listing.
+struct FileInfo {
+  std::string name;
+  bool is_dir = false;
+  int64_t size = 0;
+  int64_t last_modified_ms = 0;
+  std::string path;  // virtual path: /fileset/<catalog>/<schema>/<fileset>/<sub path>/<name>
 };
 
 /// Name rules of the API (a violation is kInvalidArgument naming the rule).

@@ -46,6 +46,14 @@ std::string_view ActionName(Action action) {
       return "LOAD_VIEW";
     case Action::kManageView:
       return "MANAGE_VIEW";
+    case Action::kCreateFileset:
+      return "CREATE_FILESET";
+    case Action::kLoadFileset:
+      return "LOAD_FILESET";
+    case Action::kWriteFileset:
+      return "WRITE_FILESET";
+    case Action::kDropFileset:
+      return "DROP_FILESET";
     case Action::kManageUsers:
       return "MANAGE_USERS";
     case Action::kManageGroups:
@@ -91,12 +99,26 @@ Result<Target> Authorizer::Resolve(const std::string& metalake, const std::strin
     parent = s->id;
   }
   if (object.empty()) return t;
-  const EntityType type = object_type == ObjectType::kView ? EntityType::kView : EntityType::kTable;
+  const EntityType type = object_type == ObjectType::kView      ? EntityType::kView
+                          : object_type == ObjectType::kFileset ? EntityType::kFileset
+                                                                : EntityType::kTable;
   if (auto o = store_.Get(type, parent, object)) t.object_row = std::move(*o);
   return t;
 }
 
 namespace {
+
+// The store type of the leaf objects of a schema addressed with `type`.
+EntityType LeafEntityType(ObjectType type) {
+  switch (type) {
+    case ObjectType::kView:
+      return EntityType::kView;
+    case ObjectType::kFileset:
+      return EntityType::kFileset;
+    default:
+      return EntityType::kTable;
+  }
+}
 
 struct Evaluator {
   const Principal& principal;
@@ -183,6 +205,14 @@ Result<bool> Authorizer::Decide(const Principal& principal, Action action, const
       return e.InSchema(e.OwnsObject() || e.Any("SELECT_VIEW", 3) || e.Any("CREATE_VIEW", 2));
     case Action::kManageView:
       return e.InSchema(e.OwnsObject());
+    case Action::kCreateFileset:
+      return e.InSchema(e.Any("CREATE_FILESET", 2));
+    case Action::kLoadFileset:
+      return e.InSchema(e.OwnsObject() || e.Any("READ_FILESET", 3) || e.Any("WRITE_FILESET", 3));
+    case Action::kWriteFileset:
+      return e.InSchema(e.OwnsObject() || e.Any("WRITE_FILESET", 3));
+    case Action::kDropFileset:
+      return e.InSchema(e.OwnsObject());
     case Action::kManageUsers:
       return e.OwnsMetalake() || e.Any("MANAGE_USERS", 0);
     case Action::kManageGroups:
@@ -239,7 +269,7 @@ std::vector<std::string> Authorizer::Filter(const Principal& principal, Action a
     child_type = EntityType::kSchema;
   } else {
     level = Level::kObjects;
-    child_type = parent.object_type == ObjectType::kView ? EntityType::kView : EntityType::kTable;
+    child_type = LeafEntityType(parent.object_type);
     // The rows of nested namespaces are not resolved; leaf rows come from the top level only.
     if (parent.schema.size() == 1) parent_row = parent.schema_row;
   }

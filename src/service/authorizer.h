@@ -34,6 +34,10 @@ enum class Action {
   kCreateView,      // ... && CREATE_VIEW
   kLoadView,        // ... && (VIEW::OWNER || SELECT_VIEW || CREATE_VIEW)
   kManageView,      // ... && VIEW::OWNER
+  kCreateFileset,   // ... && CREATE_FILESET
+  kLoadFileset,     // ... && (FILESET::OWNER || READ_FILESET || WRITE_FILESET)
+  kWriteFileset,    // ... && (FILESET::OWNER || WRITE_FILESET)
+  kDropFileset,     // ... && FILESET::OWNER
   kManageUsers,     // METALAKE::OWNER || MANAGE_USERS
   kManageGroups,    // METALAKE::OWNER || MANAGE_GROUPS
   kCreateRole,      // METALAKE::OWNER || CREATE_ROLE
@@ -78,10 +82,10 @@ class Authorizer {
   /// The same decision as a bool, for filtering lists (errors count as "not visible").
   bool Allowed(const Principal& principal, Action action, const Target& target);
   /// Keeps the names of children of `parent` the principal may see with `action`: catalogs of a
-  /// metalake (target with no catalog), schemas of a catalog (no schema) or tables/views of a
-  /// schema. One store read for the children's rows, then in-memory decisions.
-  /// `rows`, when given, are the listed children's rows (a page already read): then nothing more
-  /// is read and the cost is proportional to the page.
+  /// metalake (target with no catalog), schemas of a catalog (no schema) or tables, views or
+  /// filesets of a schema (by the parent's `object_type`). One store read for the children's rows,
+  /// then in-memory decisions. `rows`, when given, are the listed children's rows (a page already
+  /// read): then nothing more is read and the cost is proportional to the page.
   std::vector<std::string> Filter(const Principal& principal, Action action, const Target& parent,
                                   std::vector<std::string> names,
                                   const std::vector<store::EntityRecord>* rows = nullptr);

@@ -315,11 +315,12 @@ Result<model::Catalog> MetadataService::AlterCatalog(
         return row;
       },
       [&](EntityRecord& row) -> Status {
+        const model::Properties before = row.properties;
         CAIRN_RETURN_IF_ERROR(ApplyEntityChanges(row, EntityKind::kCatalog, changes));
         CAIRN_ASSIGN_OR_RETURN(model::Catalog c, ToCatalog(metalake, row));
         connector::CatalogInfo info{row.id, c.metalake, c.name, c.type, c.provider, row.properties};
         CAIRN_ASSIGN_OR_RETURN(auto probe, registry_.Create(info));
-        (void)probe;
+        CAIRN_RETURN_IF_ERROR(probe->CheckPropertyChange(before, row.properties));
         Touch(row, ctx);
         return Ok();
       });

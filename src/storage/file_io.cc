@@ -141,6 +141,21 @@ class LocalFileIO final : public FileIO {
     if (ec) return Unavailable("cannot delete '{}': {}", path, ec.message());
     return Ok();
   }
+
+  Result<bool> CreateDirectories(std::string_view location) override {
+    const std::string path = LocalPath(location);
+    std::error_code ec;
+    const auto status = fs::status(path, ec);
+    if (fs::exists(status)) {
+      if (!fs::is_directory(status)) {
+        return InvalidArgument("location '{}' is a file, not a directory", location);
+      }
+      return false;
+    }
+    const bool created = fs::create_directories(path, ec);
+    if (ec) return Unavailable("cannot create directory '{}': {}", path, ec.message());
+    return created;
+  }
 };
 
 }  // namespace

@@ -16,7 +16,8 @@ namespace cairn::storage {
 /// Gravitino and Iceberg use: `s3-endpoint`, `s3-region`, `s3-access-key-id`,
 /// `s3-secret-access-key`, `s3-session-token`, `s3-path-style-access`.
 struct S3Options {
-  std::string endpoint;  // e.g. http://127.0.0.1:9000; empty means AWS (https://s3.<region>.amazonaws.com)
+  std::string
+      endpoint;  // e.g. http://127.0.0.1:9000; empty means AWS (https://s3.<region>.amazonaws.com)
   std::string region = "us-east-1";
   std::string access_key_id;
   std::string secret_access_key;
@@ -62,6 +63,11 @@ class FileIO {
   virtual Status Delete(std::string_view location) = 0;
   /// Deletes everything under a location prefix (a directory on local disk).
   virtual Status DeletePrefix(std::string_view location) = 0;
+  /// Makes `location` usable as a directory: on local disk creates it and its parents and
+  /// answers true when it did not exist before (kInvalidArgument when it is a file). Object
+  /// storage has no directories (a prefix exists once an object is written under it), so the
+  /// default does nothing and answers false.
+  virtual Result<bool> CreateDirectories(std::string_view /*location*/) { return false; }
 };
 
 /// The FileIO that serves `location`'s scheme (`file:`/absolute paths, `s3://`, `s3a://`).

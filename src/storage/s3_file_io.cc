@@ -72,8 +72,18 @@ class S3FileIO final : public FileIO {
     req.key = loc.key;
     CAIRN_ASSIGN_OR_RETURN(auto resp, client_.Send(req));
     if (resp.status == 200) return true;
-    if (resp.status == 404) return false;
-    return Failure("stat", location, resp);
+    if (resp.status != 404) return Failure("stat", location, resp);
+    // Not an object: a "directory" exists when any object lies below it.
+    std::string prefix = loc.key;
+    if (prefix.empty()) return true;  // the bucket root (the listing below would 404 if absent)
+    if (prefix.back() != '/') prefix += '/';
+    S3Request list;
+    list.bucket = loc.bucket;
+    list.query = {{"list-type", "2"}, {"prefix", prefix}, {"max-keys", "1"}};
+    CAIRN_ASSIGN_OR_RETURN(auto listed, client_.Send(list));
+    if (listed.status == 404) return false;
+    if (listed.status != 200) return Failure("list", location, listed);
+    return XmlElement(listed.body, "KeyCount") != "0" && !XmlElements(listed.body, "Contents").empty();
   }
 
   Result<std::vector<std::string>> List(std::string_view location) override {

@@ -102,6 +102,32 @@ Result<std::vector<std::string>> StringList(const Json& body, const char* field)
   return out;
 }
 
+// Table and fileset privileges placed on a catalog or schema need a catalog of the matching
+// type (relational / fileset), as Gravitino checks.
+Status CheckCatalogTypeOfPrivileges(const std::vector<Privilege>& privileges, ObjectType type,
+                                    const service::Target& target) {
+  if ((type != ObjectType::kCatalog && type != ObjectType::kSchema) || !target.catalog_row) {
+    return cairn::Ok();
+  }
+  const Json payload = Json::parse(target.catalog_row->payload, nullptr, false);
+  const std::string catalog_type =
+      payload.is_object() ? payload.value("type", std::string()) : std::string();
+  for (const auto& p : privileges) {
+    const bool table =
+        p.name == "CREATE_TABLE" || p.name == "SELECT_TABLE" || p.name == "MODIFY_TABLE";
+    const bool fileset =
+        p.name == "CREATE_FILESET" || p.name == "READ_FILESET" || p.name == "WRITE_FILESET";
+    const char* needed = table ? "relational" : fileset ? "fileset" : nullptr;
+    if (needed != nullptr && !catalog_type.empty() && catalog_type != needed) {
+      return MakeError(ErrorCode::kInvalidArgument, EntityKind::kPrivilege,
+                       "Privilege {} cannot be bound to {} {}: its catalog is of type {}, not {}",
+                       p.name, governance::ObjectTypeName(type), target.catalog, catalog_type,
+                       needed);
+    }
+  }
+  return cairn::Ok();
+}
+
 }  // namespace
 
 Response GravitinoApi::HandleAccessControl(const Request& request,
@@ -175,11 +201,15 @@ Response GravitinoApi::HandleAccessControl(const Request& request,
         break;
       case ObjectType::kTable:
       case ObjectType::kView:
+      case ObjectType::kFileset:
         if (parts.size() != 3) break;
         t = authz_.Resolve(ml, parts[0], {parts[1]}, parts[2], *type);
         if (t && !t->object_row) {
           return NotFound(EntityKind::kMetadataObject, "{} {} does not exist",
-                          *type == ObjectType::kTable ? "Table" : "View", full_name);
+                          *type == ObjectType::kTable  ? "Table"
+                          : *type == ObjectType::kView ? "View"
+                                                       : "Fileset",
+                          full_name);
         }
         break;
       default:
@@ -327,6 +357,7 @@ Response GravitinoApi::HandleAccessControl(const Request& request,
             auto privs = PrivilegesFromJson(o.value("privileges", Json::array()),
                                             "securableObjects.privileges", *type);
             if (!privs) return fail(privs.error());
+            if (auto s = CheckCatalogTypeOfPrivileges(*privs, *type, t); !s) return fail(s.error());
             role.objects.push_back(SecurableObject{*full_name, *type, std::move(*privs)});
           }
         }
@@ -418,6 +449,7 @@ Response GravitinoApi::HandleAccessControl(const Request& request,
         auto privs =
             PrivilegesFromJson(o.value("privileges", Json::array()), "overrides.privileges", *type);
         if (!privs) return fail(privs.error());
+        if (auto s = CheckCatalogTypeOfPrivileges(*privs, *type, t); !s) return fail(s.error());
         objects.push_back(SecurableObject{*full_name, *type, std::move(*privs)});
       }
       auto role = access.OverrideRoleObjects(metalake, seg[4], objects, audit);
@@ -440,6 +472,9 @@ Response GravitinoApi::HandleAccessControl(const Request& request,
       if (privs_json == body->end()) return fail(InvalidArgument("Field 'privileges' is required"));
       auto privs = PrivilegesFromJson(*privs_json, "privileges", *type);
       if (!privs) return fail(privs.error());
+      if (auto s = CheckCatalogTypeOfPrivileges(*privs, *type, object_target); !s) {
+        return fail(s.error());
+      }
       auto role = access.ChangeRolePrivileges(metalake, seg[4],
                                               SecurableObject{seg[6], *type, *privs}, grant, audit);
       if (!role) return fail(role.error());

@@ -42,6 +42,8 @@ std::string_view ClassEntity(EntityKind kind) {
       return "MetadataObject";
     case EntityKind::kPrivilege:
       return "Privilege";
+    case EntityKind::kLocationName:
+      return "LocationName";
     case EntityKind::kIndex:
     case EntityKind::kNone:
       return "";

@@ -463,6 +463,7 @@ Response GravitinoApi::Handle(const Request& request,
     if (!dropped) return call.Fail(dropped.error());
     return Dropped(*dropped);
   }
+  if (seg[6] == "filesets") return HandleFilesets(request, principal, seg);
   if (seg[6] != "tables") {
     return PlainErrorResponse(404, 1003, "NotFoundException",
                               fmt::format("No endpoint matches {} {}", method, request.path));
@@ -565,9 +566,11 @@ Response GravitinoApi::Credentials(const Request& request, const governance::Pri
   const std::string type = ToLower(type_text);
   const std::vector<std::string> parts = Split(full_name, '.');
   auto check = [&](service::Action action, const std::vector<std::string>& schema,
-                   const std::string& object) -> Status {
+                   const std::string& object,
+                   governance::ObjectType object_type = governance::ObjectType::kTable) -> Status {
     if (!authz_.enabled()) return cairn::Ok();
-    CAIRN_ASSIGN_OR_RETURN(auto target, authz_.Resolve(ml, parts[0], schema, object));
+    CAIRN_ASSIGN_OR_RETURN(auto target,
+                           authz_.Resolve(ml, parts[0], schema, object, object_type));
     return authz_.Check(principal, action, target);
   };
   std::vector<std::string> locations;
@@ -610,6 +613,42 @@ Response GravitinoApi::Credentials(const Request& request, const governance::Pri
     } else {
       auto table = connector->LoadTable(parts[1], parts[2]);
       if (!table) return call.Fail(table.error());
+    }
+  } else if (type == "fileset") {
+    if (parts.size() != 3) {
+      return call.Fail(InvalidArgument(
+          "Invalid metadata object full name '{}' for type fileset: expected "
+          "catalog.schema.fileset",
+          full_name));
+    }
+    if (auto s = check(service::Action::kLoadFileset, {parts[1]}, parts[2],
+                       governance::ObjectType::kFileset);
+        !s) {
+      return call.Fail(s.error());
+    }
+    write = check(service::Action::kWriteFileset, {parts[1]}, parts[2],
+                  governance::ObjectType::kFileset)
+                .has_value();
+    auto opened = service_.OpenCatalog(ml, parts[0]);
+    if (!opened) return call.Fail(opened.error());
+    connector = *opened;
+    connector::FilesetCatalog* filesets = connector->AsFilesetCatalog();
+    if (filesets == nullptr) {
+      return call.Fail(InvalidArgument("Catalog '{}' is not a fileset catalog", parts[0]));
+    }
+    auto fileset = filesets->LoadFileset(parts[1], parts[2]);
+    if (!fileset) return call.Fail(fileset.error());
+    // `Current-Location-Name` picks one location; without it every location is covered.
+    if (auto name = request.Header("Current-Location-Name"); name && !name->empty()) {
+      auto it = fileset->storage_locations.find(*name);
+      if (it == fileset->storage_locations.end()) {
+        return call.Fail(NotFound(EntityKind::kLocationName,
+                                  "Location name '{}' does not exist in fileset '{}'", *name,
+                                  full_name));
+      }
+      locations.push_back(it->second);
+    } else {
+      for (const auto& [name, location] : fileset->storage_locations) locations.push_back(location);
     }
   } else {
     return call.Fail(InvalidArgument(

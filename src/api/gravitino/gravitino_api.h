@@ -39,6 +39,11 @@ class GravitinoApi {
                              const std::string& metalake, const std::string& type,
                              const std::string& full_name, int64_t now_ms) const;
 
+  /// `.../schemas/{s}/filesets[/{f}[/files|/location]]` of fileset catalogs.
+  http::Response HandleFilesets(const http::Request& request,
+                                const governance::Principal& principal,
+                                const std::vector<std::string>& seg) const;
+
   service::MetadataService& service_;
   service::Authorizer& authz_;
   ApiInfo info_;

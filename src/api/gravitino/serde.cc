@@ -684,6 +684,55 @@ OrderedJson SchemaToJson(const model::Schema& s) {
   return o;
 }
 
+Result<model::Fileset> FilesetFromJson(const Json& j) {
+  model::Fileset f;
+  CAIRN_ASSIGN_OR_RETURN(f.name, RequiredString(j, "name"));
+  CAIRN_ASSIGN_OR_RETURN(f.comment, OptionalString(j, "comment"));
+  CAIRN_ASSIGN_OR_RETURN(auto type, OptionalString(j, "type"));
+  if (type) {
+    auto parsed = model::ParseFilesetType(*type);
+    if (!parsed) {
+      return InvalidArgument(
+          "Field 'type' has an unknown fileset type '{}'; expected managed or external", *type);
+    }
+    f.type = *parsed;
+  }
+  CAIRN_ASSIGN_OR_RETURN(f.storage_locations, PropertiesFromJson(j, "storageLocations"));
+  CAIRN_ASSIGN_OR_RETURN(auto location, OptionalString(j, "storageLocation"));
+  if (location) {
+    auto existing = f.storage_locations.find("unknown");
+    if (existing != f.storage_locations.end() && existing->second != *location) {
+      return InvalidArgument(
+          "Fields 'storageLocation' and 'storageLocations.unknown' name different locations");
+    }
+    f.storage_locations["unknown"] = *location;
+  }
+  CAIRN_ASSIGN_OR_RETURN(f.properties, PropertiesFromJson(j, "properties"));
+  return f;
+}
+
+OrderedJson FilesetToJson(const model::Fileset& f) {
+  OrderedJson o;
+  o["name"] = f.name;
+  if (f.comment) o["comment"] = *f.comment;
+  o["type"] = model::FilesetTypeName(f.type);
+  if (auto it = f.storage_locations.find("unknown"); it != f.storage_locations.end()) {
+    o["storageLocation"] = it->second;
+  }
+  o["storageLocations"] = PropertiesToJson(f.storage_locations);
+  o["properties"] = PropertiesToJson(f.properties);
+  o["audit"] = AuditToJson(f.audit);
+  return o;
+}
+
+OrderedJson FileInfoToJson(const model::FileInfo& f) {
+  return OrderedJson{{"name", f.name},
+                     {"isDir", f.is_dir},
+                     {"size", f.size},
+                     {"lastModified", f.last_modified_ms},
+                     {"path", f.path}};
+}
+
 // ---- update requests ----
 
 namespace {
@@ -746,6 +795,8 @@ Result<std::vector<model::EntityChange>> EntityUpdatesFromJson(const Json& body,
         if (!v->is_string()) return WrongType(field + ".newComment", "a string", *v);
         c.comment = v->get<std::string>();
       }
+    } else if (kind == EntityKind::kFileset && type == "removeComment") {
+      c.kind = model::EntityChange::Kind::kUpdateComment;
     } else if (type == "setProperty") {
       c.kind = model::EntityChange::Kind::kSetProperty;
       CAIRN_ASSIGN_OR_RETURN(c.property, StringIn(u, "property", field));

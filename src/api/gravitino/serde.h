@@ -52,8 +52,17 @@ OrderedJson MetalakeToJson(const model::Metalake& m);
 OrderedJson CatalogToJson(const model::Catalog& c);
 OrderedJson SchemaToJson(const model::Schema& s);
 
+/// FilesetCreateRequest (name, comment, type, storageLocation, storageLocations, properties). A
+/// bare `storageLocation` is kept under location name "unknown".
+Result<model::Fileset> FilesetFromJson(const Json& j);
+/// FilesetDTO; `storageLocation` is the "unknown" location when there is one.
+OrderedJson FilesetToJson(const model::Fileset& f);
+/// FileInfoDTO: name, isDir, size, lastModified (epoch ms), path.
+OrderedJson FileInfoToJson(const model::FileInfo& f);
+
 /// `{"updates":[...]}` of a metalake or catalog (rename, updateComment, setProperty,
-/// removeProperty) or a schema (setProperty, removeProperty only).
+/// removeProperty), a fileset (the same plus removeComment) or a schema (setProperty,
+/// removeProperty only).
 Result<std::vector<model::EntityChange>> EntityUpdatesFromJson(const Json& body, EntityKind kind);
 /// `{"updates":[...]}` of a table, every `@type` of Gravitino 1.3.
 Result<std::vector<model::TableChange>> TableUpdatesFromJson(const Json& body);

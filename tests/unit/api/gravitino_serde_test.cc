@@ -215,6 +215,50 @@ TEST(EntityUpdates, SchemaAcceptsOnlyPropertyChanges) {
   EXPECT_EQ(ml->size(), 3U);
 }
 
+TEST(Filesets, CreateRequestKeepsABareLocationAsUnknown) {
+  auto f = FilesetFromJson(J(R"({"name":"f","comment":null,"type":"EXTERNAL",
+      "storageLocation":"/a","storageLocations":{"hot":"s3://b/h"},"properties":null})"));
+  ASSERT_THAT(f, IsOk());
+  EXPECT_EQ(f->type, model::FilesetType::kExternal);
+  EXPECT_EQ(f->storage_locations.at("unknown"), "/a");
+  EXPECT_EQ(f->storage_locations.at("hot"), "s3://b/h");
+  auto managed = FilesetFromJson(J(R"({"name":"f"})"));
+  ASSERT_THAT(managed, IsOk());
+  EXPECT_EQ(managed->type, model::FilesetType::kManaged);
+  EXPECT_THAT(FilesetFromJson(J(R"({"name":"f","type":"temp"})")), HasErrorMessage("'type'"));
+  EXPECT_THAT(FilesetFromJson(J(R"({"type":"managed"})")), HasErrorMessage("'name'"));
+  EXPECT_THAT(FilesetFromJson(J(R"({"name":"f","storageLocation":"/a",
+      "storageLocations":{"unknown":"/b"}})")),
+              IsError(ErrorCode::kInvalidArgument));
+}
+
+TEST(Filesets, DtoHasStorageLocationOnlyForTheUnknownName) {
+  model::Fileset f;
+  f.name = "f";
+  f.storage_locations = {{"hot", "s3://b/h"}};
+  f.properties = {{"default-location-name", "hot"}};
+  const Json out = Json::parse(FilesetToJson(f).dump());
+  EXPECT_EQ(out["type"], "managed");
+  EXPECT_FALSE(out.contains("storageLocation"));
+  EXPECT_FALSE(out.contains("comment"));
+  EXPECT_EQ(out["storageLocations"]["hot"], "s3://b/h");
+  f.storage_locations["unknown"] = "file:/x";
+  EXPECT_EQ(Json::parse(FilesetToJson(f).dump())["storageLocation"], "file:/x");
+}
+
+TEST(EntityUpdates, FilesetsAcceptRemoveComment) {
+  auto changes = EntityUpdatesFromJson(
+      J(R"({"updates":[{"@type":"removeComment"},{"@type":"updateComment","newComment":null}]})"),
+      EntityKind::kFileset);
+  ASSERT_THAT(changes, IsOk());
+  ASSERT_EQ(changes->size(), 2u);
+  EXPECT_EQ((*changes)[0].kind, model::EntityChange::Kind::kUpdateComment);
+  EXPECT_FALSE((*changes)[0].comment.has_value());
+  EXPECT_THAT(
+      EntityUpdatesFromJson(J(R"({"updates":[{"@type":"removeComment"}]})"), EntityKind::kCatalog),
+      IsError(ErrorCode::kInvalidArgument));
+}
+
 TEST(ParseBody, RejectsMalformedJsonAndNonObjects) {
   EXPECT_THAT(ParseBody("{"), HasErrorMessage("Malformed json request"));
   EXPECT_THAT(ParseBody("[1]"), HasErrorMessage("Malformed json request"));

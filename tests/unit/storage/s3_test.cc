@@ -126,6 +126,9 @@ TEST_F(S3Test, WritesReadsListsAndDeletes) {
   EXPECT_EQ(missing.error().code, ErrorCode::kNotFound);
   EXPECT_TRUE(*io_->Exists(root_ + "/a/one.json"));
   EXPECT_FALSE(*io_->Exists(root_ + "/a/missing"));
+  EXPECT_TRUE(*io_->Exists(root_ + "/a")) << "a prefix with objects below it exists";
+  EXPECT_TRUE(*io_->Exists(root_ + "/a/sub dir/"));
+  EXPECT_FALSE(*io_->Exists(root_ + "/a/sub"));
 
   auto entries = io_->ListEntries(root_ + "/a");
   ASSERT_TRUE(entries) << entries.error().message;
