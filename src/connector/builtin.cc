@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "connector/connector.h"
 #include "connector/iceberg/iceberg_connector.h"
+#include "connector/jdbc/jdbc_connector.h"
 
 namespace cairn::connector {
 
 std::unique_ptr<ConnectorRegistry> MakeDefaultRegistry(ConnectorDeps deps) {
   auto registry = std::make_unique<ConnectorRegistry>(std::move(deps));
   RegisterIcebergConnector(*registry);
+  RegisterJdbcConnectors(*registry);
   return registry;
 }
 

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <libpq-fe.h>
+
+#include <string_view>
+
+#include "common/util.h"
+#include "connector/jdbc/jdbc_session.h"
+
+namespace cairn::connector::jdbc {
+
+namespace {
+
+std::string CleanMessage(const char* text) {
+  std::string s = text != nullptr ? text : "";
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  // libpq messages start with "ERROR:  "; the caller adds its own context.
+  for (std::string_view prefix : {"ERROR:  ", "FATAL:  "}) {
+    if (s.rfind(prefix, 0) == 0) s = s.substr(prefix.size());
+  }
+  auto nl = s.find('\n');
+  if (nl != std::string::npos) s = s.substr(0, nl);
+  return s;
+}
+
+class PgSession final : public Session {
+ public:
+  explicit PgSession(PGconn* conn) : conn_(conn) {}
+  ~PgSession() override { PQfinish(conn_); }
+
+  Result<Rows> Query(const std::string& sql) override {
+    PGresult* res = PQexec(conn_, sql.c_str());
+    const ExecStatusType status = res != nullptr ? PQresultStatus(res) : PGRES_FATAL_ERROR;
+    if (status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK) {
+      Rows rows;
+      if (status == PGRES_TUPLES_OK) {
+        const int n = PQntuples(res);
+        const int cols = PQnfields(res);
+        rows.reserve(n);
+        for (int r = 0; r < n; ++r) {
+          Row row;
+          row.reserve(cols);
+          for (int c = 0; c < cols; ++c) {
+            if (PQgetisnull(res, r, c)) {
+              row.emplace_back(std::nullopt);
+            } else {
+              row.emplace_back(std::string(PQgetvalue(res, r, c), PQgetlength(res, r, c)));
+            }
+          }
+          rows.push_back(std::move(row));
+        }
+      }
+      PQclear(res);
+      return rows;
+    }
+    std::string state;
+    std::string message;
+    if (res != nullptr) {
+      const char* s = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+      if (s != nullptr) state = s;
+      const char* m = PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY);
+      message = m != nullptr ? m : CleanMessage(PQresultErrorMessage(res));
+      PQclear(res);
+    }
+    if (message.empty()) message = CleanMessage(PQerrorMessage(conn_));
+    if (PQstatus(conn_) != CONNECTION_OK) broken_ = true;
+    // A failed statement inside an explicit transaction block leaves it aborted.
+    if (!broken_ && PQtransactionStatus(conn_) == PQTRANS_INERROR) {
+      PGresult* rb = PQexec(conn_, "ROLLBACK");
+      PQclear(rb);
+    }
+    if (broken_ || state.rfind("08", 0) == 0 || state.rfind("57P", 0) == 0) {
+      broken_ = true;
+      return Unavailable("the connection to the source was lost: {}", message);
+    }
+    if (state == "42P06" || state == "42P07" || state == "42701" || state == "42710" ||
+        state == "23505") {
+      return AlreadyExists(EntityKind::kNone, "{}", message);
+    }
+    if (state == "3F000" || state == "42P01" || state == "42703" || state == "42704") {
+      return NotFound(EntityKind::kNone, "{}", message);
+    }
+    if (state == "42501" || state.rfind("28", 0) == 0) {
+      return MakeError(ErrorCode::kPermissionDenied, EntityKind::kNone, "{}", message);
+    }
+    if (state == "2BP01") return MakeError(ErrorCode::kNotEmpty, EntityKind::kNone, "{}", message);
+    return InvalidArgument("{}", message);
+  }
+
+  bool Broken() const override { return broken_ || PQstatus(conn_) != CONNECTION_OK; }
+
+  bool Ping() override {
+    auto r = Query("SELECT 1");
+    return r.has_value();
+  }
+
+ private:
+  PGconn* conn_;
+  bool broken_ = false;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Session>> ConnectPostgres(const ConnectOptions& o) {
+  const std::string port = std::to_string(o.port > 0 ? o.port : 5432);
+  const std::string timeout = std::to_string(o.connect_timeout_s);
+  const std::string tcp_user_timeout = std::to_string(o.io_timeout_s * 1000);
+  // Statements that run longer than the I/O timeout are cancelled by the server itself.
+  const std::string server_options =
+      fmt::format("-c statement_timeout={} -c standard_conforming_strings=on",
+                  o.io_timeout_s * 1000);
+  std::vector<const char*> keys = {"host",
+                                   "port",
+                                   "dbname",
+                                   "user",
+                                   "password",
+                                   "connect_timeout",
+                                   "tcp_user_timeout",
+                                   "keepalives",
+                                   "keepalives_idle",
+                                   "keepalives_interval",
+                                   "keepalives_count",
+                                   "application_name",
+                                   "options",
+                                   "client_encoding"};
+  std::vector<const char*> values = {o.host.c_str(),
+                                     port.c_str(),
+                                     o.database.c_str(),
+                                     o.user.c_str(),
+                                     o.password.c_str(),
+                                     timeout.c_str(),
+                                     tcp_user_timeout.c_str(),
+                                     "1",
+                                     "10",
+                                     "5",
+                                     "3",
+                                     "cairn",
+                                     server_options.c_str(),
+                                     "UTF8"};
+  if (!o.sslmode.empty()) {
+    keys.push_back("sslmode");
+    values.push_back(o.sslmode.c_str());
+  }
+  keys.push_back(nullptr);
+  values.push_back(nullptr);
+  PGconn* conn = PQconnectdbParams(keys.data(), values.data(), 0);
+  if (conn == nullptr) {
+    return MakeError(ErrorCode::kConnectionFailed, EntityKind::kCatalog,
+                     "cannot allocate a PostgreSQL connection");
+  }
+  if (PQstatus(conn) != CONNECTION_OK) {
+    std::string message = CleanMessage(PQerrorMessage(conn));
+    PQfinish(conn);
+    return MakeError(ErrorCode::kConnectionFailed, EntityKind::kCatalog, "{}", message);
+  }
+  return std::unique_ptr<Session>(std::make_unique<PgSession>(conn));
+}
+
+}  // namespace cairn::connector::jdbc
