@@ -270,7 +270,7 @@ class MysqlDialect final : public Dialect {
           if (c.new_schema && *c.new_schema != schema) {
             return InvalidArgument("MySQL catalogs cannot move a table to another schema");
           }
-          out.push_back(alter + "RENAME TO " + Ident(c.new_name));
+          out.push_back(alter + "RENAME TO " + Qualified(schema, c.new_name));
           break;
         case K::kUpdateComment: {
           CAIRN_ASSIGN_OR_RETURN(std::string text, Lit(c.comment.value_or("")));
