@@ -28,7 +28,7 @@ struct ConnectOptions {
   std::string password;
   std::string sslmode;  // PostgreSQL only, from the URL's query; empty: libpq's default
   int connect_timeout_s = 5;
-  int io_timeout_s = 60;  // how long one statement may take before the connection is dropped
+  int io_timeout_s = 30;  // how long one statement may take before the connection is dropped
 };
 
 /// One open connection to a source database. Not thread-safe; the pool hands it to one caller

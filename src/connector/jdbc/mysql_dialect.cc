@@ -142,13 +142,17 @@ class MysqlDialect final : public Dialect {
     CAIRN_ASSIGN_OR_RETURN(std::string s, Lit(schema));
     CAIRN_ASSIGN_OR_RETURN(std::string n, Lit(name));
     const std::string where = " WHERE TABLE_SCHEMA = " + s + " AND TABLE_NAME = " + n;
-    CAIRN_ASSIGN_OR_RETURN(Rows head,
-                           session.Query("SELECT TABLE_COMMENT FROM information_schema.TABLES" +
-                                         where + " AND TABLE_TYPE = 'BASE TABLE'"));
+    CAIRN_ASSIGN_OR_RETURN(
+        Rows head, session.Query("SELECT TABLE_COMMENT, ENGINE, AUTO_INCREMENT FROM "
+                                 "information_schema.TABLES" +
+                                 where + " AND TABLE_TYPE = 'BASE TABLE'"));
     if (head.empty()) return std::optional<model::Table>();
     model::Table t;
     t.name = std::string(name);
     t.comment = NonEmpty(head[0][0]);
+    // The table options Gravitino reports (and accepts at creation).
+    if (head[0][1]) t.properties["engine"] = *head[0][1];
+    if (head[0][2]) t.properties["auto-increment-offset"] = *head[0][2];
     CAIRN_ASSIGN_OR_RETURN(
         Rows cols,
         session.Query("SELECT COLUMN_NAME, DATA_TYPE, COLUMN_TYPE, IS_NULLABLE, COLUMN_DEFAULT, "

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <libpq-fe.h>
+#include <poll.h>
 
+#include <cerrno>
+#include <chrono>
 #include <string_view>
 
 #include "common/util.h"
@@ -24,11 +27,55 @@ std::string CleanMessage(const char* text) {
 
 class PgSession final : public Session {
  public:
-  explicit PgSession(PGconn* conn) : conn_(conn) {}
+  PgSession(PGconn* conn, int io_timeout_s) : conn_(conn), io_timeout_s_(io_timeout_s) {}
   ~PgSession() override { PQfinish(conn_); }
 
   Result<Rows> Query(const std::string& sql) override {
-    PGresult* res = PQexec(conn_, sql.c_str());
+    // Sent asynchronously so that a source that stops answering (a frozen server keeps the TCP
+    // connection open) cannot hold the caller longer than the I/O timeout.
+    if (PQsendQuery(conn_, sql.c_str()) == 0) {
+      broken_ = true;
+      return Unavailable("the connection to the source was lost: {}",
+                         CleanMessage(PQerrorMessage(conn_)));
+    }
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(io_timeout_s_);
+    PGresult* res = nullptr;  // the first error result, else the last result
+    for (;;) {
+      while (PQisBusy(conn_)) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+            deadline - std::chrono::steady_clock::now());
+        if (left.count() <= 0) {
+          Cancel();
+          if (res != nullptr) PQclear(res);
+          broken_ = true;
+          return Unavailable("the source did not answer within {} s", io_timeout_s_);
+        }
+        pollfd pfd{PQsocket(conn_), POLLIN, 0};
+        const int ready = poll(&pfd, 1, static_cast<int>(left.count()));
+        if (ready < 0 && errno != EINTR) {
+          broken_ = true;
+          if (res != nullptr) PQclear(res);
+          return Unavailable("the connection to the source was lost");
+        }
+        if (PQconsumeInput(conn_) == 0) {
+          broken_ = true;
+          if (res != nullptr) PQclear(res);
+          return Unavailable("the connection to the source was lost: {}",
+                             CleanMessage(PQerrorMessage(conn_)));
+        }
+      }
+      PGresult* next = PQgetResult(conn_);
+      if (next == nullptr) break;
+      // Keep the first error of a script; it says what went wrong.
+      const bool have_error = res != nullptr && PQresultStatus(res) != PGRES_TUPLES_OK &&
+                              PQresultStatus(res) != PGRES_COMMAND_OK;
+      if (have_error) {
+        PQclear(next);
+        continue;
+      }
+      if (res != nullptr) PQclear(res);
+      res = next;
+    }
     const ExecStatusType status = res != nullptr ? PQresultStatus(res) : PGRES_FATAL_ERROR;
     if (status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK) {
       Rows rows;
@@ -65,8 +112,8 @@ class PgSession final : public Session {
     if (PQstatus(conn_) != CONNECTION_OK) broken_ = true;
     // A failed statement inside an explicit transaction block leaves it aborted.
     if (!broken_ && PQtransactionStatus(conn_) == PQTRANS_INERROR) {
-      PGresult* rb = PQexec(conn_, "ROLLBACK");
-      PQclear(rb);
+      auto rolled_back = Query("ROLLBACK");
+      (void)rolled_back;
     }
     if (broken_ || state.rfind("08", 0) == 0 || state.rfind("57P", 0) == 0) {
       broken_ = true;
@@ -94,7 +141,16 @@ class PgSession final : public Session {
   }
 
  private:
+  void Cancel() {
+    if (PGcancel* cancel = PQgetCancel(conn_)) {
+      char err[256];
+      PQcancel(cancel, err, sizeof err);
+      PQfreeCancel(cancel);
+    }
+  }
+
   PGconn* conn_;
+  int io_timeout_s_;
   bool broken_ = false;
 };
 
@@ -152,7 +208,7 @@ Result<std::unique_ptr<Session>> ConnectPostgres(const ConnectOptions& o) {
     PQfinish(conn);
     return MakeError(ErrorCode::kConnectionFailed, EntityKind::kCatalog, "{}", message);
   }
-  return std::unique_ptr<Session>(std::make_unique<PgSession>(conn));
+  return std::unique_ptr<Session>(std::make_unique<PgSession>(conn, o.io_timeout_s));
 }
 
 }  // namespace cairn::connector::jdbc
