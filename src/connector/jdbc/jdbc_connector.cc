@@ -362,6 +362,9 @@ class JdbcConnector final : public Connector {
     SessionPool::Options o;
     o.min_size = s.pool_min;
     o.max_size = s.pool_max;
+    o.wait = std::chrono::milliseconds(s.pool_wait_ms);
+    // A failed connect that took most of the connect timeout means the host does not answer.
+    o.slow_connect = std::chrono::milliseconds(s.connect.connect_timeout_s * 800);
     return o;
   }
 
@@ -581,6 +584,9 @@ class JdbcConnector final : public Connector {
 Result<std::unique_ptr<Connector>> Make(Flavor flavor, const CatalogInfo& info,
                                         const ConnectorDeps& deps) {
   CAIRN_ASSIGN_OR_RETURN(JdbcSettings settings, ParseJdbcProperties(flavor, info.properties));
+  settings.connect.connect_timeout_s = std::max(2, deps.jdbc_connect_timeout_s);
+  settings.connect.io_timeout_s = std::max(1, deps.jdbc_statement_timeout_s);
+  settings.pool_wait_ms = std::max(0, deps.jdbc_pool_wait_ms);
   auto dialect = flavor == Flavor::kPostgres ? MakePostgresDialect() : MakeMysqlDialect();
   return std::unique_ptr<Connector>(
       std::make_unique<JdbcConnector>(info, std::move(settings), std::move(dialect), deps.store));

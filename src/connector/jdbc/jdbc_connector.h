@@ -25,6 +25,7 @@ struct JdbcSettings {
   std::string url;  // jdbc-url without its query string (safe to show)
   int pool_min = 2;
   int pool_max = 10;
+  int pool_wait_ms = 5000;
 };
 
 /// Validates the jdbc-* properties of a catalog of `provider` (jdbc-postgresql | jdbc-mysql).

@@ -27,8 +27,8 @@ struct ConnectOptions {
   std::string user;
   std::string password;
   std::string sslmode;  // PostgreSQL only, from the URL's query; empty: libpq's default
-  int connect_timeout_s = 5;
-  int io_timeout_s = 30;  // how long one statement may take before the connection is dropped
+  int connect_timeout_s = 5;  // libpq counts whole seconds, at least 2
+  int io_timeout_s = 30;      // how long one statement may take before the connection is dropped
 };
 
 /// One open connection to a source database. Not thread-safe; the pool hands it to one caller
@@ -45,6 +45,8 @@ class Session {
   /// and returns the rows of its (last) result.
   virtual Result<Rows> Query(const std::string& sql) = 0;
   virtual bool Broken() const = 0;
+  /// True when the last statement got no answer within the I/O timeout (the source hangs).
+  virtual bool TimedOut() const = 0;
   /// A cheap round trip that tells whether the connection still works.
   virtual bool Ping() = 0;
 };
@@ -58,7 +60,9 @@ Result<std::unique_ptr<Session>> ConnectMysql(const ConnectOptions& options);
 
 /// A bounded pool of sessions for one catalog. Connections are opened lazily, up to `max_size`;
 /// up to `min_size` idle ones are kept however long they idle, more are closed after a minute.
-/// A caller waits at most `wait` for a free connection. Thread-safe.
+/// A caller waits at most `wait` for a free connection. When the source hangs (a statement got
+/// no answer in time, or connecting failed only after `slow_connect`), callers fail at once for
+/// `hold_off` instead of each waiting for the timeouts again. Thread-safe.
 class SessionPool {
  public:
   struct Options {
@@ -67,6 +71,8 @@ class SessionPool {
     std::chrono::milliseconds wait{5000};
     std::chrono::milliseconds idle_check{30000};  // ping idle connections older than this
     std::chrono::milliseconds idle_close{60000};  // close idle ones above min_size after this
+    std::chrono::milliseconds slow_connect{3000};  // a failed connect this slow: source hangs
+    std::chrono::milliseconds hold_off{5000};      // how long a hanging source is not tried
   };
 
   SessionPool(SessionFactory factory, Options options);
@@ -110,6 +116,8 @@ class SessionPool {
   std::condition_variable cv_;
   std::vector<Idle> idle_;  // guarded by mu_
   int open_ = 0;            // guarded by mu_: idle + leased + being opened
+  std::chrono::steady_clock::time_point hold_until_{};  // guarded by mu_
+  std::string hold_reason_;                             // guarded by mu_
 };
 
 }  // namespace cairn::connector::jdbc

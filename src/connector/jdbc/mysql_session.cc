@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <mysql.h>
 
+#include <chrono>
 #include <mutex>
 
 #include "connector/jdbc/jdbc_session.h"
@@ -18,10 +19,11 @@ bool IsConnectionError(unsigned int code) {
 
 class MysqlSession final : public Session {
  public:
-  explicit MysqlSession(MYSQL* conn) : conn_(conn) {}
+  MysqlSession(MYSQL* conn, int io_timeout_s) : conn_(conn), io_timeout_s_(io_timeout_s) {}
   ~MysqlSession() override { mysql_close(conn_); }
 
   Result<Rows> Query(const std::string& sql) override {
+    started_ = std::chrono::steady_clock::now();
     if (mysql_real_query(conn_, sql.data(), sql.size()) != 0) return Fail();
     MYSQL_RES* res = mysql_store_result(conn_);
     Rows rows;
@@ -48,6 +50,7 @@ class MysqlSession final : public Session {
   }
 
   bool Broken() const override { return broken_; }
+  bool TimedOut() const override { return timed_out_; }
 
   bool Ping() override {
     if (mysql_ping(conn_) != 0) broken_ = true;
@@ -60,6 +63,12 @@ class MysqlSession final : public Session {
     const std::string message = mysql_error(conn_);
     if (IsConnectionError(code)) {
       broken_ = true;
+      // The client library reports a read timeout as a lost connection; the time tells.
+      if (std::chrono::steady_clock::now() - started_ >=
+          std::chrono::seconds(io_timeout_s_) - std::chrono::milliseconds(500)) {
+        timed_out_ = true;
+        return Unavailable("the source did not answer within {} s", io_timeout_s_);
+      }
       return Unavailable("the connection to the source was lost: {}", message);
     }
     switch (code) {
@@ -87,7 +96,10 @@ class MysqlSession final : public Session {
   }
 
   MYSQL* conn_;
+  int io_timeout_s_;
+  std::chrono::steady_clock::time_point started_{};
   bool broken_ = false;
+  bool timed_out_ = false;
 };
 
 }  // namespace
@@ -119,7 +131,7 @@ Result<std::unique_ptr<Session>> ConnectMysql(const ConnectOptions& o) {
     mysql_close(conn);
     return MakeError(ErrorCode::kConnectionFailed, EntityKind::kCatalog, "{}", message);
   }
-  return std::unique_ptr<Session>(std::make_unique<MysqlSession>(conn));
+  return std::unique_ptr<Session>(std::make_unique<MysqlSession>(conn, o.io_timeout_s));
 }
 
 }  // namespace cairn::connector::jdbc

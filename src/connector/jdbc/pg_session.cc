@@ -45,9 +45,11 @@ class PgSession final : public Session {
         const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
             deadline - std::chrono::steady_clock::now());
         if (left.count() <= 0) {
-          Cancel();
+          // No PQcancel: against a source that hangs it would hang as well. The connection is
+          // dropped instead, and the server's statement_timeout ends the statement there.
           if (res != nullptr) PQclear(res);
           broken_ = true;
+          timed_out_ = true;
           return Unavailable("the source did not answer within {} s", io_timeout_s_);
         }
         pollfd pfd{PQsocket(conn_), POLLIN, 0};
@@ -134,6 +136,7 @@ class PgSession final : public Session {
   }
 
   bool Broken() const override { return broken_ || PQstatus(conn_) != CONNECTION_OK; }
+  bool TimedOut() const override { return timed_out_; }
 
   bool Ping() override {
     auto r = Query("SELECT 1");
@@ -141,17 +144,10 @@ class PgSession final : public Session {
   }
 
  private:
-  void Cancel() {
-    if (PGcancel* cancel = PQgetCancel(conn_)) {
-      char err[256];
-      PQcancel(cancel, err, sizeof err);
-      PQfreeCancel(cancel);
-    }
-  }
-
   PGconn* conn_;
   int io_timeout_s_;
   bool broken_ = false;
+  bool timed_out_ = false;
 };
 
 }  // namespace

@@ -19,6 +19,12 @@ Result<SessionPool::Lease> SessionPool::Acquire() {
   const auto deadline = std::chrono::steady_clock::now() + options_.wait;
   std::unique_lock lock(mu_);
   for (;;) {
+    const auto now = std::chrono::steady_clock::now();
+    if (now < hold_until_) {
+      return Unavailable("{}; not tried again for {} ms", hold_reason_,
+                         std::chrono::duration_cast<std::chrono::milliseconds>(hold_until_ - now)
+                             .count());
+    }
     while (!idle_.empty()) {
       Idle idle = std::move(idle_.back());
       idle_.pop_back();
@@ -37,11 +43,16 @@ Result<SessionPool::Lease> SessionPool::Acquire() {
     if (open_ < options_.max_size) {
       ++open_;
       lock.unlock();
+      const auto started = std::chrono::steady_clock::now();
       auto session = factory_();
       if (!session) {
         lock.lock();
         --open_;
-        cv_.notify_one();
+        if (std::chrono::steady_clock::now() - started >= options_.slow_connect) {
+          hold_until_ = std::chrono::steady_clock::now() + options_.hold_off;
+          hold_reason_ = "the source did not answer the last connection attempt in time";
+        }
+        cv_.notify_all();
         return std::move(session).error();
       }
       return Lease(this, std::move(*session));
@@ -61,6 +72,18 @@ void SessionPool::Release(std::unique_ptr<Session> session) {
     std::lock_guard lock(mu_);
     const auto now = std::chrono::steady_clock::now();
     if (session->Broken()) {
+      if (session->TimedOut()) {
+        hold_until_ = now + options_.hold_off;
+        hold_reason_ = "the source did not answer a statement in time";
+        // Idle connections to a hanging source would only hang their next callers too.
+        for (auto& idle : idle_) to_close.push_back(std::move(idle.session));
+        open_ -= static_cast<int>(idle_.size());
+        idle_.clear();
+      }
+      to_close.push_back(std::move(session));
+      --open_;
+    } else if (now < hold_until_) {
+      // Given back while the source hangs: it would only hang its next caller.
       to_close.push_back(std::move(session));
       --open_;
     } else {

@@ -96,8 +96,10 @@ class FakeSession : public Session {
   ~FakeSession() override { --*open_; }
   Result<Rows> Query(const std::string&) override { return Rows{}; }
   bool Broken() const override { return broken; }
+  bool TimedOut() const override { return timed_out; }
   bool Ping() override { return !broken; }
   bool broken = false;
+  bool timed_out = false;
 
  private:
   std::atomic<int>* open_;
@@ -169,6 +171,52 @@ TEST(SessionPool, BrokenConnectionsAreClosedAndConnectErrorsPassThrough) {
   ASSERT_FALSE(b.has_value());
   EXPECT_EQ(b.error().code, ErrorCode::kConnectionFailed);
   EXPECT_EQ(pool.open_count(), 0);  // a failed connect does not use up a slot
+}
+
+TEST(SessionPool, AHangingSourceIsNotTriedAgainForAWhile) {
+  std::atomic<int> open{0};
+  std::atomic<int> made{0};
+  SessionPool::Options o;
+  o.max_size = 3;
+  o.hold_off = std::chrono::milliseconds(200);
+  SessionPool pool(
+      [&]() -> Result<std::unique_ptr<Session>> {
+        ++made;
+        return std::unique_ptr<Session>(std::make_unique<FakeSession>(&open));
+      },
+      o);
+  {
+    auto idle = pool.Acquire();
+    auto hung = pool.Acquire();
+    ASSERT_TRUE(idle.has_value() && hung.has_value());
+    static_cast<FakeSession&>(**hung).broken = true;
+    static_cast<FakeSession&>(**hung).timed_out = true;
+  }
+  EXPECT_EQ(open, 0);  // the idle one to the same source went too
+  auto r = pool.Acquire();
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().code, ErrorCode::kUnavailable);
+  EXPECT_NE(r.error().message.find("did not answer"), std::string::npos);
+  EXPECT_EQ(made, 2);
+  std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  EXPECT_TRUE(pool.Acquire().has_value());
+}
+
+TEST(SessionPool, ASlowFailedConnectHoldsOff) {
+  SessionPool::Options o;
+  o.slow_connect = std::chrono::milliseconds(50);
+  o.hold_off = std::chrono::milliseconds(10000);
+  int attempts = 0;
+  SessionPool pool(
+      [&]() -> Result<std::unique_ptr<Session>> {
+        ++attempts;
+        std::this_thread::sleep_for(std::chrono::milliseconds(60));
+        return MakeError(ErrorCode::kConnectionFailed, EntityKind::kCatalog, "timeout expired");
+      },
+      o);
+  EXPECT_EQ(pool.Acquire().error().code, ErrorCode::kConnectionFailed);
+  EXPECT_EQ(pool.Acquire().error().code, ErrorCode::kUnavailable);
+  EXPECT_EQ(attempts, 1);
 }
 
 // ---- in-memory changes ----
