@@ -59,10 +59,31 @@ def test_bad_mysql_url_is_400(api, metalake, my):
 
 
 def test_bad_column_type_is_400_naming_the_field(api, metalake, pg_catalog):
-    ok_json(api.post(schema_path(metalake, pg_catalog), {"name": "s"}))
-    r = api.post(table_path(metalake, pg_catalog, "s"),
+    s = unique("s")
+    ok_json(api.post(schema_path(metalake, pg_catalog), {"name": s}))
+    r = api.post(table_path(metalake, pg_catalog, s),
                  {"name": "t", "columns": [col("c", "decimal(x)")]})
     assert "columns[0].type" in assert_error(r, 400, 1001)["message"]
+
+
+@pytest.mark.parametrize("column,field", [
+    (col("c", "integer", defaultValue={"type": "unparsed", "unparsedExpression": "(SELECT 1)"}),
+     "unparsed"),
+    (col("c", "integer", defaultValue={"type": "function", "funcName": "now(); DROP TABLE x",
+                                       "funcArgs": []}), "function name"),
+    (col("c", {"type": "external", "catalogString": "int); DROP TABLE x; --"}), "External type"),
+])
+def test_sql_cannot_be_smuggled_in(api, metalake, pg_catalog, pg, my_catalog, my, my_db, column,
+                                   field):
+    s = unique("s")
+    ok_json(api.post(schema_path(metalake, pg_catalog), {"name": s}))
+    ok_json(api.post(schema_path(metalake, my_catalog), {"name": my_db}))
+    for cat, schema in ((pg_catalog, s), (my_catalog, my_db)):
+        r = api.post(table_path(metalake, cat, schema), {"name": "t", "columns": [column]})
+        assert field in assert_error(r, 400, 1001)["message"]
+    assert pg.query(f"SELECT count(*) FROM pg_tables WHERE schemaname = '{s}'") == [["0"]]
+    assert my.query(f"SELECT count(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = "
+                    f"'{my_db}'") == [["0"]]
 
 
 def test_credentials_are_hidden(api, metalake, pg_catalog, my_catalog):

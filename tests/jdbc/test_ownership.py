@@ -111,6 +111,15 @@ def test_owners_follow_objects_of_the_source(authz_server, pg):
     alice.ok("GET", f"{base}/{schema}/tables/hand")
     assert owner_of(admin, ml, "table", f"{cat}.{schema}.hand") is None
 
+    # a schema dropped by hand and created again through Cairn belongs to its new creator
+    other = unique("s")
+    alice.ok("POST", base, {"name": other})
+    admin.ok("PUT", f"metalakes/{ml}/owners/schema/{cat}.{other}", {"name": "bob", "type": "USER"})
+    assert owner_of(admin, ml, "schema", f"{cat}.{other}") == "bob"
+    pg.exec(f'DROP SCHEMA "{other}"')
+    alice.ok("POST", base, {"name": other})
+    assert owner_of(admin, ml, "schema", f"{cat}.{other}") == "alice"
+
     alice.ok("DELETE", f"{base}/{schema}/tables/t2")
     r = admin.call("GET", f"metalakes/{ml}/owners/table/{cat}.{schema}.t2")
     assert r.status_code == 404, r.text

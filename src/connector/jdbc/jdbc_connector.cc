@@ -412,8 +412,15 @@ class JdbcConnector final : public Connector {
   Status Execute(Session& session, const std::vector<std::string>& statements) {
     if (statements.empty()) return Ok();
     if (dialect_->TransactionalDdl() && statements.size() > 1) {
-      auto r = Run(session, "BEGIN; " + Join(statements, "; ") + "; COMMIT");
-      if (!r) return Wrap(std::move(r).error());
+      // All or nothing: a failing statement rolls the transaction back (see Session::Query).
+      auto begun = Run(session, "BEGIN");
+      if (!begun) return Wrap(std::move(begun).error());
+      for (const auto& sql : statements) {
+        auto r = Run(session, sql);
+        if (!r) return Wrap(std::move(r).error());
+      }
+      auto committed = Run(session, "COMMIT");
+      if (!committed) return Wrap(std::move(committed).error());
       return Ok();
     }
     for (const auto& sql : statements) {
@@ -499,25 +506,19 @@ class JdbcConnector final : public Connector {
     return std::nullopt;
   }
 
-  // An object created through Cairn is owned by its creator, even if an older object of the
-  // same name (dropped in the source by hand) left a row behind.
+  // An object created through Cairn is owned by its creator. A row left by an older object of
+  // the same name (dropped in the source by hand) goes first, with the rows below it, so
+  // nothing of the old object's ownership sticks to the new one.
   std::optional<EntityRecord> ClaimRow(EntityType type, int64_t parent, std::string_view name,
                                        const CallContext& ctx) {
     if (!Tracking()) return std::nullopt;
     for (int attempt = 0; attempt < 5; ++attempt) {
       auto row = store_->Get(type, parent, name);
       if (row) {
-        EntityRecord r = std::move(*row);
-        r.payload = "{}";
-        r.audit = model::Audit{};
-        r.audit.creator = ctx.principal;
-        r.audit.create_time = ctx.now_ms;
-        auto updated = store_->CompareAndSet(r);
-        if (updated) return std::move(*updated);
-        if (updated.error().code == ErrorCode::kConflict) continue;
+        (void)store_->Delete(row->id);
+      } else if (row.error().code != ErrorCode::kNotFound) {
         break;
       }
-      if (row.error().code != ErrorCode::kNotFound) break;
       EntityRecord r;
       r.type = type;
       r.parent_id = parent;

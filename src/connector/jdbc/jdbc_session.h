@@ -41,8 +41,8 @@ struct ConnectOptions {
 class Session {
  public:
   virtual ~Session() = default;
-  /// Runs one statement (or, on PostgreSQL, a semicolon-separated script in one transaction)
-  /// and returns the rows of its (last) result.
+  /// Runs exactly one statement and returns its rows. A failed statement inside a transaction
+  /// rolls the transaction back.
   virtual Result<Rows> Query(const std::string& sql) = 0;
   virtual bool Broken() const = 0;
   /// True when the last statement got no answer within the I/O timeout (the source hangs).

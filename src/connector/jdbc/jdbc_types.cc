@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "connector/jdbc/jdbc_types.h"
 
+#include <cctype>
 #include <regex>
 
 #include "common/util.h"
@@ -57,6 +58,24 @@ Error NoMapping(const Type& type, std::string_view db) {
   return InvalidArgument("Type '{}' is not supported by {} catalogs", text, db);
 }
 
+
+bool IsIdentifier(std::string_view s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  for (char ch : s) {
+    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '_') return false;
+  }
+  return true;
+}
+
+// External type names are written into DDL verbatim: keep them to one type expression.
+Status CheckExternal(const Type& type) {
+  if (type.raw.empty() || type.raw.find(';') != std::string::npos ||
+      type.raw.find("--") != std::string::npos || type.raw.find("/*") != std::string::npos) {
+    return InvalidArgument("External type '{}' is not a valid column type", type.raw);
+  }
+  return Ok();
+}
+
 }  // namespace
 
 // ---- PostgreSQL ----
@@ -97,6 +116,7 @@ Result<std::string> PgTypeFromModel(const Type& type) {
     case TypeKind::kUuid:
       return std::string("uuid");
     case TypeKind::kExternal:
+      CAIRN_RETURN_IF_ERROR(CheckExternal(type));
       return type.raw;
     case TypeKind::kList: {
       if (type.element_nullable) {
@@ -198,6 +218,7 @@ Result<std::string> MysqlTypeFromModel(const Type& type) {
     case TypeKind::kBinary:
       return std::string("binary");
     case TypeKind::kExternal:
+      CAIRN_RETURN_IF_ERROR(CheckExternal(type));
       return type.raw;
     default:
       return NoMapping(type, "MySQL");
@@ -361,7 +382,29 @@ Result<std::string> SqlStringLiteral(std::string_view text, bool escape_backslas
   return out;
 }
 
-Result<std::string> DefaultValueSql(const model::Expression& value, bool escape_backslashes) {
+Status CheckRequestedDefault(const std::string& column, const model::Expression& value) {
+  switch (value.kind) {
+    case model::Expression::Kind::kLiteral:
+      return Ok();
+    case model::Expression::Kind::kFunction:
+      if (!IsIdentifier(value.func_name)) {
+        return InvalidArgument("Column '{}': '{}' is not a function name", column,
+                               value.func_name);
+      }
+      for (const auto& a : value.args) CAIRN_RETURN_IF_ERROR(CheckRequestedDefault(column, a));
+      return Ok();
+    case model::Expression::Kind::kUnparsed:
+      return InvalidArgument(
+          "Column '{}': unparsed default values are not supported; use a literal or a function",
+          column);
+    case model::Expression::Kind::kField:
+      return InvalidArgument("Column '{}': a default value cannot be a field reference", column);
+  }
+  return Ok();
+}
+
+Result<std::string> DefaultValueSql(const model::Expression& value, bool escape_backslashes,
+                                    int current_timestamp_precision) {
   switch (value.kind) {
     case model::Expression::Kind::kLiteral: {
       if (!value.data_type || value.data_type->kind == TypeKind::kNull || !value.value) {
@@ -381,7 +424,13 @@ Result<std::string> DefaultValueSql(const model::Expression& value, bool escape_
     }
     case model::Expression::Kind::kFunction: {
       if (EqualsIgnoreCase(value.func_name, "current_timestamp") && value.args.empty()) {
+        if (current_timestamp_precision > 0) {
+          return fmt::format("CURRENT_TIMESTAMP({})", current_timestamp_precision);
+        }
         return std::string("CURRENT_TIMESTAMP");
+      }
+      if (!IsIdentifier(value.func_name)) {
+        return InvalidArgument("'{}' is not a function name", value.func_name);
       }
       std::vector<std::string> args;
       for (const auto& a : value.args) {

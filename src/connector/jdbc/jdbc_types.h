@@ -54,8 +54,14 @@ model::TypePtr MysqlTypeToModel(const MysqlColumnType& column);
 Result<std::string> SqlStringLiteral(std::string_view text, bool escape_backslashes);
 
 /// The SQL text of a column default (after DEFAULT). kInvalidArgument for expressions a column
-/// default cannot hold (field references).
-Result<std::string> DefaultValueSql(const model::Expression& value, bool escape_backslashes);
+/// default cannot hold (field references, functions whose name is not an identifier).
+/// `current_timestamp_precision` >= 0 writes CURRENT_TIMESTAMP(p) (MySQL wants the column's).
+Result<std::string> DefaultValueSql(const model::Expression& value, bool escape_backslashes,
+                                    int current_timestamp_precision = -1);
+
+/// Checks a default value given in a request: literals and functions only, as Gravitino (an
+/// unparsed expression is SQL text and is refused). kInvalidArgument naming the column.
+Status CheckRequestedDefault(const std::string& column, const model::Expression& value);
 
 /// The model default of a column from PostgreSQL's pg_get_expr text (nullopt: no default; a
 /// nullable column without one reports the NULL literal, as Gravitino does).

@@ -46,6 +46,15 @@ std::optional<std::string> NonEmpty(const std::optional<std::string>& v) {
   return v;
 }
 
+// The fractional-second digits of a datetime column, which MySQL wants CURRENT_TIMESTAMP to repeat.
+int TimePrecision(const model::Type& t) {
+  if (t.kind == model::TypeKind::kTimestamp || t.kind == model::TypeKind::kTimestampTz ||
+      t.kind == model::TypeKind::kTime) {
+    return t.precision;
+  }
+  return -1;
+}
+
 // `name` type NULL|NOT NULL [AUTO_INCREMENT] [DEFAULT expr] [COMMENT '...']
 Result<std::string> ColumnSql(const model::Column& c) {
   if (!c.type) return InvalidArgument("Column '{}' has no type", c.name);
@@ -53,7 +62,8 @@ Result<std::string> ColumnSql(const model::Column& c) {
   std::string sql = Ident(c.name) + " " + type + (c.nullable ? " NULL" : " NOT NULL");
   if (c.auto_increment) sql += " AUTO_INCREMENT";
   if (c.default_value && !c.auto_increment && !IsNullLiteral(c.default_value)) {
-    CAIRN_ASSIGN_OR_RETURN(std::string d, DefaultValueSql(*c.default_value, true));
+    CAIRN_ASSIGN_OR_RETURN(std::string d,
+                           DefaultValueSql(*c.default_value, true, TimePrecision(*c.type)));
     sql += " DEFAULT " + d;
   }
   if (c.comment) {
@@ -210,6 +220,9 @@ class MysqlDialect final : public Dialect {
       return InvalidArgument("MySQL catalogs do not support sort orders (table {})", t.name);
     }
     if (t.columns.empty()) return InvalidArgument("Table {} needs at least one column", t.name);
+    for (const auto& c : t.columns) {
+      if (c.default_value) CAIRN_RETURN_IF_ERROR(CheckRequestedDefault(c.name, *c.default_value));
+    }
     std::string options;
     for (const auto& [key, value] : t.properties) {
       if (key == "engine") {
@@ -257,6 +270,9 @@ class MysqlDialect final : public Dialect {
       const std::string alter = "ALTER TABLE " + Qualified(schema, t.name) + " ";
       const std::string name = c.field_name.empty() ? "" : c.field_name.back();
       const bool column_existed = FindColumn(t, name) != nullptr;
+      if ((c.kind == K::kAddColumn || c.kind == K::kUpdateColumnDefaultValue) && c.default_value) {
+        CAIRN_RETURN_IF_ERROR(CheckRequestedDefault(name, *c.default_value));
+      }
       const bool index_existed =
           std::any_of(t.indexes.begin(), t.indexes.end(),
                       [&](const model::Index& i) { return i.name == c.index_name; });
@@ -297,7 +313,10 @@ class MysqlDialect final : public Dialect {
           if (!c.default_value || IsNullLiteral(c.default_value)) {
             out.push_back(alter + "ALTER COLUMN " + Ident(name) + " DROP DEFAULT");
           } else {
-            CAIRN_ASSIGN_OR_RETURN(std::string d, DefaultValueSql(*c.default_value, true));
+            const model::Column* now = FindColumn(t, name);
+            CAIRN_ASSIGN_OR_RETURN(
+                std::string d,
+                DefaultValueSql(*c.default_value, true, now ? TimePrecision(*now->type) : -1));
             out.push_back(alter + "ALTER COLUMN " + Ident(name) + " SET DEFAULT " + d);
           }
           break;

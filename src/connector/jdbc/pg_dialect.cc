@@ -232,6 +232,7 @@ class PostgresDialect final : public Dialect {
     if (t.columns.empty()) return InvalidArgument("Table {} needs at least one column", t.name);
     std::vector<std::string> parts;
     for (const auto& c : t.columns) {
+      if (c.default_value) CAIRN_RETURN_IF_ERROR(CheckRequestedDefault(c.name, *c.default_value));
       CAIRN_ASSIGN_OR_RETURN(std::string def, ColumnSql(c));
       parts.push_back(std::move(def));
     }
@@ -280,6 +281,9 @@ class PostgresDialect final : public Dialect {
           if (c.position.kind != model::ColumnPosition::Kind::kDefault) {
             return Unsupported("PostgreSQL does not support column positions");
           }
+          if (c.default_value) {
+            CAIRN_RETURN_IF_ERROR(CheckRequestedDefault(Join(c.field_name, "."), *c.default_value));
+          }
           model::Column added;
           added.name = c.field_name.empty() ? "" : c.field_name.back();
           added.type = c.type;
@@ -298,6 +302,9 @@ class PostgresDialect final : public Dialect {
           out.push_back(alter + "RENAME COLUMN " + col + " TO " + Ident(c.new_name));
           break;
         case K::kUpdateColumnDefaultValue:
+          if (c.default_value) {
+            CAIRN_RETURN_IF_ERROR(CheckRequestedDefault(Join(c.field_name, "."), *c.default_value));
+          }
           if (!c.default_value || IsNullLiteral(c.default_value)) {
             out.push_back(alter + "ALTER COLUMN " + col + " DROP DEFAULT");
           } else {

@@ -32,8 +32,9 @@ class PgSession final : public Session {
 
   Result<Rows> Query(const std::string& sql) override {
     // Sent asynchronously so that a source that stops answering (a frozen server keeps the TCP
-    // connection open) cannot hold the caller longer than the I/O timeout.
-    if (PQsendQuery(conn_, sql.c_str()) == 0) {
+    // connection open) cannot hold the caller longer than the I/O timeout. The extended query
+    // protocol runs exactly one statement: text spliced into it cannot start another.
+    if (PQsendQueryParams(conn_, sql.c_str(), 0, nullptr, nullptr, nullptr, nullptr, 0) == 0) {
       broken_ = true;
       return Unavailable("the connection to the source was lost: {}",
                          CleanMessage(PQerrorMessage(conn_)));

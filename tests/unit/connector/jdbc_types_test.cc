@@ -213,6 +213,33 @@ TEST(Defaults, RenderedAsSql) {
   EXPECT_FALSE(SqlStringLiteral(std::string("a\0b", 3), false).has_value());
 }
 
+TEST(Defaults, RequestsTakeLiteralsAndFunctionsOnly) {
+  EXPECT_TRUE(CheckRequestedDefault("c", Lit("integer", "1")).has_value());
+  model::Expression f;
+  f.kind = model::Expression::Kind::kFunction;
+  f.func_name = "current_timestamp";
+  EXPECT_TRUE(CheckRequestedDefault("c", f).has_value());
+  EXPECT_EQ(*DefaultValueSql(f, true, 3), "CURRENT_TIMESTAMP(3)");
+  f.func_name = "now(); DROP TABLE x; --";
+  auto bad = CheckRequestedDefault("c", f);
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_NE(bad.error().message.find("'c'"), std::string::npos);
+  EXPECT_FALSE(DefaultValueSql(f, false).has_value());
+  model::Expression raw;
+  raw.kind = model::Expression::Kind::kUnparsed;
+  raw.unparsed = "(SELECT 1)";
+  EXPECT_FALSE(CheckRequestedDefault("c", raw).has_value());
+  // ... while an unparsed default read from the source is restated as it is
+  EXPECT_EQ(*DefaultValueSql(raw, true), "(SELECT 1)");
+}
+
+TEST(Types, ExternalTypesAreOneTypeExpression) {
+  for (const char* raw : {"int); DROP TABLE x", "int -- c", "int /* c */", ""}) {
+    EXPECT_FALSE(PgTypeFromModel(*External(raw)).has_value()) << raw;
+    EXPECT_FALSE(MysqlTypeFromModel(*External(raw)).has_value()) << raw;
+  }
+}
+
 TEST(Defaults, ReadFromPostgres) {
   auto v = PgDefaultToModel(std::string("'it''s'::character varying"), T("varchar(10)"), true);
   ASSERT_TRUE(v.has_value());
