@@ -295,6 +295,16 @@ def test_alter_table_runs_ddl_in_the_database(api, metalake, my_catalog, my, my_
     assert my.query(f"SELECT count(*) FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = "
                     f"'{my_db}'") == [["0"]]
 
+    # MySQL commits each change: one that fails leaves the earlier ones of the request applied
+    my.exec(f"INSERT INTO `{my_db}`.b (old, id, label) VALUES (1, 1, 'not a number')")
+    r = api.put(table_path(metalake, my_catalog, my_db, "b"), {"updates": [
+        {"@type": "updateComment", "newComment": "applied"},
+        {"@type": "updateColumnType", "fieldName": ["label"], "newType": "integer"}]})
+    assert_error(r, 400, 1001)
+    t = ok_json(api.get(table_path(metalake, my_catalog, my_db, "b")))["table"]
+    assert t["comment"] == "applied"
+    assert {c["name"]: c for c in t["columns"]}["label"]["type"] == "string"
+
     assert ok_json(api.delete(table_path(metalake, my_catalog, my_db, "b")))["dropped"] is True
     assert my.query(f"SELECT count(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = "
                     f"'{my_db}'") == [["0"]]

@@ -314,6 +314,15 @@ class JdbcConnector final : public Connector {
     model::Table target = *loaded;
     CAIRN_ASSIGN_OR_RETURN(auto statements, dialect_->AlterTableSql(schema, target, changes));
     auto done = Execute(*lease, statements);
+    if (!done && !dialect_->TransactionalDdl() && target.name != name) {
+      // MySQL commits each statement: when the rename went through before a later change
+      // failed, the owner follows the table to its new name all the same.
+      auto old_table = dialect_->LoadTable(*lease, schema, name);
+      auto new_table = dialect_->LoadTable(*lease, schema, target.name);
+      if (old_table && !*old_table && new_table && *new_table) {
+        (void)RenameRow(schema, name, target.name, ctx);
+      }
+    }
     if (!done) {
       if (done.error().code == ErrorCode::kAlreadyExists && target.name != name) {
         CAIRN_ASSIGN_OR_RETURN(auto clash, dialect_->LoadTable(*lease, schema, target.name));
