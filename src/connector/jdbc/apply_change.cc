@@ -10,9 +10,10 @@ namespace {
 
 Result<std::string> TopLevel(const model::FieldName& name) {
   if (name.size() != 1 || name[0].empty()) {
-    return InvalidArgument("Column '{}' must be a top-level column name: nested columns are not "
-                           "supported by JDBC catalogs",
-                           Join(name, "."));
+    return InvalidArgument(
+        "Column '{}' must be a top-level column name: nested columns are not "
+        "supported by JDBC catalogs",
+        Join(name, "."));
   }
   return name[0];
 }
@@ -68,8 +69,7 @@ Status ApplyChange(model::Table& t, const model::TableChange& c) {
     if (c.position.kind == model::ColumnPosition::Kind::kAfter) {
       pos = FindColumn(t, c.position.after);
       if (pos == t.columns.end()) {
-        return InvalidArgument("Column '{}' does not exist in table {}", c.position.after,
-                               t.name);
+        return InvalidArgument("Column '{}' does not exist in table {}", c.position.after, t.name);
       }
       ++pos;
     }

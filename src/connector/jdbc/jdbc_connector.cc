@@ -48,9 +48,9 @@ Result<JdbcSettings> ParseJdbcProperties(Flavor flavor, const model::Properties&
   if (!url || Trim(*url).empty()) return InvalidArgument("Property '{}' is required", kUrl);
   const std::string text(Trim(*url));
   const std::vector<std::string_view> prefixes =
-      flavor == Flavor::kPostgres ? std::vector<std::string_view>{"jdbc:postgresql://"}
-                                  : std::vector<std::string_view>{"jdbc:mysql://",
-                                                                  "jdbc:mariadb://"};
+      flavor == Flavor::kPostgres
+          ? std::vector<std::string_view>{"jdbc:postgresql://"}
+          : std::vector<std::string_view>{"jdbc:mysql://", "jdbc:mariadb://"};
   std::string rest;
   for (auto p : prefixes) {
     if (text.size() > p.size() && EqualsIgnoreCase(std::string_view(text).substr(0, p.size()), p)) {
@@ -281,8 +281,9 @@ class JdbcConnector final : public Connector {
     std::optional<EntityRecord> row;
     if (schema_row) row = ClaimRow(EntityType::kTable, schema_row->id, table.name, ctx);
     CAIRN_ASSIGN_OR_RETURN(auto loaded, Wrapped(dialect_->LoadTable(*lease, schema, table.name)));
-    if (!loaded) return Unavailable("Table {}.{}.{} vanished right after its creation",
-                                    info_.name, schema, table.name);
+    if (!loaded)
+      return Unavailable("Table {}.{}.{} vanished right after its creation", info_.name, schema,
+                         table.name);
     if (row) loaded->audit = row->audit;
     return std::move(*loaded);
   }
@@ -386,8 +387,8 @@ class JdbcConnector final : public Connector {
     }
     if (e.code == ErrorCode::kUnavailable) {
       return MakeError(ErrorCode::kUnavailable, EntityKind::kCatalog,
-                       "Catalog {} ({} source {}): {}", info_.name, dialect_->Name(),
-                       settings_.url, e.message);
+                       "Catalog {} ({} source {}): {}", info_.name, dialect_->Name(), settings_.url,
+                       e.message);
     }
     if (e.code == ErrorCode::kPermissionDenied) {
       return MakeError(ErrorCode::kPermissionDenied, EntityKind::kNone,
@@ -395,8 +396,8 @@ class JdbcConnector final : public Connector {
                        e.message);
     }
     if (e.entity == EntityKind::kNone && (e.code == ErrorCode::kInvalidArgument)) {
-      e.message = fmt::format("{} error in catalog {}: {}", dialect_->Name(), info_.name,
-                              e.message);
+      e.message =
+          fmt::format("{} error in catalog {}: {}", dialect_->Name(), info_.name, e.message);
     }
     return e;
   }
@@ -474,8 +475,8 @@ class JdbcConnector final : public Connector {
           info_.name, schema, tables);
     }
     return MakeError(ErrorCode::kNotEmpty, EntityKind::kSchema,
-                     "Schema {}.{} is not empty; drop its objects first or use cascade",
-                     info_.name, schema);
+                     "Schema {}.{} is not empty; drop its objects first or use cascade", info_.name,
+                     schema);
   }
 
   // ---- ownership rows ----
@@ -507,8 +508,8 @@ class JdbcConnector final : public Connector {
       auto inserted = store_->Insert(r);
       if (inserted) return std::move(*inserted);
       if (inserted.error().code != ErrorCode::kAlreadyExists) {
-        spdlog::warn("event=jdbc_ownership_row_failed catalog={} name={} error=\"{}\"",
-                     info_.name, name, inserted.error().message);
+        spdlog::warn("event=jdbc_ownership_row_failed catalog={} name={} error=\"{}\"", info_.name,
+                     name, inserted.error().message);
         break;
       }
     }

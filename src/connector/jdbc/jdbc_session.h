@@ -26,7 +26,7 @@ struct ConnectOptions {
   std::string database;  // PostgreSQL: the database; MySQL: empty (a catalog spans databases)
   std::string user;
   std::string password;
-  std::string sslmode;  // PostgreSQL only, from the URL's query; empty: libpq's default
+  std::string sslmode;        // PostgreSQL only, from the URL's query; empty: libpq's default
   int connect_timeout_s = 5;  // libpq counts whole seconds, at least 2
   int io_timeout_s = 30;      // how long one statement may take before the connection is dropped
 };
@@ -69,8 +69,8 @@ class SessionPool {
     int min_size = 2;
     int max_size = 10;
     std::chrono::milliseconds wait{5000};
-    std::chrono::milliseconds idle_check{30000};  // ping idle connections older than this
-    std::chrono::milliseconds idle_close{60000};  // close idle ones above min_size after this
+    std::chrono::milliseconds idle_check{30000};   // ping idle connections older than this
+    std::chrono::milliseconds idle_close{60000};   // close idle ones above min_size after this
     std::chrono::milliseconds slow_connect{3000};  // a failed connect this slow: source hangs
     std::chrono::milliseconds hold_off{5000};      // how long a hanging source is not tried
   };

@@ -58,7 +58,6 @@ Error NoMapping(const Type& type, std::string_view db) {
   return InvalidArgument("Type '{}' is not supported by {} catalogs", text, db);
 }
 
-
 bool IsIdentifier(std::string_view s) {
   if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
   for (char ch : s) {
@@ -231,10 +230,9 @@ model::TypePtr MysqlTypeToModel(const MysqlColumnType& column) {
   const bool is_unsigned = full.find("unsigned") != std::string::npos;
   // MySQL stores a datetime without fractional seconds as precision 0: that is the type
   // created without a precision.
-  const int dt_precision =
-      column.datetime_precision && *column.datetime_precision > 0
-          ? static_cast<int>(*column.datetime_precision)
-          : -1;
+  const int dt_precision = column.datetime_precision && *column.datetime_precision > 0
+                               ? static_cast<int>(*column.datetime_precision)
+                               : -1;
   if (name == "bit") {
     if (full == "bit" || full == "bit(1)") return model::MakePrimitive(TypeKind::kBoolean);
     return model::MakePrimitive(TypeKind::kBinary);
@@ -388,8 +386,7 @@ Status CheckRequestedDefault(const std::string& column, const model::Expression&
       return Ok();
     case model::Expression::Kind::kFunction:
       if (!IsIdentifier(value.func_name)) {
-        return InvalidArgument("Column '{}': '{}' is not a function name", column,
-                               value.func_name);
+        return InvalidArgument("Column '{}': '{}' is not a function name", column, value.func_name);
       }
       for (const auto& a : value.args) CAIRN_RETURN_IF_ERROR(CheckRequestedDefault(column, a));
       return Ok();

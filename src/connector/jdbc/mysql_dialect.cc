@@ -113,8 +113,9 @@ class MysqlDialect final : public Dialect {
   bool TransactionalDdl() const override { return false; }
 
   std::string ListSchemasSql() const override {
-    return std::string("SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME NOT "
-                       "IN ") +
+    return std::string(
+               "SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME NOT "
+               "IN ") +
            kSystemDatabases + " ORDER BY SCHEMA_NAME";
   }
 
@@ -152,10 +153,10 @@ class MysqlDialect final : public Dialect {
     CAIRN_ASSIGN_OR_RETURN(std::string s, Lit(schema));
     CAIRN_ASSIGN_OR_RETURN(std::string n, Lit(name));
     const std::string where = " WHERE TABLE_SCHEMA = " + s + " AND TABLE_NAME = " + n;
-    CAIRN_ASSIGN_OR_RETURN(
-        Rows head, session.Query("SELECT TABLE_COMMENT, ENGINE, AUTO_INCREMENT FROM "
-                                 "information_schema.TABLES" +
-                                 where + " AND TABLE_TYPE = 'BASE TABLE'"));
+    CAIRN_ASSIGN_OR_RETURN(Rows head,
+                           session.Query("SELECT TABLE_COMMENT, ENGINE, AUTO_INCREMENT FROM "
+                                         "information_schema.TABLES" +
+                                         where + " AND TABLE_TYPE = 'BASE TABLE'"));
     if (head.empty()) return std::optional<model::Table>();
     model::Table t;
     t.name = std::string(name);
@@ -172,8 +173,8 @@ class MysqlDialect final : public Dialect {
     for (const auto& r : cols) {
       model::Column c;
       c.name = r[0].value_or("");
-      MysqlColumnType mt{r[1].value_or(""), r[2].value_or(""), Int(r[7]), Int(r[8]), Int(r[9]),
-                         Int(r[10])};
+      MysqlColumnType mt{r[1].value_or(""), r[2].value_or(""), Int(r[7]),
+                         Int(r[8]),         Int(r[9]),         Int(r[10])};
       c.type = MysqlTypeToModel(mt);
       c.nullable = r[3].value_or("YES") == "YES";
       c.comment = NonEmpty(r[5]);
@@ -191,10 +192,10 @@ class MysqlDialect final : public Dialect {
       t.columns.push_back(std::move(c));
     }
     CAIRN_ASSIGN_OR_RETURN(
-        Rows idx, session.Query("SELECT INDEX_NAME, COLUMN_NAME FROM information_schema.STATISTICS" +
-                                where +
-                                " AND NON_UNIQUE = 0 ORDER BY INDEX_NAME = 'PRIMARY' DESC, "
-                                "INDEX_NAME, SEQ_IN_INDEX"));
+        Rows idx,
+        session.Query("SELECT INDEX_NAME, COLUMN_NAME FROM information_schema.STATISTICS" + where +
+                      " AND NON_UNIQUE = 0 ORDER BY INDEX_NAME = 'PRIMARY' DESC, "
+                      "INDEX_NAME, SEQ_IN_INDEX"));
     for (const auto& r : idx) {
       const std::string index_name = r[0].value_or("");
       if (t.indexes.empty() || t.indexes.back().name != index_name) {
@@ -226,8 +227,9 @@ class MysqlDialect final : public Dialect {
     std::string options;
     for (const auto& [key, value] : t.properties) {
       if (key == "engine") {
-        if (value.empty() || value.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOP"
-                                                     "QRSTUVWXYZ0123456789_") != std::string::npos) {
+        if (value.empty() ||
+            value.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOP"
+                                    "QRSTUVWXYZ0123456789_") != std::string::npos) {
           return InvalidArgument("Property 'engine' has an invalid value '{}'", value);
         }
         options += " ENGINE=" + value;

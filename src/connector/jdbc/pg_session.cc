@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-#include <libpq-fe.h>
 #include <poll.h>
 
 #include <cerrno>
 #include <chrono>
 #include <string_view>
+
+#include <libpq-fe.h>
 
 #include "common/util.h"
 #include "connector/jdbc/jdbc_session.h"
@@ -158,9 +159,8 @@ Result<std::unique_ptr<Session>> ConnectPostgres(const ConnectOptions& o) {
   const std::string timeout = std::to_string(o.connect_timeout_s);
   const std::string tcp_user_timeout = std::to_string(o.io_timeout_s * 1000);
   // Statements that run longer than the I/O timeout are cancelled by the server itself.
-  const std::string server_options =
-      fmt::format("-c statement_timeout={} -c standard_conforming_strings=on",
-                  o.io_timeout_s * 1000);
+  const std::string server_options = fmt::format(
+      "-c statement_timeout={} -c standard_conforming_strings=on", o.io_timeout_s * 1000);
   std::vector<const char*> keys = {"host",
                                    "port",
                                    "dbname",

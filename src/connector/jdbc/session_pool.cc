@@ -21,9 +21,9 @@ Result<SessionPool::Lease> SessionPool::Acquire() {
   for (;;) {
     const auto now = std::chrono::steady_clock::now();
     if (now < hold_until_) {
-      return Unavailable("{}; not tried again for {} ms", hold_reason_,
-                         std::chrono::duration_cast<std::chrono::milliseconds>(hold_until_ - now)
-                             .count());
+      return Unavailable(
+          "{}; not tried again for {} ms", hold_reason_,
+          std::chrono::duration_cast<std::chrono::milliseconds>(hold_until_ - now).count());
     }
     while (!idle_.empty()) {
       Idle idle = std::move(idle_.back());

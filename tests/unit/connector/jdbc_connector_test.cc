@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // jdbc catalogs: property validation, the connection pool, in-memory table changes.
-#include <gtest/gtest.h>
+#include "connector/jdbc/jdbc_connector.h"
 
 #include <atomic>
 #include <thread>
 
-#include "connector/jdbc/jdbc_connector.h"
+#include <gtest/gtest.h>
+
 #include "connector/jdbc/jdbc_dialect.h"
 
 namespace cairn::connector::jdbc {

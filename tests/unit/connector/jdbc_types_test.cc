@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Type and default-value mapping of the jdbc-postgresql and jdbc-mysql catalogs.
-#include <gtest/gtest.h>
-
 #include "connector/jdbc/jdbc_types.h"
+
+#include <gtest/gtest.h>
 
 namespace cairn::connector::jdbc {
 namespace {
@@ -37,9 +37,9 @@ std::string Describe(const TypePtr& t) {
 // ---- PostgreSQL ----
 
 struct PgCase {
-  std::string model;   // Gravitino type text
-  std::string pg;      // what Cairn creates
-  std::string typname; // what pg_catalog reports back
+  std::string model;    // Gravitino type text
+  std::string pg;       // what Cairn creates
+  std::string typname;  // what pg_catalog reports back
   int typmod;
 };
 
@@ -60,9 +60,9 @@ INSTANTIATE_TEST_SUITE_P(
     testing::Values(PgCase{"boolean", "bool", "bool", -1}, PgCase{"short", "int2", "int2", -1},
                     PgCase{"integer", "int4", "int4", -1}, PgCase{"long", "int8", "int8", -1},
                     PgCase{"float", "float4", "float4", -1},
-                    PgCase{"double", "float8", "float8", -1},
-                    PgCase{"string", "text", "text", -1}, PgCase{"date", "date", "date", -1},
-                    PgCase{"time", "time", "time", -1}, PgCase{"time(3)", "time(3)", "time", 3},
+                    PgCase{"double", "float8", "float8", -1}, PgCase{"string", "text", "text", -1},
+                    PgCase{"date", "date", "date", -1}, PgCase{"time", "time", "time", -1},
+                    PgCase{"time(3)", "time(3)", "time", 3},
                     PgCase{"timestamp", "timestamp", "timestamp", -1},
                     PgCase{"timestamp(0)", "timestamp(0)", "timestamp", 0},
                     PgCase{"timestamp_tz", "timestamptz", "timestamptz", -1},
@@ -80,8 +80,7 @@ TEST(PgTypes, SourceOnlyShapes) {
   EXPECT_EQ(Describe(PgTypeToModel({"varchar", -1, "character varying"})), "string");
   // arrays: one-dimensional lists with non-null elements
   EXPECT_EQ(Describe(PgTypeToModel({"_int4", -1, "integer[]"})), "list<integer>");
-  EXPECT_EQ(Describe(PgTypeToModel({"_varchar", 9, "character varying(5)[]"})),
-            "list<varchar(5)>");
+  EXPECT_EQ(Describe(PgTypeToModel({"_varchar", 9, "character varying(5)[]"})), "list<varchar(5)>");
   // unmapped types stay external, with their modifier when they have one
   EXPECT_EQ(Describe(PgTypeToModel({"jsonb", -1, "jsonb"})), "external(jsonb)");
   EXPECT_EQ(Describe(PgTypeToModel({"bit", 3, "bit(3)"})), "external(bit(3))");
@@ -165,8 +164,7 @@ TEST(MysqlTypes, SourceOnlyShapes) {
   EXPECT_EQ(Describe(MysqlTypeToModel(Col("bit", "bit(8)"))), "binary");
   EXPECT_EQ(Describe(MysqlTypeToModel(Col("decimal", "decimal(8,3) unsigned", {}, 8, 3))),
             "decimal(8,3)");
-  EXPECT_EQ(Describe(MysqlTypeToModel(Col("mediumint", "mediumint(9)"))),
-            "external(mediumint(9))");
+  EXPECT_EQ(Describe(MysqlTypeToModel(Col("mediumint", "mediumint(9)"))), "external(mediumint(9))");
   EXPECT_EQ(Describe(MysqlTypeToModel(Col("enum", "enum('a','b')"))), "external(enum('a','b'))");
   EXPECT_EQ(*MysqlTypeFromModel(*External("enum('a','b')")), "enum('a','b')");
 }
@@ -264,8 +262,7 @@ TEST(Defaults, ReadFromMysqlAndMariadb) {
             Lit("varchar(9)", "abc"));
   EXPECT_EQ(*MysqlDefaultToModel(std::string("5"), T("integer"), true), Lit("integer", "5"));
   EXPECT_EQ(*MysqlDefaultToModel(std::string("NULL"), T("integer"), true), NullLiteral());
-  EXPECT_EQ(*MysqlDefaultToModel(std::string("b'1'"), T("boolean"), true),
-            Lit("boolean", "true"));
+  EXPECT_EQ(*MysqlDefaultToModel(std::string("b'1'"), T("boolean"), true), Lit("boolean", "true"));
   for (const char* now : {"current_timestamp()", "CURRENT_TIMESTAMP", "current_timestamp(3)"}) {
     EXPECT_EQ(MysqlDefaultToModel(std::string(now), T("timestamp"), true)->func_name,
               "current_timestamp")
