@@ -14,7 +14,7 @@ from gravitino.api.rel.table_change import TableChange
 from gravitino.api.rel.types.types import Types
 from gravitino.exceptions.base import NoSuchTableException, TableAlreadyExistsException
 
-from helpers import ok_json, unique
+from helpers import unique
 
 
 def test_python_client_handshake_with_jdbc_postgresql(server, api, pg):

@@ -160,8 +160,8 @@ def test_source_stopped_while_in_use(api, metalake, pg_catalog, tmp_path):
         name = unique("stopping")
         ok_json(api.post(cat_path(metalake), source.catalog_body(name)))
         ok_json(api.post(schema_path(metalake, name), {"name": "s"}))
-        ok_json(api.post(table_path(metalake, name, "s"), {"name": "t",
-                                                            "columns": [col("c", "integer")]}))
+        ok_json(api.post(table_path(metalake, name, "s"),
+                         {"name": "t", "columns": [col("c", "integer")]}))
         ok_json(api.get(table_path(metalake, name, "s", "t")))
         subprocess.run([str(MARIADB_SH), "stop", str(tmp_path / "mdb")], check=True, timeout=60)
         stopped = True

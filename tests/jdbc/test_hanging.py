@@ -94,7 +94,8 @@ def test_frozen_postgres_backend(quick_api, ml, pg):
         cat, **{"jdbc.pool.min-size": "1", "jdbc.pool.max-size": "1"})))
     ok_json(quick_api.post(cat_path(ml), pg.catalog_body(other)))
     ok_json(quick_api.post(schema_path(ml, cat), {"name": "s"}))
-    ok_json(quick_api.post(table_path(ml, cat, "s"), {"name": "t", "columns": [col("c", "integer")]}))
+    ok_json(quick_api.post(table_path(ml, cat, "s"),
+                           {"name": "t", "columns": [col("c", "integer")]}))
     pids = [int(r[0]) for r in pg.query(
         f"SELECT pid FROM pg_stat_activity WHERE datname = '{pg.database}' AND "
         "application_name = 'cairn' AND pid <> pg_backend_pid()")]

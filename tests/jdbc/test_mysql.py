@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from helpers import assert_error, ok_json, schema_path, table_path, unique
-from jdbc_helpers import NULL_LITERAL, col, literal
+from jdbc_helpers import col, literal
 
 ENUM = {"type": "external", "catalogString": "enum('a','b')"}
 
@@ -122,8 +122,8 @@ def test_schemas_are_the_servers_databases(api, metalake, my_catalog, my, my_db)
                     f"'{my_db}'") == [["0"]]
 
 
-def test_table_created_through_cairn_is_in_the_database_at_once(api, metalake, my_catalog, my,
-                                                                 my_db):
+def test_table_created_through_cairn_is_in_the_database_at_once(
+        api, metalake, my_catalog, my, my_db):
     _create_db(api, metalake, my_catalog, my_db)
     body = {
         "name": "orders", "comment": "all orders",
@@ -238,7 +238,8 @@ def test_type_made_by_hand_loads_exactly(api, metalake, my_catalog, my, my_db, m
                          ids=["uuid", "fixed", "interval", "list"])
 def test_types_mysql_cannot_hold_are_400(api, metalake, my_catalog, my, my_db, gtype):
     _create_db(api, metalake, my_catalog, my_db)
-    r = api.post(table_path(metalake, my_catalog, my_db), {"name": "t", "columns": [col("c", gtype)]})
+    r = api.post(table_path(metalake, my_catalog, my_db),
+                 {"name": "t", "columns": [col("c", gtype)]})
     assert "MySQL" in assert_error(r, 400, 1001, "IllegalArgumentException")["message"]
     assert my.query(f"SELECT count(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = "
                     f"'{my_db}'") == [["0"]]

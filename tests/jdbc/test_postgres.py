@@ -103,7 +103,8 @@ def test_schemas_are_the_databases_schemas(api, metalake, pg_catalog, pg):
     pg.exec("CREATE SCHEMA by_hand; COMMENT ON SCHEMA by_hand IS 'hand'")
     names = [i["name"] for i in ok_json(api.get(schema_path(metalake, pg_catalog)))["identifiers"]]
     assert {"by_hand", s} <= set(names)
-    assert ok_json(api.get(schema_path(metalake, pg_catalog, "by_hand")))["schema"]["comment"] == "hand"
+    loaded = ok_json(api.get(schema_path(metalake, pg_catalog, "by_hand")))["schema"]
+    assert loaded["comment"] == "hand"
 
     # taken name, missing schema
     assert_error(api.post(schema_path(metalake, pg_catalog), {"name": s}), 409, 1004,
@@ -177,7 +178,8 @@ def test_table_created_through_cairn_is_in_the_database_at_once(api, metalake, p
         {"indexType": "UNIQUE_KEY", "name": "orders_code", "fieldNames": [["code"], ["qty"]],
          "properties": {}},
     ]
-    names = [i["name"] for i in ok_json(api.get(table_path(metalake, pg_catalog, s)))["identifiers"]]
+    listed = ok_json(api.get(table_path(metalake, pg_catalog, s)))["identifiers"]
+    names = [i["name"] for i in listed]
     assert names == ["orders"]
     assert_error(api.post(table_path(metalake, pg_catalog, s), body), 409, 1004,
                  "TableAlreadyExistsException")
@@ -196,7 +198,8 @@ def test_table_made_by_hand_is_listed_and_loaded_at_once(api, metalake, pg_catal
           CONSTRAINT hand_name UNIQUE (name));
         COMMENT ON TABLE "{s}".hand IS 'by hand';
         COMMENT ON COLUMN "{s}".hand.name IS 'who'""")
-    names = [i["name"] for i in ok_json(api.get(table_path(metalake, pg_catalog, s)))["identifiers"]]
+    listed = ok_json(api.get(table_path(metalake, pg_catalog, s)))["identifiers"]
+    names = [i["name"] for i in listed]
     assert names == ["hand"]
     t = ok_json(api.get(table_path(metalake, pg_catalog, s, "hand")))["table"]
     assert t["comment"] == "by hand"
@@ -242,7 +245,8 @@ def test_type_made_by_hand_loads_exactly(api, metalake, pg_catalog, pg, pg_type,
     pg.exec(f'CREATE TABLE "{s}".t (c {pg_type})')
     assert _columns(api, metalake, pg_catalog, s, "t")["c"]["type"] == gtype
     # ... and creating that type through Cairn gives the same column type again
-    ok_json(api.post(table_path(metalake, pg_catalog, s), {"name": "t2", "columns": [col("c", gtype)]}))
+    ok_json(api.post(table_path(metalake, pg_catalog, s),
+                     {"name": "t2", "columns": [col("c", gtype)]}))
     assert _columns(api, metalake, pg_catalog, s, "t2")["c"]["type"] == gtype
 
 
