@@ -5,10 +5,10 @@ set -euo pipefail
 profile=${1:-build}
 pkgs=(build-essential cmake ninja-build ccache pkg-config libboost-dev nlohmann-json3-dev
       libsqlite3-dev libpq-dev libspdlog-dev libfmt-dev libcli11-dev libssl-dev libcurl4-openssl-dev libavro-dev
-      zlib1g-dev)
+      zlib1g-dev libmariadb-dev)
 if [ "$profile" = test ]; then
   pkgs+=(googletest libgtest-dev libgmock-dev postgresql postgresql-client python3 python3-venv curl
-         libssl-dev maven)
+         libssl-dev maven mariadb-server mariadb-client)
   # The REST compatibility kit runs on a JDK 17; keep a preinstalled one.
   command -v javac >/dev/null 2>&1 || pkgs+=(openjdk-17-jdk-headless)
 fi

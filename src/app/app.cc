@@ -73,8 +73,11 @@ int Serve(Config config) {
     spdlog::error("event=startup_failed reason=\"{}\"", store.error().message);
     return 1;
   }
-  auto registry = connector::MakeDefaultRegistry(
-      connector::ConnectorDeps{store->get(), std::filesystem::absolute(config.data_dir).string()});
+  connector::ConnectorDeps deps{store->get(), std::filesystem::absolute(config.data_dir).string()};
+  deps.jdbc_connect_timeout_s = config.jdbc_connect_timeout_secs;
+  deps.jdbc_statement_timeout_s = config.jdbc_statement_timeout_secs;
+  deps.jdbc_pool_wait_ms = config.jdbc_pool_wait_ms;
+  auto registry = connector::MakeDefaultRegistry(std::move(deps));
   service::MetadataService service(**store, *registry);
   store::MetadataStore* store_ptr = store->get();
 

@@ -24,6 +24,9 @@ const std::vector<std::string>& ConfigKeys() {
       "cairn.server.shutdown-grace-ms",
       "cairn.log.level",
       "cairn.iceberg.default-metalake",
+      "cairn.jdbc.connect-timeout-secs",
+      "cairn.jdbc.statement-timeout-secs",
+      "cairn.jdbc.pool-wait-ms",
       "cairn.authenticators",
       "cairn.authenticator.oauth2.issuer",
       "cairn.authenticator.basic.bootstrap-user",
@@ -155,6 +158,15 @@ Status SetConfigValue(Config& c, const std::string& key, const std::string& raw)
   } else if (key == "cairn.audit.max-files") {
     CAIRN_ASSIGN_OR_RETURN(auto v, ParseNumber(key, value, 1, 1000));
     c.audit_max_files = static_cast<int>(v);
+  } else if (key == "cairn.jdbc.connect-timeout-secs") {
+    CAIRN_ASSIGN_OR_RETURN(auto v, ParseNumber(key, value, 2, 3600));
+    c.jdbc_connect_timeout_secs = static_cast<int>(v);
+  } else if (key == "cairn.jdbc.statement-timeout-secs") {
+    CAIRN_ASSIGN_OR_RETURN(auto v, ParseNumber(key, value, 1, 86400));
+    c.jdbc_statement_timeout_secs = static_cast<int>(v);
+  } else if (key == "cairn.jdbc.pool-wait-ms") {
+    CAIRN_ASSIGN_OR_RETURN(auto v, ParseNumber(key, value, 0, 600'000));
+    c.jdbc_pool_wait_ms = static_cast<int>(v);
   } else if (key == "cairn.iceberg.default-metalake") {
     c.iceberg_default_metalake = value;
   } else if (key == "cairn.log.level") {

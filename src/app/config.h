@@ -43,6 +43,9 @@ struct Config {
   std::string audit_dir;  // default <data-dir>/audit
   uint64_t audit_max_file_bytes = 64ULL * 1024 * 1024;
   int audit_max_files = 10;
+  int jdbc_connect_timeout_secs = 5;
+  int jdbc_statement_timeout_secs = 30;
+  int jdbc_pool_wait_ms = 5000;
 };
 
 /// The documented keys, for docs and for rejecting typos.

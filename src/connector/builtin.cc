@@ -2,6 +2,7 @@
 #include "connector/connector.h"
 #include "connector/fileset/fileset_connector.h"
 #include "connector/iceberg/iceberg_connector.h"
+#include "connector/jdbc/jdbc_connector.h"
 
 namespace cairn::connector {
 
@@ -9,6 +10,7 @@ std::unique_ptr<ConnectorRegistry> MakeDefaultRegistry(ConnectorDeps deps) {
   auto registry = std::make_unique<ConnectorRegistry>(std::move(deps));
   RegisterIcebergConnector(*registry);
   RegisterFilesetConnector(*registry);
+  RegisterJdbcConnectors(*registry);
   return registry;
 }
 

@@ -63,6 +63,10 @@ struct CatalogInfo {
 struct ConnectorDeps {
   store::MetadataStore* store = nullptr;  // not owned; outlives every connector
   std::string data_dir;                   // server data directory (default warehouse root)
+  // Limits of the connections of JDBC catalogs to their sources.
+  int jdbc_connect_timeout_s = 5;     // opening a connection
+  int jdbc_statement_timeout_s = 30;  // one statement
+  int jdbc_pool_wait_ms = 5000;       // waiting for a free pooled connection
 };
 
 /// A live connection to one catalog's source. One implementation per provider. Schema and table

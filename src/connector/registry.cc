@@ -10,12 +10,10 @@ namespace {
 
 // Providers of the Gravitino API that this server does not serve (yet); named in the error so a
 // user knows the name was understood.
-constexpr std::array<std::string_view, 15> kKnownProviders = {"hive",
+constexpr std::array<std::string_view, 13> kKnownProviders = {"hive",
                                                               "lakehouse-paimon",
                                                               "lakehouse-hudi",
                                                               "lakehouse-generic",
-                                                              "jdbc-mysql",
-                                                              "jdbc-postgresql",
                                                               "jdbc-doris",
                                                               "jdbc-starrocks",
                                                               "jdbc-clickhouse",

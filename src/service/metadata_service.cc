@@ -366,10 +366,14 @@ Result<bool> MetadataService::DropCatalog(const CallContext& /*ctx*/, std::strin
   connector::CatalogInfo info{row->id, c.metalake, c.name, c.type, c.provider, row->properties};
   auto conn = registry_.Create(info);
   if (conn.has_value()) {
-    CAIRN_ASSIGN_OR_RETURN(bool has_schemas, (*conn)->HasSchemas());
-    if (has_schemas && !force) {
-      return MakeError(ErrorCode::kNotEmpty, EntityKind::kCatalog,
-                       "Catalog {} has schemas, please drop them first or use force option", name);
+    // Asked only without force: a forced drop must also work when a federated source is down.
+    if (!force) {
+      CAIRN_ASSIGN_OR_RETURN(bool has_schemas, (*conn)->HasSchemas());
+      if (has_schemas) {
+        return MakeError(ErrorCode::kNotEmpty, EntityKind::kCatalog,
+                         "Catalog {} has schemas, please drop them first or use force option",
+                         name);
+      }
     }
     CAIRN_RETURN_IF_ERROR((*conn)->DropAll());
   } else if (!force) {

@@ -13,13 +13,16 @@
 #    CAIRN_TEST_PG_URL set, so unit tests share the same PostgreSQL lifetime.
 # 4. Runs pytest on tests/e2e once per store in CAIRN_E2E_STORES (default "sqlite postgres").
 # 5. Then, per store, the suites named in CAIRN_ICEBERG_SUITES (default
-#    "pytest rck upstream security storage federation"): tests/iceberg (pytest + PyIceberg),
+#    "pytest rck upstream security storage federation jdbc"): tests/iceberg (pytest + PyIceberg),
 #    tests/rck/run.sh (Iceberg's REST Compatibility Kit, needs mvn + a JDK 17),
 #    tests/iceberg/pyiceberg_upstream/run.py (PyIceberg's own test_catalog.py), tests/security
 #    (authentication, the authorization access matrix, audit), tests/storage (S3 warehouses,
-#    credential vending, storage faults) and tests/federation (catalogs fronting a remote Iceberg
+#    credential vending, storage faults), tests/federation (catalogs fronting a remote Iceberg
 #    REST catalog: a second cairn and Iceberg's Java reference server, needs java; it runs with
-#    the first store only, its remotes keep their own state).
+#    the first store only, its remotes keep their own state) and tests/jdbc (jdbc-postgresql /
+#    jdbc-mysql catalogs against the shared PostgreSQL and one throwaway MariaDB,
+#    tests/harness/mariadb.sh, started once for the run and exported as
+#    CAIRN_TEST_MYSQL_{HOST,PORT,USER,PASSWORD,SOCKET}).
 #    Skipped when test paths were named on the command line.
 #
 # Environment: CAIRN_BIN (default build/cairn), CAIRN_E2E_STORES, CAIRN_ICEBERG_SUITES, PYTHON
@@ -30,6 +33,7 @@ REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 VENV="$REPO/.venv"
 REQ="$REPO/tests/e2e/requirements.txt"
 PG_SH="$REPO/tests/harness/pg.sh"
+MARIADB_SH="$REPO/tests/harness/mariadb.sh"
 STORES="${CAIRN_E2E_STORES:-sqlite postgres}"
 
 pytest_args=()
@@ -59,12 +63,33 @@ if [[ ! -x "$VENV/bin/python" || "$(cat "$stamp" 2>/dev/null)" != "$want_hash" ]
   echo "$want_hash" >"$stamp"
 fi
 
+# Run the whole suite unless the caller named test files/ids itself.
+default_paths=(tests/e2e)
+for a in "${pytest_args[@]}"; do
+  if [[ "$a" != -* && -e "$REPO/${a%%::*}" ]]; then
+    default_paths=()
+    break
+  fi
+done
+ICEBERG_SUITES="${CAIRN_ICEBERG_SUITES:-pytest rck upstream security storage federation jdbc}"
+if [[ ${#default_paths[@]} -eq 0 ]]; then
+  log "test paths given: Iceberg REST suites skipped"
+  ICEBERG_SUITES=""
+fi
+need_mariadb=0
+[[ " $ICEBERG_SUITES " == *" jdbc "* ]] && need_mariadb=1
+for a in "${pytest_args[@]}"; do
+  [[ "$a" == tests/jdbc* ]] && need_mariadb=1  # jdbc tests named on the command line
+done
+
 # --- PostgreSQL -------------------------------------------------------------------------------
 need_pg=0
 [[ ${#pre_cmd[@]} -gt 0 ]] && need_pg=1
 [[ " $STORES " == *" postgres "* ]] && need_pg=1
+[[ $need_mariadb -eq 1 ]] && need_pg=1  # the jdbc-postgresql catalogs' source
 pg_dir=""
 minio_dir=""
+mariadb_dir=""
 cleanup() {
   if [[ -n "$pg_dir" ]]; then
     "$PG_SH" stop "$pg_dir" || true
@@ -73,6 +98,10 @@ cleanup() {
   if [[ -n "$minio_dir" ]]; then
     python3 "$REPO/tests/harness/minio.py" stop "$minio_dir" || true
     rm -rf "$minio_dir"
+  fi
+  if [[ -n "$mariadb_dir" ]]; then
+    "$MARIADB_SH" stop "$mariadb_dir" || true
+    rm -rf "$mariadb_dir"
   fi
 }
 trap cleanup EXIT
@@ -104,6 +133,20 @@ if [[ "${CAIRN_TEST_S3:-1}" == "1" ]]; then
   fi
 fi
 
+# --- MariaDB (jdbc suite) ---------------------------------------------------------------------
+if [[ $need_mariadb -eq 1 ]]; then
+  mariadb_dir="$(mktemp -d /tmp/cairn-mariadb.XXXXXX)"
+  if conn="$("$MARIADB_SH" start "$mariadb_dir")"; then
+    read -r CAIRN_TEST_MYSQL_HOST CAIRN_TEST_MYSQL_PORT CAIRN_TEST_MYSQL_USER \
+      CAIRN_TEST_MYSQL_PASSWORD CAIRN_TEST_MYSQL_SOCKET <<<"$conn"
+    export CAIRN_TEST_MYSQL_HOST CAIRN_TEST_MYSQL_PORT CAIRN_TEST_MYSQL_USER \
+      CAIRN_TEST_MYSQL_PASSWORD CAIRN_TEST_MYSQL_SOCKET
+    log "MariaDB at $CAIRN_TEST_MYSQL_HOST:$CAIRN_TEST_MYSQL_PORT"
+  else
+    log "could not start MariaDB: the jdbc suite will fail"
+  fi
+fi
+
 rc=0
 
 # --- optional pre-command (e.g. unit tests) ---------------------------------------------------
@@ -113,14 +156,6 @@ if [[ ${#pre_cmd[@]} -gt 0 ]]; then
 fi
 
 # --- pytest, once per store -------------------------------------------------------------------
-# Run the whole suite unless the caller named test files/ids itself.
-default_paths=(tests/e2e)
-for a in "${pytest_args[@]}"; do
-  if [[ "$a" != -* && -e "$REPO/${a%%::*}" ]]; then
-    default_paths=()
-    break
-  fi
-done
 
 for store in $STORES; do
   log "e2e with store=$store"
@@ -131,11 +166,6 @@ for store in $STORES; do
 done
 
 # --- Iceberg REST suites, once per store --------------------------------------------------------
-ICEBERG_SUITES="${CAIRN_ICEBERG_SUITES:-pytest rck upstream security storage federation}"
-if [[ ${#default_paths[@]} -eq 0 ]]; then
-  log "test paths given: Iceberg REST suites skipped"
-  ICEBERG_SUITES=""
-fi
 summary=()
 for store in $STORES; do
   extra_env=(CAIRN_E2E_STORE="$store" PATH="$VENV/bin:$PATH")
@@ -195,8 +225,14 @@ for store in $STORES; do
           [[ $src -eq 5 && ${#pytest_args[@]} -gt 0 ]] && src=0
         fi
         ;;
+      jdbc)
+        (cd "$REPO" && env "${extra_env[@]}" CAIRN_TEST_PG_URL="${CAIRN_TEST_PG_URL:-}" \
+          "$VENV/bin/python" -m pytest tests/jdbc -p no:cacheprovider "${pytest_args[@]}")
+        src=$?
+        [[ $src -eq 5 && ${#pytest_args[@]} -gt 0 ]] && src=0
+        ;;
       *)
-        log "unknown suite '$suite' in CAIRN_ICEBERG_SUITES (pytest rck upstream security storage federation)"
+        log "unknown suite '$suite' in CAIRN_ICEBERG_SUITES (pytest rck upstream security storage federation jdbc)"
         src=1
         ;;
     esac

@@ -1,5 +1,6 @@
 """Section 12 of the compatibility reference: the minimal client handshake, with a managed
-lakehouse-iceberg catalog instead of jdbc-postgresql, driven by the unmodified Python client."""
+lakehouse-iceberg catalog, driven by the unmodified Python client (the same handshake against a
+jdbc-postgresql catalog is tests/jdbc/test_client.py)."""
 
 import re
 

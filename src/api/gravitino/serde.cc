@@ -662,9 +662,10 @@ OrderedJson CatalogToJson(const model::Catalog& c) {
   if (c.comment) o["comment"] = *c.comment;
   OrderedJson props = OrderedJson::object();
   for (const auto& [k, v] : c.properties) {
-    // Secrets are stored but never returned.
+    // Secrets are stored but never returned, nor what Gravitino 1.3 marks hidden for JDBC
+    // catalogs (jdbc-user, jdbc-password, jdbc.pool.test-on-borrow).
     if (k.find("password") != std::string::npos || k.find("secret") != std::string::npos ||
-        k == "jdbc-user") {
+        k == "jdbc-user" || k == "jdbc.pool.test-on-borrow") {
       continue;
     }
     props[k] = v;

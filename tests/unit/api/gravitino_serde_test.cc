@@ -270,13 +270,18 @@ TEST(CatalogToJson, HidesSecretsAndAddsInUse) {
   model::Catalog c;
   c.name = "pg";
   c.provider = "jdbc-postgresql";
-  c.properties = {
-      {"jdbc-url", "jdbc:postgresql://h/db"}, {"jdbc-user", "u"}, {"jdbc-password", "p"}};
+  c.properties = {{"jdbc-url", "jdbc:postgresql://h/db"},
+                  {"jdbc-user", "u"},
+                  {"jdbc-password", "p"},
+                  {"jdbc.pool.test-on-borrow", "true"},
+                  {"jdbc.pool.max-size", "5"}};
   c.in_use = false;
   OrderedJson j = CatalogToJson(c);
   EXPECT_EQ(j["type"], "relational");
   EXPECT_FALSE(j["properties"].contains("jdbc-password"));
   EXPECT_FALSE(j["properties"].contains("jdbc-user"));
+  EXPECT_FALSE(j["properties"].contains("jdbc.pool.test-on-borrow"));
+  EXPECT_EQ(j["properties"]["jdbc.pool.max-size"], "5");
   EXPECT_EQ(j["properties"]["in-use"], "false");
   EXPECT_EQ(j["properties"]["jdbc-url"], "jdbc:postgresql://h/db");
 }

@@ -1,0 +1,621 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "connector/jdbc/jdbc_connector.h"
+
+#include <algorithm>
+#include <set>
+
+#include <spdlog/spdlog.h>
+
+#include "common/util.h"
+#include "connector/jdbc/jdbc_dialect.h"
+#include "store/metadata_store.h"
+
+namespace cairn::connector {
+
+namespace jdbc {
+
+namespace {
+
+constexpr const char* kUrl = "jdbc-url";
+constexpr const char* kUser = "jdbc-user";
+constexpr const char* kPassword = "jdbc-password";
+constexpr const char* kDatabase = "jdbc-database";
+constexpr const char* kPoolMin = "jdbc.pool.min-size";
+constexpr const char* kPoolMax = "jdbc.pool.max-size";
+
+Result<int> PoolSize(const model::Properties& props, const char* key, int fallback) {
+  auto it = props.find(key);
+  if (it == props.end()) return fallback;
+  auto n = ParseInt64(Trim(it->second));
+  if (!n || *n < 0 || *n > 1000) {
+    return InvalidArgument("Property '{}' must be an integer between 0 and 1000, got '{}'", key,
+                           it->second);
+  }
+  return static_cast<int>(*n);
+}
+
+}  // namespace
+
+Result<JdbcSettings> ParseJdbcProperties(Flavor flavor, const model::Properties& props) {
+  JdbcSettings s;
+  s.flavor = flavor;
+  auto get = [&](const char* key) -> std::optional<std::string> {
+    auto it = props.find(key);
+    if (it == props.end()) return std::nullopt;
+    return it->second;
+  };
+  auto url = get(kUrl);
+  if (!url || Trim(*url).empty()) return InvalidArgument("Property '{}' is required", kUrl);
+  const std::string text(Trim(*url));
+  const std::vector<std::string_view> prefixes =
+      flavor == Flavor::kPostgres
+          ? std::vector<std::string_view>{"jdbc:postgresql://"}
+          : std::vector<std::string_view>{"jdbc:mysql://", "jdbc:mariadb://"};
+  std::string rest;
+  for (auto p : prefixes) {
+    if (text.size() > p.size() && EqualsIgnoreCase(std::string_view(text).substr(0, p.size()), p)) {
+      rest = text.substr(p.size());
+    }
+  }
+  if (rest.empty()) {
+    return InvalidArgument("Property '{}' must start with {}, got '{}'", kUrl,
+                           flavor == Flavor::kPostgres ? "jdbc:postgresql://" : "jdbc:mysql://",
+                           text);
+  }
+  std::string query;
+  if (auto q = rest.find('?'); q != std::string::npos) {
+    query = rest.substr(q + 1);
+    rest = rest.substr(0, q);
+  }
+  std::string authority = rest;
+  std::string path;
+  if (auto slash = rest.find('/'); slash != std::string::npos) {
+    authority = rest.substr(0, slash);
+    path = rest.substr(slash + 1);
+  }
+  if (authority.find(',') != std::string::npos) {
+    return InvalidArgument("Property '{}': several hosts in one URL are not supported", kUrl);
+  }
+  if (authority.find('@') != std::string::npos) {
+    return InvalidArgument("Property '{}': put the user in '{}', not in the URL", kUrl, kUser);
+  }
+  std::string host = authority;
+  std::string port;
+  if (!authority.empty() && authority[0] == '[') {
+    auto close = authority.find(']');
+    if (close == std::string::npos) return InvalidArgument("Property '{}' has a bad host", kUrl);
+    host = authority.substr(1, close - 1);
+    if (close + 1 < authority.size()) {
+      if (authority[close + 1] != ':') return InvalidArgument("Property '{}' has a bad host", kUrl);
+      port = authority.substr(close + 2);
+    }
+  } else if (auto colon = authority.rfind(':'); colon != std::string::npos) {
+    host = authority.substr(0, colon);
+    port = authority.substr(colon + 1);
+  }
+  if (host.empty()) return InvalidArgument("Property '{}' has no host: '{}'", kUrl, text);
+  s.connect.host = host;
+  if (!port.empty()) {
+    auto n = ParseInt64(port);
+    if (!n || *n < 1 || *n > 65535) {
+      return InvalidArgument("Property '{}' has a bad port '{}'", kUrl, port);
+    }
+    s.connect.port = static_cast<int>(*n);
+  } else {
+    s.connect.port = flavor == Flavor::kPostgres ? 5432 : 3306;
+  }
+  auto decoded = PercentDecode(path);
+  if (!decoded) return InvalidArgument("Property '{}' has a bad database name", kUrl);
+  const std::string url_db = *decoded;
+  for (const auto& kv : Split(query, '&')) {
+    auto eq = kv.find('=');
+    if (eq == std::string::npos) continue;
+    const std::string key = kv.substr(0, eq);
+    if (EqualsIgnoreCase(key, "password") || EqualsIgnoreCase(key, "user")) {
+      return InvalidArgument("Property '{}': put credentials in '{}' and '{}', not in the URL",
+                             kUrl, kUser, kPassword);
+    }
+    if (flavor == Flavor::kPostgres && key == "sslmode") s.connect.sslmode = kv.substr(eq + 1);
+  }
+  s.url = text.substr(0, text.find('?'));
+
+  auto user = get(kUser);
+  if (!user || user->empty()) return InvalidArgument("Property '{}' is required", kUser);
+  s.connect.user = *user;
+  auto password = get(kPassword);
+  if (!password) return InvalidArgument("Property '{}' is required", kPassword);
+  s.connect.password = *password;
+
+  auto database = get(kDatabase);
+  if (flavor == Flavor::kPostgres) {
+    if (!database || database->empty()) {
+      return InvalidArgument("Property '{}' is required for PostgreSQL catalogs", kDatabase);
+    }
+    if (url_db.empty()) {
+      return InvalidArgument("Property '{}' must name the database: {}/<database>", kUrl,
+                             "jdbc:postgresql://host:port");
+    }
+    if (*database != url_db) {
+      return InvalidArgument("Property '{}' ('{}') must match the database of '{}' ('{}')",
+                             kDatabase, *database, kUrl, url_db);
+    }
+    s.connect.database = *database;
+  }
+  CAIRN_ASSIGN_OR_RETURN(s.pool_min, PoolSize(props, kPoolMin, 2));
+  CAIRN_ASSIGN_OR_RETURN(s.pool_max, PoolSize(props, kPoolMax, 10));
+  if (s.pool_max < 1) return InvalidArgument("Property '{}' must be at least 1", kPoolMax);
+  if (s.pool_min > s.pool_max) {
+    return InvalidArgument("Property '{}' ({}) must not exceed '{}' ({})", kPoolMin, s.pool_min,
+                           kPoolMax, s.pool_max);
+  }
+  return s;
+}
+
+namespace {
+
+using store::EntityRecord;
+using store::EntityType;
+
+class JdbcConnector final : public Connector {
+ public:
+  JdbcConnector(CatalogInfo info, JdbcSettings settings, std::unique_ptr<Dialect> dialect,
+                store::MetadataStore* store)
+      : info_(std::move(info)),
+        settings_(std::move(settings)),
+        dialect_(std::move(dialect)),
+        store_(store),
+        pool_(MakeFactory(settings_), PoolOptions(settings_)) {}
+
+  Status TestConnection() override {
+    auto session = MakeFactory(settings_)();
+    if (!session) return Wrap(std::move(session).error());
+    auto ok = (*session)->Query("SELECT 1");
+    if (!ok) return Wrap(std::move(ok).error());
+    return Ok();
+  }
+
+  // ---- schemas ----
+
+  Result<std::vector<std::string>> ListSchemas() override {
+    CAIRN_ASSIGN_OR_RETURN(auto lease, Acquire());
+    CAIRN_ASSIGN_OR_RETURN(Rows rows, Run(*lease, dialect_->ListSchemasSql()));
+    return Column0(rows);
+  }
+
+  Result<model::Schema> CreateSchema(const CallContext& ctx, const model::Schema& schema) override {
+    CAIRN_ASSIGN_OR_RETURN(auto statements, dialect_->CreateSchemaSql(schema));
+    CAIRN_ASSIGN_OR_RETURN(auto lease, Acquire());
+    auto done = Execute(*lease, statements);
+    if (!done) {
+      if (done.error().code == ErrorCode::kAlreadyExists) {
+        return AlreadyExists(EntityKind::kSchema, "Schema {}.{} already exists", info_.name,
+                             schema.name);
+      }
+      return std::move(done).error();
+    }
+    auto row = ClaimRow(EntityType::kSchema, info_.catalog_id, schema.name, ctx);
+    model::Schema out;
+    out.name = schema.name;
+    if (schema.comment && !schema.comment->empty()) out.comment = schema.comment;
+    if (row) out.audit = row->audit;
+    return out;
+  }
+
+  Result<model::Schema> LoadSchema(std::string_view name) override {
+    CAIRN_ASSIGN_OR_RETURN(auto lease, Acquire());
+    CAIRN_ASSIGN_OR_RETURN(auto found, FindSchema(*lease, name));
+    if (!found) return SchemaMissing(name);
+    model::Schema out = std::move(*found);
+    if (auto row = TouchRow(EntityType::kSchema, info_.catalog_id, name)) out.audit = row->audit;
+    return out;
+  }
+
+  Result<model::Schema> AlterSchema(const CallContext& /*ctx*/, std::string_view name,
+                                    const std::vector<model::EntityChange>& /*changes*/) override {
+    return Unsupported("{} catalogs do not support altering schemas (schema {}.{})",
+                       dialect_->Name(), info_.name, name);
+  }
+
+  Result<bool> DropSchema(const CallContext& /*ctx*/, std::string_view name,
+                          bool cascade) override {
+    CAIRN_ASSIGN_OR_RETURN(auto lease, Acquire());
+    CAIRN_ASSIGN_OR_RETURN(auto found, FindSchema(*lease, name));
+    if (!found) {
+      ForgetRow(EntityType::kSchema, info_.catalog_id, name);
+      return false;
+    }
+    if (!cascade) {
+      CAIRN_ASSIGN_OR_RETURN(std::string sql, dialect_->ListTablesSql(name));
+      CAIRN_ASSIGN_OR_RETURN(Rows tables, Run(*lease, sql));
+      if (!tables.empty()) return NotEmpty(name, tables.size());
+    }
+    auto done = Run(*lease, dialect_->DropSchemaSql(name, cascade));
+    if (!done) {
+      if (done.error().code == ErrorCode::kNotEmpty) return NotEmpty(name, 0);
+      if (done.error().code == ErrorCode::kNotFound) return false;
+      return std::move(done).error();
+    }
+    ForgetRow(EntityType::kSchema, info_.catalog_id, name);
+    return true;
+  }
+
+  Result<bool> HasSchemas() override {
+    CAIRN_ASSIGN_OR_RETURN(auto names, ListSchemas());
+    const auto builtin = dialect_->BuiltinSchemas();
+    for (const auto& n : names) {
+      if (std::find(builtin.begin(), builtin.end(), n) == builtin.end()) return true;
+    }
+    return false;
+  }
+
+  // ---- tables ----
+
+  Result<std::vector<std::string>> ListTables(std::string_view schema) override {
+    CAIRN_ASSIGN_OR_RETURN(auto lease, Acquire());
+    CAIRN_ASSIGN_OR_RETURN(auto found, FindSchema(*lease, schema));
+    if (!found) return SchemaMissing(schema);
+    CAIRN_ASSIGN_OR_RETURN(std::string sql, dialect_->ListTablesSql(schema));
+    CAIRN_ASSIGN_OR_RETURN(Rows rows, Run(*lease, sql));
+    auto names = Column0(rows);
+    PruneTableRows(schema, names);
+    return names;
+  }
+
+  Result<model::Table> CreateTable(const CallContext& ctx, std::string_view schema,
+                                   const model::Table& table) override {
+    CAIRN_ASSIGN_OR_RETURN(auto statements, dialect_->CreateTableSql(schema, table));
+    CAIRN_ASSIGN_OR_RETURN(auto lease, Acquire());
+    CAIRN_ASSIGN_OR_RETURN(auto found, FindSchema(*lease, schema));
+    if (!found) return SchemaMissing(schema);
+    auto done = Execute(*lease, statements);
+    if (!done) {
+      if (done.error().code == ErrorCode::kAlreadyExists) {
+        // A duplicate column or index name is the request's fault, not a taken table name.
+        CAIRN_ASSIGN_OR_RETURN(auto existing, dialect_->LoadTable(*lease, schema, table.name));
+        if (existing) return TableExists(schema, table.name);
+        return InvalidArgument("{}", done.error().message);
+      }
+      return std::move(done).error();
+    }
+    auto schema_row = TouchRow(EntityType::kSchema, info_.catalog_id, schema);
+    std::optional<EntityRecord> row;
+    if (schema_row) row = ClaimRow(EntityType::kTable, schema_row->id, table.name, ctx);
+    CAIRN_ASSIGN_OR_RETURN(auto loaded, Wrapped(dialect_->LoadTable(*lease, schema, table.name)));
+    if (!loaded)
+      return Unavailable("Table {}.{}.{} vanished right after its creation", info_.name, schema,
+                         table.name);
+    if (row) loaded->audit = row->audit;
+    return std::move(*loaded);
+  }
+
+  Result<model::Table> LoadTable(std::string_view schema, std::string_view name) override {
+    CAIRN_ASSIGN_OR_RETURN(auto lease, Acquire());
+    CAIRN_ASSIGN_OR_RETURN(auto loaded, Wrapped(dialect_->LoadTable(*lease, schema, name)));
+    if (!loaded) {
+      CAIRN_ASSIGN_OR_RETURN(auto found, FindSchema(*lease, schema));
+      if (!found) return SchemaMissing(schema);
+      return TableMissing(schema, name);
+    }
+    if (auto schema_row = TouchRow(EntityType::kSchema, info_.catalog_id, schema)) {
+      if (auto row = TouchRow(EntityType::kTable, schema_row->id, name)) loaded->audit = row->audit;
+    }
+    return std::move(*loaded);
+  }
+
+  Result<model::Table> AlterTable(const CallContext& ctx, std::string_view schema,
+                                  std::string_view name,
+                                  const std::vector<model::TableChange>& changes) override {
+    CAIRN_ASSIGN_OR_RETURN(auto lease, Acquire());
+    CAIRN_ASSIGN_OR_RETURN(auto loaded, Wrapped(dialect_->LoadTable(*lease, schema, name)));
+    if (!loaded) {
+      CAIRN_ASSIGN_OR_RETURN(auto found, FindSchema(*lease, schema));
+      if (!found) return SchemaMissing(schema);
+      return TableMissing(schema, name);
+    }
+    model::Table target = *loaded;
+    CAIRN_ASSIGN_OR_RETURN(auto statements, dialect_->AlterTableSql(schema, target, changes));
+    auto done = Execute(*lease, statements);
+    if (!done && !dialect_->TransactionalDdl() && target.name != name) {
+      // MySQL commits each statement: when the rename went through before a later change
+      // failed, the owner follows the table to its new name all the same.
+      auto old_table = dialect_->LoadTable(*lease, schema, name);
+      auto new_table = dialect_->LoadTable(*lease, schema, target.name);
+      if (old_table && !*old_table && new_table && *new_table) {
+        (void)RenameRow(schema, name, target.name, ctx);
+      }
+    }
+    if (!done) {
+      if (done.error().code == ErrorCode::kAlreadyExists && target.name != name) {
+        CAIRN_ASSIGN_OR_RETURN(auto clash, dialect_->LoadTable(*lease, schema, target.name));
+        if (clash) return TableExists(schema, target.name);
+      }
+      if (done.error().code == ErrorCode::kAlreadyExists ||
+          done.error().code == ErrorCode::kNotFound) {
+        return InvalidArgument("{}", done.error().message);
+      }
+      return std::move(done).error();
+    }
+    std::optional<EntityRecord> row = RenameRow(schema, name, target.name, ctx);
+    CAIRN_ASSIGN_OR_RETURN(auto after, Wrapped(dialect_->LoadTable(*lease, schema, target.name)));
+    if (!after) return TableMissing(schema, target.name);
+    if (row) after->audit = row->audit;
+    return std::move(*after);
+  }
+
+  Result<bool> DropTable(const CallContext& /*ctx*/, std::string_view schema, std::string_view name,
+                         bool /*purge*/) override {
+    CAIRN_ASSIGN_OR_RETURN(auto lease, Acquire());
+    CAIRN_ASSIGN_OR_RETURN(auto found, FindSchema(*lease, schema));
+    if (!found) return SchemaMissing(schema);
+    auto done = Run(*lease, dialect_->DropTableSql(schema, name));
+    if (!done) {
+      if (done.error().code == ErrorCode::kNotFound) return false;
+      return std::move(done).error();
+    }
+    if (auto schema_row = GetRow(EntityType::kSchema, info_.catalog_id, schema)) {
+      ForgetRow(EntityType::kTable, schema_row->id, name);
+    }
+    return true;
+  }
+
+  // The source keeps its data when the catalog goes; the ownership rows go with the catalog row.
+  Status DropAll() override { return Ok(); }
+
+ private:
+  static SessionFactory MakeFactory(const JdbcSettings& s) {
+    const ConnectOptions options = s.connect;
+    if (s.flavor == Flavor::kPostgres) return [options] { return ConnectPostgres(options); };
+    return [options] { return ConnectMysql(options); };
+  }
+
+  static SessionPool::Options PoolOptions(const JdbcSettings& s) {
+    SessionPool::Options o;
+    o.min_size = s.pool_min;
+    o.max_size = s.pool_max;
+    o.wait = std::chrono::milliseconds(s.pool_wait_ms);
+    // A failed connect that took most of the connect timeout means the host does not answer.
+    o.slow_connect = std::chrono::milliseconds(s.connect.connect_timeout_s * 800);
+    return o;
+  }
+
+  // Connection problems name the catalog and its source, never the credentials.
+  Error Wrap(Error e) const {
+    if (e.code == ErrorCode::kConnectionFailed) {
+      return MakeError(ErrorCode::kConnectionFailed, EntityKind::kCatalog,
+                       "Catalog {} cannot connect to its {} source {}: {}", info_.name,
+                       dialect_->Name(), settings_.url, e.message);
+    }
+    if (e.code == ErrorCode::kUnavailable) {
+      return MakeError(ErrorCode::kUnavailable, EntityKind::kCatalog,
+                       "Catalog {} ({} source {}): {}", info_.name, dialect_->Name(), settings_.url,
+                       e.message);
+    }
+    if (e.code == ErrorCode::kPermissionDenied) {
+      return MakeError(ErrorCode::kPermissionDenied, EntityKind::kNone,
+                       "The {} source of catalog {} refused: {}", dialect_->Name(), info_.name,
+                       e.message);
+    }
+    if (e.entity == EntityKind::kNone && (e.code == ErrorCode::kInvalidArgument)) {
+      e.message =
+          fmt::format("{} error in catalog {}: {}", dialect_->Name(), info_.name, e.message);
+    }
+    return e;
+  }
+
+  template <typename T>
+  Result<T> Wrapped(Result<T> r) const {
+    if (!r) return Wrap(std::move(r).error());
+    return r;
+  }
+
+  Result<SessionPool::Lease> Acquire() { return Wrapped(pool_.Acquire()); }
+
+  Result<Rows> Run(Session& session, const std::string& sql) {
+    auto r = session.Query(sql);
+    if (!r) {
+      if (r.error().code == ErrorCode::kUnavailable) return Wrap(std::move(r).error());
+      return std::move(r).error();
+    }
+    return r;
+  }
+
+  Status Execute(Session& session, const std::vector<std::string>& statements) {
+    if (statements.empty()) return Ok();
+    if (dialect_->TransactionalDdl() && statements.size() > 1) {
+      // All or nothing: a failing statement rolls the transaction back (see Session::Query).
+      auto begun = Run(session, "BEGIN");
+      if (!begun) return Wrap(std::move(begun).error());
+      for (const auto& sql : statements) {
+        auto r = Run(session, sql);
+        if (!r) return Wrap(std::move(r).error());
+      }
+      auto committed = Run(session, "COMMIT");
+      if (!committed) return Wrap(std::move(committed).error());
+      return Ok();
+    }
+    for (const auto& sql : statements) {
+      auto r = Run(session, sql);
+      if (!r) return Wrap(std::move(r).error());
+    }
+    return Ok();
+  }
+
+  static std::vector<std::string> Column0(const Rows& rows) {
+    std::vector<std::string> out;
+    out.reserve(rows.size());
+    for (const auto& r : rows) out.push_back(r.empty() ? "" : r[0].value_or(""));
+    return out;
+  }
+
+  Result<std::optional<model::Schema>> FindSchema(Session& session, std::string_view name) {
+    CAIRN_ASSIGN_OR_RETURN(std::string sql, dialect_->LoadSchemaSql(name));
+    CAIRN_ASSIGN_OR_RETURN(Rows rows, Wrapped(Run(session, sql)));
+    if (rows.empty()) return std::optional<model::Schema>();
+    model::Schema s;
+    s.name = std::string(name);
+    if (rows[0].size() > 1 && rows[0][1] && !rows[0][1]->empty()) s.comment = rows[0][1];
+    return std::optional<model::Schema>(std::move(s));
+  }
+
+  Error SchemaMissing(std::string_view schema) const {
+    return NotFound(EntityKind::kSchema, "Schema {}.{} does not exist", info_.name, schema);
+  }
+  Error TableMissing(std::string_view schema, std::string_view name) const {
+    return NotFound(EntityKind::kTable, "Table {}.{}.{} does not exist", info_.name, schema, name);
+  }
+  Error TableExists(std::string_view schema, std::string_view name) const {
+    return AlreadyExists(EntityKind::kTable, "Table {}.{}.{} already exists", info_.name, schema,
+                         name);
+  }
+  Error NotEmpty(std::string_view schema, size_t tables) const {
+    if (tables > 0) {
+      return MakeError(
+          ErrorCode::kNotEmpty, EntityKind::kSchema,
+          "Schema {}.{} is not empty, it has {} table(s); drop them first or use cascade",
+          info_.name, schema, tables);
+    }
+    return MakeError(ErrorCode::kNotEmpty, EntityKind::kSchema,
+                     "Schema {}.{} is not empty; drop its objects first or use cascade", info_.name,
+                     schema);
+  }
+
+  // ---- ownership rows ----
+  // Schemas and tables live in the source; the metadata store keeps one row per object that
+  // Cairn has seen, keyed by name, so owners and grants attach to it like to any other object.
+
+  bool Tracking() const { return store_ != nullptr && info_.catalog_id != 0; }
+
+  std::optional<EntityRecord> GetRow(EntityType type, int64_t parent, std::string_view name) {
+    if (!Tracking()) return std::nullopt;
+    auto row = store_->Get(type, parent, name);
+    if (!row) return std::nullopt;
+    return std::move(*row);
+  }
+
+  // The row of an object seen for the first time carries no creator: it has no owner until
+  // one is set.
+  std::optional<EntityRecord> TouchRow(EntityType type, int64_t parent, std::string_view name) {
+    if (!Tracking()) return std::nullopt;
+    for (int attempt = 0; attempt < 3; ++attempt) {
+      auto row = store_->Get(type, parent, name);
+      if (row) return std::move(*row);
+      if (row.error().code != ErrorCode::kNotFound) break;
+      EntityRecord r;
+      r.type = type;
+      r.parent_id = parent;
+      r.name = std::string(name);
+      r.payload = "{}";
+      auto inserted = store_->Insert(r);
+      if (inserted) return std::move(*inserted);
+      if (inserted.error().code != ErrorCode::kAlreadyExists) {
+        spdlog::warn("event=jdbc_ownership_row_failed catalog={} name={} error=\"{}\"", info_.name,
+                     name, inserted.error().message);
+        break;
+      }
+    }
+    return std::nullopt;
+  }
+
+  // An object created through Cairn is owned by its creator. A row left by an older object of
+  // the same name (dropped in the source by hand) goes first, with the rows below it, so
+  // nothing of the old object's ownership sticks to the new one.
+  std::optional<EntityRecord> ClaimRow(EntityType type, int64_t parent, std::string_view name,
+                                       const CallContext& ctx) {
+    if (!Tracking()) return std::nullopt;
+    for (int attempt = 0; attempt < 5; ++attempt) {
+      auto row = store_->Get(type, parent, name);
+      if (row) {
+        (void)store_->Delete(row->id);
+      } else if (row.error().code != ErrorCode::kNotFound) {
+        break;
+      }
+      EntityRecord r;
+      r.type = type;
+      r.parent_id = parent;
+      r.name = std::string(name);
+      r.payload = "{}";
+      r.audit.creator = ctx.principal;
+      r.audit.create_time = ctx.now_ms;
+      auto inserted = store_->Insert(r);
+      if (inserted) return std::move(*inserted);
+      if (inserted.error().code != ErrorCode::kAlreadyExists) break;
+    }
+    spdlog::warn("event=jdbc_ownership_row_failed catalog={} name={}", info_.name, name);
+    return std::nullopt;
+  }
+
+  // A rename through Cairn keeps the owner: the row follows the new name.
+  std::optional<EntityRecord> RenameRow(std::string_view schema, std::string_view from,
+                                        const std::string& to, const CallContext& ctx) {
+    auto schema_row = TouchRow(EntityType::kSchema, info_.catalog_id, schema);
+    if (!schema_row) return std::nullopt;
+    for (int attempt = 0; attempt < 5; ++attempt) {
+      auto row = store_->Get(EntityType::kTable, schema_row->id, from);
+      if (!row) return TouchRow(EntityType::kTable, schema_row->id, to);
+      EntityRecord r = std::move(*row);
+      if (to != from) {
+        // A row left by an object of the new name that no longer exists gives way.
+        ForgetRow(EntityType::kTable, schema_row->id, to);
+        r.name = to;
+      }
+      r.audit.last_modifier = ctx.principal;
+      r.audit.last_modified_time = ctx.now_ms;
+      auto updated = store_->CompareAndSet(r);
+      if (updated) return std::move(*updated);
+      if (updated.error().code != ErrorCode::kConflict) break;
+    }
+    return std::nullopt;
+  }
+
+  void ForgetRow(EntityType type, int64_t parent, std::string_view name) {
+    if (!Tracking()) return;
+    auto row = store_->Get(type, parent, name);
+    if (row) (void)store_->Delete(row->id);
+  }
+
+  // Tables dropped in the source by hand lose their rows (and owners) at the next listing.
+  void PruneTableRows(std::string_view schema, const std::vector<std::string>& names) {
+    auto schema_row = GetRow(EntityType::kSchema, info_.catalog_id, schema);
+    if (!schema_row) return;
+    auto rows = store_->List(EntityType::kTable, schema_row->id, "", 0);
+    if (!rows) return;
+    const std::set<std::string> live(names.begin(), names.end());
+    for (const auto& r : *rows) {
+      if (!live.count(r.name)) (void)store_->Delete(r.id);
+    }
+  }
+
+  CatalogInfo info_;
+  JdbcSettings settings_;
+  std::unique_ptr<Dialect> dialect_;
+  store::MetadataStore* store_;
+  SessionPool pool_;
+};
+
+Result<std::unique_ptr<Connector>> Make(Flavor flavor, const CatalogInfo& info,
+                                        const ConnectorDeps& deps) {
+  CAIRN_ASSIGN_OR_RETURN(JdbcSettings settings, ParseJdbcProperties(flavor, info.properties));
+  settings.connect.connect_timeout_s = std::max(2, deps.jdbc_connect_timeout_s);
+  settings.connect.io_timeout_s = std::max(1, deps.jdbc_statement_timeout_s);
+  settings.pool_wait_ms = std::max(0, deps.jdbc_pool_wait_ms);
+  auto dialect = flavor == Flavor::kPostgres ? MakePostgresDialect() : MakeMysqlDialect();
+  return std::unique_ptr<Connector>(
+      std::make_unique<JdbcConnector>(info, std::move(settings), std::move(dialect), deps.store));
+}
+
+}  // namespace
+
+}  // namespace jdbc
+
+void RegisterJdbcConnectors(ConnectorRegistry& registry) {
+  registry.Register("jdbc-postgresql", model::CatalogType::kRelational,
+                    [](const CatalogInfo& info, const ConnectorDeps& deps) {
+                      return jdbc::Make(jdbc::Flavor::kPostgres, info, deps);
+                    });
+  registry.Register("jdbc-mysql", model::CatalogType::kRelational,
+                    [](const CatalogInfo& info, const ConnectorDeps& deps) {
+                      return jdbc::Make(jdbc::Flavor::kMysql, info, deps);
+                    });
+}
+
+}  // namespace cairn::connector
