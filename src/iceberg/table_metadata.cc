@@ -680,4 +680,24 @@ std::vector<std::string> StorageLocations(std::string_view metadata_text) {
   return out;
 }
 
+Result<NewTableRequest> NewTableRequestFor(const model::Table& table,
+                                           const std::string& default_location, int64_t now_ms) {
+  NewTableRequest request;
+  auto explicit_location = table.properties.find("location");
+  request.location =
+      explicit_location != table.properties.end() ? explicit_location->second : default_location;
+  request.columns = table.columns;
+  request.partitioning = table.partitioning;
+  request.sort_orders = table.sort_orders;
+  request.properties = table.properties;
+  request.properties.erase("location");
+  if (table.comment) request.properties["comment"] = *table.comment;
+  CAIRN_ASSIGN_OR_RETURN(std::string mode,
+                         DistributionMode(table.distribution, !table.partitioning.empty(),
+                                          !table.sort_orders.empty()));
+  if (table.distribution.strategy != "none") request.properties[kDistributionModeProperty] = mode;
+  request.now_ms = now_ms;
+  return request;
+}
+
 }  // namespace cairn::iceberg

@@ -26,6 +26,14 @@ struct NewTableRequest {
   int64_t now_ms = 0;
 };
 
+/// The creation request for a Gravitino table definition: its columns, partitioning, sort
+/// orders and properties, the comment as the `comment` property and the distribution as
+/// `write.distribution-mode`. `location` is the `location` property when set, else
+/// `default_location` (either may be empty: the caller or the server picks). kInvalidArgument
+/// for a distribution Iceberg cannot express.
+Result<NewTableRequest> NewTableRequestFor(const model::Table& table,
+                                           const std::string& default_location, int64_t now_ms);
+
 /// The table property holding how many previous metadata files metadata-log keeps.
 inline constexpr const char* kPreviousVersionsMaxProperty = "write.metadata.previous-versions-max";
 inline constexpr int kPreviousVersionsMaxDefault = 100;

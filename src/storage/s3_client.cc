@@ -22,20 +22,6 @@ std::string Lower(std::string_view s) {
   return out;
 }
 
-std::string Sha256Hex(std::string_view data) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  EVP_Digest(data.data(), data.size(), digest, &len, EVP_sha256(), nullptr);
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(len * 2);
-  for (unsigned int i = 0; i < len; ++i) {
-    out.push_back(kHex[digest[i] >> 4]);
-    out.push_back(kHex[digest[i] & 15]);
-  }
-  return out;
-}
-
 // One libcurl handle per thread: connections stay open between requests of the same thread.
 struct ThreadHandle {
   CURL* curl = nullptr;
@@ -84,6 +70,21 @@ Result<S3Location> ParseS3Location(std::string_view location) {
   out.bucket = std::string(rest.substr(0, slash));
   if (slash != std::string_view::npos) out.key = std::string(rest.substr(slash + 1));
   if (out.bucket.empty()) return InvalidArgument("location '{}' names no bucket", location);
+  return out;
+}
+
+std::string HexDigest(std::string_view algorithm, std::string_view data) {
+  const EVP_MD* md = algorithm == "md5" ? EVP_md5() : EVP_sha256();
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  EVP_Digest(data.data(), data.size(), digest, &len, md, nullptr);
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(len * 2);
+  for (unsigned int i = 0; i < len; ++i) {
+    out.push_back(kHex[digest[i] >> 4]);
+    out.push_back(kHex[digest[i] & 15]);
+  }
   return out;
 }
 
@@ -210,7 +211,7 @@ std::string S3Client::Url(const S3Request& request) const {
 Result<S3Response> S3Client::Send(const S3Request& request) const {
   const std::string url = Url(request);
   const std::string sigv4 = fmt::format("aws:amz:{}:{}", options_.region, request.service);
-  const std::string payload_hash = Sha256Hex(request.body);
+  const std::string payload_hash = HexDigest("sha256", request.body);
   const bool has_body = request.method == "PUT" || request.method == "POST";
   thread_local std::mt19937 rng{std::random_device{}()};
 

@@ -71,6 +71,9 @@ std::string XmlElement(std::string_view xml, std::string_view tag);
 /// Milliseconds since the epoch for an ISO-8601 UTC time (`2026-11-29T17:03:05.123Z`); 0 if bad.
 int64_t ParseIsoTimeMs(std::string_view text);
 
+/// Lower-case hex of a digest ("sha256" or "md5") of `data`.
+std::string HexDigest(std::string_view algorithm, std::string_view data);
+
 /// AWS's URI encoding (RFC 3986 unreserved kept; `/` kept when `keep_slash`).
 std::string AwsUriEncode(std::string_view text, bool keep_slash);
 

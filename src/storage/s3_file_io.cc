@@ -1,25 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-#include <openssl/evp.h>
-
 #include "storage/file_io.h"
 #include "storage/s3_client.h"
 
 namespace cairn::storage {
 
 namespace {
-
-std::string Md5Hex(std::string_view data) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  EVP_Digest(data.data(), data.size(), digest, &len, EVP_md5(), nullptr);
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned int i = 0; i < len; ++i) {
-    out.push_back(kHex[digest[i] >> 4]);
-    out.push_back(kHex[digest[i] & 15]);
-  }
-  return out;
-}
 
 // The scheme and bucket part of a location (`s3://bucket`), used to rebuild child locations.
 std::string LocationRoot(std::string_view location, const S3Location& parsed) {
@@ -186,7 +171,7 @@ class S3FileIO final : public FileIO {
     if (resp.status != 200) return false;
     std::string etag = resp.headers["etag"];
     if (etag.size() >= 2 && etag.front() == '"') etag = etag.substr(1, etag.size() - 2);
-    return etag == Md5Hex(data);
+    return etag == HexDigest("md5", data);
   }
 
   Error Failure(std::string_view what, std::string_view location, const S3Response& resp) {

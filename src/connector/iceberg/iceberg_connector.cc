@@ -165,23 +165,11 @@ class ManagedIcebergConnector final : public Connector {
     if (store_.Get(EntityType::kTable, s.id, table.name)) {
       return TableExists(schema, table.name);
     }
-    iceberg::NewTableRequest request;
-    auto explicit_location = table.properties.find("location");
-    request.location = explicit_location != table.properties.end()
-                           ? explicit_location->second
-                           : fmt::format("{}/{}/{}", warehouse_, schema, table.name);
-    CAIRN_ASSIGN_OR_RETURN(request.location, storage::NormalizeLocation(request.location));
-    request.columns = table.columns;
-    request.partitioning = table.partitioning;
-    request.sort_orders = table.sort_orders;
-    request.properties = table.properties;
-    request.properties.erase("location");
-    if (table.comment) request.properties["comment"] = *table.comment;
     CAIRN_ASSIGN_OR_RETURN(
-        std::string mode, iceberg::DistributionMode(table.distribution, !table.partitioning.empty(),
-                                                    !table.sort_orders.empty()));
-    if (table.distribution.strategy != "none") request.properties["write.distribution-mode"] = mode;
-    request.now_ms = ctx.now_ms;
+        iceberg::NewTableRequest request,
+        iceberg::NewTableRequestFor(table, fmt::format("{}/{}/{}", warehouse_, schema, table.name),
+                                    ctx.now_ms));
+    CAIRN_ASSIGN_OR_RETURN(request.location, storage::NormalizeLocation(request.location));
     CAIRN_ASSIGN_OR_RETURN(iceberg::Json metadata, iceberg::NewTableMetadata(request));
     auto created =
         iceberg_.CreateTableWithMetadata(ctx, {std::string(schema)}, table.name, metadata);

@@ -162,21 +162,9 @@ class RestIcebergConnector final : public Connector {
       return InvalidArgument("Iceberg tables do not support indexes (table {})", table.name);
     }
     // The managed backend's conversion, then the parts of the document a create request takes.
-    iceberg::NewTableRequest request;
-    auto explicit_location = table.properties.find("location");
-    request.location =
-        explicit_location != table.properties.end() ? explicit_location->second : "";
-    request.columns = table.columns;
-    request.partitioning = table.partitioning;
-    request.sort_orders = table.sort_orders;
-    request.properties = table.properties;
-    request.properties.erase("location");
-    if (table.comment) request.properties["comment"] = *table.comment;
-    CAIRN_ASSIGN_OR_RETURN(
-        std::string mode, iceberg::DistributionMode(table.distribution, !table.partitioning.empty(),
-                                                    !table.sort_orders.empty()));
-    if (table.distribution.strategy != "none") request.properties["write.distribution-mode"] = mode;
-    request.now_ms = ctx.now_ms;
+    // No default location: the remote places the table unless the definition names one.
+    CAIRN_ASSIGN_OR_RETURN(iceberg::NewTableRequest request,
+                           iceberg::NewTableRequestFor(table, "", ctx.now_ms));
     CAIRN_ASSIGN_OR_RETURN(iceberg::Json metadata, iceberg::NewTableMetadata(request));
     OrderedJson body;
     body["name"] = table.name;
