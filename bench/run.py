@@ -9,7 +9,8 @@
                             seeing every table)
 
 Options: --targets cairn-sqlite,cairn-postgres,reference,nginx (default: all), --cairn PATH,
---out FILE (default bench/results/<UTC time>[-smoke].json). Environment: CAIRN_BIN.
+--workloads load,create,commit,list (default: all; start-up is always measured), --out FILE
+(default bench/results/<UTC time>[-smoke].json). Environment: CAIRN_BIN.
 
 Each server runs alone, pinned to CPU 0 (with its PostgreSQL, for cairn-postgres); the load
 generators (wrk for reads, bench/driver.cc for writes and paging) are pinned to CPU 1. All on
@@ -43,6 +44,7 @@ DRIVER = os.path.join(BENCH, ".build", "driver")
 NCPU = os.cpu_count() or 1
 SERVER_CPU, LOAD_CPU = ("0", "1") if NCPU >= 2 else ("0", "0")
 TARGETS = ["cairn-sqlite", "cairn-postgres", "reference", "nginx"]
+WORKLOADS = ["load", "create", "commit", "list"]
 
 
 class HarnessError(Exception):
@@ -351,8 +353,6 @@ class Reference(Server):
 def build_wide_table(srv, p):
     """Namespace `bench`, table `wide`: 50 columns, 100 snapshots committed through the REST commit endpoint."""
     base, port = srv.base, srv.port
-    for ns in ("bench", "bulk", "commits"):
-        ok(port, "POST", f"{base}/namespaces", {"namespace": [ns]}, expect=(200, 409))
     ok(port, "POST", f"{base}/namespaces/bench/tables", {"name": "wide", "schema": schema(p["columns"])},
        expect=(200, 409))
     path = f"{base}/namespaces/bench/tables/wide"
@@ -459,29 +459,37 @@ def bench_server(srv, p, tmp, is_ref, res):
                       "idle_rss_mb": rss_mb(srv.proc.pid)}
     log(f"  ready {statistics.median(times):.0f} ms, idle RSS {res['startup']['idle_rss_mb']:.1f} MB")
     srv.prepare()
-    path, body, etag = build_wide_table(srv, p)
-    res["wide_table"] = {"bytes": len(body), "etag": etag}
-    nginx_file = os.path.join(tmp, "wide.json")  # nginx serves the first Cairn run's exact bytes
-    if not is_ref and not os.path.exists(nginx_file):
-        with open(nginx_file, "wb") as f:
-            f.write(body)
-    res.update(load_workloads(srv.port, path, p, p["ref_warm_s"] if is_ref else p["warm_s"],
-                              etag if srv.etag else None, srv.proc.pid))
-    log(f"  loadTable c64: {res['load_c64']['throughput']:.0f}/s p99 {res['load_c64']['p99_ms']:.2f} ms")
-    if p.get("load_only"):
+    wl = p["workloads"]
+    for ns in ("bench", "bulk", "commits"):
+        ok(srv.port, "POST", f"{srv.base}/namespaces", {"namespace": [ns]}, expect=(200, 409))
+    if "load" in wl:
+        path, body, etag = build_wide_table(srv, p)
+        res["wide_table"] = {"bytes": len(body), "etag": etag}
+        nginx_file = os.path.join(tmp, "wide.json")  # nginx serves the first Cairn run's exact bytes
+        if not is_ref and not os.path.exists(nginx_file):
+            with open(nginx_file, "wb") as f:
+                f.write(body)
+        res.update(load_workloads(srv.port, path, p, p["ref_warm_s"] if is_ref else p["warm_s"],
+                                  etag if srv.etag else None, srv.proc.pid))
+        log(f"  loadTable c64: {res['load_c64']['throughput']:.0f}/s p99 {res['load_c64']['p99_ms']:.2f} ms")
+    sch = os.path.join(tmp, "schema.json")
+    auth = [] if is_ref else ["--auth", ADMIN["Authorization"]]
+    have = 0
+    if "create" in wl:
+        cap = p["ref_create_cap_s"] if is_ref else p["create_cap_s"]
+        r = driver("create", "--port", srv.port, "--base", srv.base, "--ns", "bulk", "--threads", 16,
+                   "--count", p["create_n"], "--prefix", "t_", "--schema", sch, "--max-seconds", cap, *auth)
+        r["requested"] = p["create_n"]
+        res["create"] = r
+        have = r["ok"]
+        log(f"  createTable: {r['ok']} in {r['seconds']:.1f}s = {r['throughput']:.0f}/s")
+    if "commit" in wl:
+        res.update(commit_workloads(srv, p, tmp))
+    if "list" not in wl:
+        res["loadavg_end"] = open("/proc/loadavg").read().split()[:3]
         srv.stop()
         return res
-    sch = os.path.join(tmp, "schema.json")
-    cap = p["ref_create_cap_s"] if is_ref else p["create_cap_s"]
-    auth = [] if is_ref else ["--auth", ADMIN["Authorization"]]
-    r = driver("create", "--port", srv.port, "--base", srv.base, "--ns", "bulk", "--threads", 16,
-               "--count", p["create_n"], "--prefix", "t_", "--schema", sch, "--max-seconds", cap, *auth)
-    r["requested"] = p["create_n"]
-    res["create"] = r
-    log(f"  createTable: {r['ok']} in {r['seconds']:.1f}s = {r['throughput']:.0f}/s")
-    res.update(commit_workloads(srv, p, tmp))
     # Fill `bulk` up to list_n tables (not timed as a workload) and page through it.
-    have = r["ok"]
     fill_cap = p["ref_fill_cap_s"] if is_ref else p["fill_cap_s"]
     if have < p["list_n"] and fill_cap > 0:
         f = driver("create", "--port", srv.port, "--base", srv.base, "--ns", "bulk", "--threads", 16,
@@ -787,14 +795,26 @@ def main():
     ap.add_argument("--targets", default=",".join(TARGETS))
     ap.add_argument("--cairn", default=os.environ.get("CAIRN_BIN", os.path.join(REPO, "build", "cairn")))
     ap.add_argument("--out")
-    ap.add_argument("--load-only", action="store_true", help="only start-up and the loadTable workloads")
+    ap.add_argument("--load-only", action="store_true", help="only start-up and the loadTable workloads "
+                    "(same as --workloads load)")
+    ap.add_argument("--workloads", default=",".join(WORKLOADS),
+                    help=f"comma-separated subset of {','.join(WORKLOADS)} (start-up is always measured; "
+                    "list fills `bulk` itself and includes the authorization on/off listing; nginx needs load)")
     args = ap.parse_args()
+    workloads = [w.strip() for w in args.workloads.split(",") if w.strip()]
+    for w in workloads:
+        if w not in WORKLOADS:
+            ap.error(f"unknown workload {w}")
+    if args.load_only:
+        workloads = ["load"]
     targets = [t.strip() for t in args.targets.split(",") if t.strip()]
     for t in targets:
         if t not in TARGETS:
             ap.error(f"unknown target {t}")
     p = profile(args.smoke)
-    p["load_only"] = args.load_only
+    p["workloads"] = workloads
+    if "nginx" in targets and "load" not in workloads:
+        targets.remove("nginx")
     started = datetime.datetime.now(datetime.timezone.utc)
     commit = subprocess.run(["git", "-C", REPO, "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True).stdout.strip()
