@@ -412,7 +412,7 @@ bool DecodeManifest(AvroIn& in, ManifestFile& m) {
         in.Long();  // block size in bytes
       }
       for (int64_t i = 0; i < n && !in.bad; ++i) {
-        in.Take(1);  // contains_null
+        in.Take(1);                      // contains_null
         if (in.Long() == 1) in.Take(1);  // contains_nan
         in.NullableBytes();              // lower_bound
         in.NullableBytes();              // upper_bound
@@ -851,9 +851,8 @@ int RunCommit(const Args& a) {
           own.added_rows = 1;
           manifests.push_back(std::move(own));
           manifests.insert(manifests.end(), t.cached.begin(), t.cached.end());
-          const std::string list =
-              "file://" + lists_dir + "/snap-" + std::to_string(id) + "-w" + std::to_string(w) +
-              ".avro";
+          const std::string list = "file://" + lists_dir + "/snap-" + std::to_string(id) + "-w" +
+                                   std::to_string(w) + ".avro";
           if (!WriteWhole(LocalPath(list),
                           EncodeManifestList(manifests, id, t.current, seq, rng))) {
             Fatal("cannot write " + list);

@@ -735,8 +735,8 @@ Result<std::pair<Json, Json>> RebaseAppend(const Json& current, const Json& requ
     const std::string main_list = (*main_snapshot)["manifest-list"].get<std::string>();
     auto main_bytes = io.read(main_list);
     if (!main_bytes) {
-      return NotRebasable(fmt::format("cannot read manifest list {}: {}", main_list,
-                                      main_bytes.error().message));
+      return NotRebasable(
+          fmt::format("cannot read manifest list {}: {}", main_list, main_bytes.error().message));
     }
     if (auto read = ReadContainer(*main_bytes, &main_file, &main_raw); !read) {
       return NotRebasable(fmt::format("manifest list {}: {}", main_list, read.error().message));
