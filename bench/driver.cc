@@ -8,7 +8,8 @@
 //   driver create --port P --base /iceberg/v1/m.c --ns NS --threads N --count K --prefix t_
 //                 --schema FILE [--start I] [--max-seconds S]
 //   driver commit --port P --base B --ns NS --tables FILE --threads N --seconds S
-//                 --mode distinct|hot --acks-out FILE
+//                 --mode distinct|hot --acks-out FILE --data-dir DIR
+//                 (each attempt writes a real Iceberg v2 manifest list under DIR/lists)
 //   driver list   --port P --base B --ns NS --page-size N --passes K [--warmup W] [--token-fallback
 //   1]
 //                 (--token-fallback: when a full page comes without next-page-token, go on with the
@@ -33,6 +34,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -249,6 +251,346 @@ std::string UrlEncode(const std::string& s) {
   return o;
 }
 
+// --- Iceberg v2 manifest lists (Avro object container files, null codec) ---------------------
+//
+// Just enough Avro to write and read back manifest lists of one fixed writer schema: Iceberg's
+// v2 `manifest_file` record with its field ids. The server's rebased lists keep the writer schema
+// of the list they rebase (and the null codec), so the reader only needs this schema.
+
+constexpr std::string_view kManifestListSchema =
+    R"({"type":"record","name":"manifest_file","fields":[)"
+    R"({"name":"manifest_path","field-id":500,"type":"string"},)"
+    R"({"name":"manifest_length","field-id":501,"type":"long"},)"
+    R"({"name":"partition_spec_id","field-id":502,"type":"int"},)"
+    R"({"name":"content","field-id":517,"type":"int"},)"
+    R"({"name":"sequence_number","field-id":515,"type":"long"},)"
+    R"({"name":"min_sequence_number","field-id":516,"type":"long"},)"
+    R"({"name":"added_snapshot_id","field-id":503,"type":"long"},)"
+    R"({"name":"added_files_count","field-id":504,"type":"int"},)"
+    R"({"name":"existing_files_count","field-id":505,"type":"int"},)"
+    R"({"name":"deleted_files_count","field-id":506,"type":"int"},)"
+    R"({"name":"added_rows_count","field-id":512,"type":"long"},)"
+    R"({"name":"existing_rows_count","field-id":513,"type":"long"},)"
+    R"({"name":"deleted_rows_count","field-id":514,"type":"long"},)"
+    R"({"name":"partitions","field-id":507,"type":["null",{"type":"array","element-id":508,)"
+    R"("items":{"type":"record","name":"r508","fields":[)"
+    R"({"name":"contains_null","field-id":509,"type":"boolean"},)"
+    R"({"name":"contains_nan","field-id":518,"type":["null","boolean"],"default":null},)"
+    R"({"name":"lower_bound","field-id":510,"type":["null","bytes"],"default":null},)"
+    R"({"name":"upper_bound","field-id":511,"type":["null","bytes"],"default":null}]}}],)"
+    R"("default":null},)"
+    R"({"name":"key_metadata","field-id":519,"type":["null","bytes"],"default":null}]})";
+
+struct ManifestFile {
+  std::string path;
+  int64_t length = 0;
+  int32_t spec_id = 0;
+  int32_t content = 0;  // 0 data, 1 deletes
+  int64_t sequence_number = 0, min_sequence_number = 0, added_snapshot_id = 0;
+  int32_t added_files = 0, existing_files = 0, deleted_files = 0;
+  int64_t added_rows = 0, existing_rows = 0, deleted_rows = 0;
+  // `partitions` and `key_metadata` as encoded (a union each), carried over verbatim.
+  std::string partitions_raw = std::string(1, '\0');    // null branch
+  std::string key_metadata_raw = std::string(1, '\0');  // null branch
+};
+
+void AvroLong(std::string& out, int64_t v) {  // zigzag varint; Avro ints are encoded the same way
+  uint64_t u = (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
+  while (u >= 0x80) {
+    out.push_back(static_cast<char>((u & 0x7f) | 0x80));
+    u >>= 7;
+  }
+  out.push_back(static_cast<char>(u));
+}
+
+void AvroBytes(std::string& out, std::string_view s) {  // strings and bytes: length, then data
+  AvroLong(out, static_cast<int64_t>(s.size()));
+  out.append(s);
+}
+
+void EncodeManifest(std::string& out, const ManifestFile& m) {
+  AvroBytes(out, m.path);
+  AvroLong(out, m.length);
+  AvroLong(out, m.spec_id);
+  AvroLong(out, m.content);
+  AvroLong(out, m.sequence_number);
+  AvroLong(out, m.min_sequence_number);
+  AvroLong(out, m.added_snapshot_id);
+  AvroLong(out, m.added_files);
+  AvroLong(out, m.existing_files);
+  AvroLong(out, m.deleted_files);
+  AvroLong(out, m.added_rows);
+  AvroLong(out, m.existing_rows);
+  AvroLong(out, m.deleted_rows);
+  out += m.partitions_raw;
+  out += m.key_metadata_raw;
+}
+
+// A manifest list as Iceberg's ManifestListWriter (v2) writes it: file metadata snapshot-id,
+// parent-snapshot-id ("null" without a parent), sequence-number, format-version; one block.
+std::string EncodeManifestList(const std::vector<ManifestFile>& manifests, int64_t snapshot_id,
+                               std::optional<int64_t> parent, int64_t sequence_number,
+                               std::mt19937_64& rng) {
+  std::string out("Obj\x01", 4);
+  const std::pair<std::string, std::string> meta[] = {
+      {"snapshot-id", std::to_string(snapshot_id)},
+      {"parent-snapshot-id", parent ? std::to_string(*parent) : "null"},
+      {"sequence-number", std::to_string(sequence_number)},
+      {"format-version", "2"},
+      {"avro.schema", std::string(kManifestListSchema)},
+      {"avro.codec", "null"}};
+  AvroLong(out, static_cast<int64_t>(std::size(meta)));
+  for (const auto& [k, v] : meta) {
+    AvroBytes(out, k);
+    AvroBytes(out, v);
+  }
+  AvroLong(out, 0);  // end of the metadata map
+  std::string sync(16, '\0');
+  for (auto& c : sync) c = static_cast<char>(rng() & 0xff);
+  out += sync;
+  if (!manifests.empty()) {
+    std::string block;
+    for (const auto& m : manifests) EncodeManifest(block, m);
+    AvroLong(out, static_cast<int64_t>(manifests.size()));
+    AvroBytes(out, block);
+    out += sync;
+  }
+  return out;
+}
+
+// A bounds-checked reader over Avro binary data; any overrun sets `bad`.
+struct AvroIn {
+  std::string_view d;
+  size_t p = 0;
+  bool bad = false;
+  int64_t Long() {
+    uint64_t u = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      if (p >= d.size()) break;
+      const auto b = static_cast<uint8_t>(d[p++]);
+      u |= static_cast<uint64_t>(b & 0x7f) << shift;
+      if ((b & 0x80) == 0) return static_cast<int64_t>(u >> 1) ^ -static_cast<int64_t>(u & 1);
+    }
+    bad = true;
+    return 0;
+  }
+  std::string_view Take(int64_t n) {
+    if (bad || n < 0 || static_cast<uint64_t>(n) > d.size() - p) {
+      bad = true;
+      return {};
+    }
+    std::string_view s = d.substr(p, static_cast<size_t>(n));
+    p += static_cast<size_t>(n);
+    return s;
+  }
+  std::string_view Bytes() { return Take(Long()); }
+  void NullableBytes() {  // ["null", "bytes"]
+    if (Long() == 1) Bytes();
+  }
+};
+
+bool DecodeManifest(AvroIn& in, ManifestFile& m) {
+  m.path = std::string(in.Bytes());
+  m.length = in.Long();
+  m.spec_id = static_cast<int32_t>(in.Long());
+  m.content = static_cast<int32_t>(in.Long());
+  m.sequence_number = in.Long();
+  m.min_sequence_number = in.Long();
+  m.added_snapshot_id = in.Long();
+  m.added_files = static_cast<int32_t>(in.Long());
+  m.existing_files = static_cast<int32_t>(in.Long());
+  m.deleted_files = static_cast<int32_t>(in.Long());
+  m.added_rows = in.Long();
+  m.existing_rows = in.Long();
+  m.deleted_rows = in.Long();
+  size_t start = in.p;
+  const int64_t branch = in.Long();
+  if (branch == 1) {  // array<r508>, in blocks
+    for (int64_t n; !in.bad && (n = in.Long()) != 0;) {
+      if (n < 0) {
+        n = -n;
+        in.Long();  // block size in bytes
+      }
+      for (int64_t i = 0; i < n && !in.bad; ++i) {
+        in.Take(1);                      // contains_null
+        if (in.Long() == 1) in.Take(1);  // contains_nan
+        in.NullableBytes();              // lower_bound
+        in.NullableBytes();              // upper_bound
+      }
+    }
+  } else if (branch != 0) {
+    in.bad = true;
+  }
+  if (in.bad) return false;
+  m.partitions_raw = std::string(in.d.substr(start, in.p - start));
+  start = in.p;
+  in.NullableBytes();
+  if (in.bad) return false;
+  m.key_metadata_raw = std::string(in.d.substr(start, in.p - start));
+  return true;
+}
+
+// Reads a manifest list written with kManifestListSchema and the null codec; false (with a
+// reason in `err`) for anything else.
+bool DecodeManifestList(std::string_view bytes, std::vector<ManifestFile>& out, std::string& err) {
+  out.clear();
+  if (bytes.substr(0, 4) != std::string_view("Obj\x01", 4)) {
+    err = "not an Avro object container file";
+    return false;
+  }
+  AvroIn in{bytes, 4};
+  std::string_view schema, codec = "null";
+  for (int64_t n; !in.bad && (n = in.Long()) != 0;) {
+    if (n < 0) {
+      n = -n;
+      in.Long();
+    }
+    for (int64_t i = 0; i < n && !in.bad; ++i) {
+      std::string_view k = in.Bytes(), v = in.Bytes();
+      if (k == "avro.schema") schema = v;
+      if (k == "avro.codec") codec = v;
+    }
+  }
+  const std::string_view sync = in.Take(16);
+  if (in.bad) {
+    err = "truncated Avro header";
+    return false;
+  }
+  if (codec != "null") {
+    err = "unexpected Avro codec " + std::string(codec);
+    return false;
+  }
+  if (schema != kManifestListSchema) {
+    err = "unexpected manifest list schema";
+    return false;
+  }
+  while (!in.bad && in.p < bytes.size()) {
+    const int64_t count = in.Long();
+    AvroIn block{in.Bytes()};
+    if (in.Take(16) != sync) {
+      err = "bad Avro sync marker";
+      return false;
+    }
+    for (int64_t i = 0; i < count; ++i) {
+      ManifestFile m;
+      if (!DecodeManifest(block, m)) {
+        err = "bad manifest_file record";
+        return false;
+      }
+      out.push_back(std::move(m));
+    }
+    if (block.p != block.d.size()) {
+      err = "trailing bytes in an Avro block";
+      return false;
+    }
+  }
+  if (in.bad) {
+    err = "truncated Avro file";
+    return false;
+  }
+  return true;
+}
+
+// --- a minimal scanner for the table metadata in load and commit responses --------------------
+
+size_t SkipWs(const std::string& s, size_t p) {
+  while (p < s.size() && (s[p] == ' ' || s[p] == '\n' || s[p] == '\r' || s[p] == '\t')) ++p;
+  return p;
+}
+
+// s[p] is '"': the position after the closing quote (npos if none); the raw text inside in *out.
+size_t ScanString(const std::string& s, size_t p, std::string_view* out) {
+  size_t q = p + 1;
+  for (;;) {
+    q = s.find_first_of("\"\\", q);
+    if (q == std::string::npos) return q;
+    if (s[q] != '\\') break;
+    q += 2;
+  }
+  if (out != nullptr) *out = std::string_view(s).substr(p + 1, q - p - 1);
+  return q + 1;
+}
+
+size_t SkipValue(const std::string& s, size_t p) {
+  p = SkipWs(s, p);
+  if (p >= s.size()) return std::string::npos;
+  if (s[p] == '"') return ScanString(s, p, nullptr);
+  if (s[p] == '{' || s[p] == '[') {
+    int depth = 0;
+    while (p < s.size()) {
+      const char c = s[p];
+      if (c == '"') {
+        p = ScanString(s, p, nullptr);
+        if (p == std::string::npos) return p;
+        continue;
+      }
+      if (c == '{' || c == '[') {
+        ++depth;
+      } else if ((c == '}' || c == ']') && --depth == 0) {
+        return p + 1;
+      }
+      ++p;
+    }
+    return std::string::npos;
+  }
+  while (p < s.size() && s[p] != ',' && s[p] != '}' && s[p] != ']') ++p;  // a scalar
+  return p;
+}
+
+// The manifest-list of snapshot `id` in the metadata's "snapshots" array. One pass over that
+// array, reading only each snapshot's top-level keys (the text grows with every snapshot).
+std::optional<std::string> SnapshotManifestList(const std::string& s, int64_t id) {
+  size_t p = s.find("\"snapshots\"");
+  if (p == std::string::npos) return std::nullopt;
+  p = SkipWs(s, p + 11);
+  if (p >= s.size() || s[p] != ':') return std::nullopt;
+  p = SkipWs(s, p + 1);
+  if (p >= s.size() || s[p] != '[') return std::nullopt;
+  ++p;
+  for (;;) {
+    p = SkipWs(s, p);
+    if (p >= s.size() || s[p] == ']') return std::nullopt;
+    if (s[p] == ',') {
+      ++p;
+      continue;
+    }
+    if (s[p] != '{') return std::nullopt;
+    ++p;
+    std::optional<int64_t> sid;
+    std::string_view list;
+    for (;;) {
+      p = SkipWs(s, p);
+      if (p >= s.size()) return std::nullopt;
+      if (s[p] == '}') {
+        ++p;
+        break;
+      }
+      if (s[p] == ',') {
+        ++p;
+        continue;
+      }
+      if (s[p] != '"') return std::nullopt;
+      std::string_view key;
+      p = ScanString(s, p, &key);
+      if (p == std::string::npos) return std::nullopt;
+      p = SkipWs(s, p);
+      if (p >= s.size() || s[p] != ':') return std::nullopt;
+      p = SkipWs(s, p + 1);
+      if (key == "snapshot-id") {
+        sid = std::strtoll(s.c_str() + p, nullptr, 10);
+      } else if (key == "manifest-list" && p < s.size() && s[p] == '"') {
+        ScanString(s, p, &list);
+      }
+      p = SkipValue(s, p);
+      if (p == std::string::npos) return std::nullopt;
+    }
+    if (sid == id) {
+      if (list.empty()) return std::nullopt;
+      return std::string(list);  // locations carry no JSON escapes here
+    }
+  }
+}
+
 struct Stats {
   std::vector<double> lat_ms;
   std::map<int, long> status;
@@ -341,11 +683,69 @@ int RunCreate(const Args& a) {
 }
 
 // --- commit ----------------------------------------------------------------------------------
+//
+// Every attempt writes a real manifest list for its snapshot S under --data-dir: S's own manifest
+// (one added data file; the manifest itself is never written, nothing reads it) followed by the
+// manifests of the parent's list, as a fast append writes it. So the server may rebase a stale
+// append instead of answering 409.
+
+std::string LocalPath(const std::string& location) {
+  if (location.rfind("file://", 0) == 0) return location.substr(7);
+  if (location.rfind("file:", 0) == 0) return location.substr(5);
+  return location;
+}
+
+bool ReadWhole(const std::string& path, std::string& out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::stringstream ss;
+  ss << in.rdbuf();
+  out = ss.str();
+  return true;
+}
+
+bool WriteWhole(const std::string& path, const std::string& bytes) {
+  FILE* f = std::fopen(path.c_str(), "wb");
+  if (f == nullptr) return false;
+  const bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
+  return std::fclose(f) == 0 && ok;
+}
+
 struct TableView {
   std::string name;
   std::optional<int64_t> current;  // main's snapshot id
   int64_t last_seq = 0;
+  std::string list;  // manifest-list location of `current`
+  // The manifests of the list last read or written, so a retry on the same parent reads nothing.
+  std::string cached_location;
+  std::vector<ManifestFile> cached;
 };
+
+std::mutex g_fatal_mu;
+std::string g_fatal;  // first unrecoverable error (a manifest list that cannot be read back)
+std::atomic<bool> g_stop{false};
+
+void Fatal(const std::string& msg) {
+  std::lock_guard<std::mutex> g(g_fatal_mu);
+  if (g_fatal.empty()) g_fatal = msg;
+  g_stop = true;
+}
+
+void Observe(const std::string& body, TableView& t) {
+  t.current = FindInt(body, "current-snapshot-id");
+  if (t.current && *t.current < 0) t.current.reset();
+  t.last_seq = FindInt(body, "last-sequence-number").value_or(0);
+  t.list.clear();
+  if (t.current) {
+    auto l = SnapshotManifestList(body, *t.current);
+    if (!l) {
+      Fatal("table " + t.name + ": no manifest-list for current snapshot " +
+            std::to_string(*t.current));
+      return;
+    }
+    t.list = *l;
+  }
+}
 
 bool Refresh(Conn& c, const std::string& table_url, TableView& t, Stats& st) {
   Response r;
@@ -353,9 +753,28 @@ bool Refresh(Conn& c, const std::string& table_url, TableView& t, Stats& st) {
     ++st.errors;
     return false;
   }
-  t.current = FindInt(r.body, "current-snapshot-id");
-  if (t.current && *t.current < 0) t.current.reset();
-  t.last_seq = FindInt(r.body, "last-sequence-number").value_or(0);
+  Observe(r.body, t);
+  return true;
+}
+
+// The manifests of t.current's list (empty without a current snapshot).
+bool ParentManifests(TableView& t) {
+  if (!t.current) {
+    t.cached_location.clear();
+    t.cached.clear();
+    return true;
+  }
+  if (t.cached_location == t.list) return true;
+  std::string bytes, err;
+  if (!ReadWhole(LocalPath(t.list), bytes)) {
+    Fatal("cannot read manifest list " + t.list);
+    return false;
+  }
+  if (!DecodeManifestList(bytes, t.cached, err)) {
+    Fatal("manifest list " + t.list + ": " + err);
+    return false;
+  }
+  t.cached_location = t.list;
   return true;
 }
 
@@ -366,6 +785,16 @@ int RunCommit(const Args& a) {
   const int threads = static_cast<int>(a.Int("threads", 16));
   const double secs_target = static_cast<double>(a.Int("seconds", 10));
   const bool hot = a.Get("mode") == "hot";
+  const std::string data_dir = a.Get("data-dir");
+  if (data_dir.empty() || data_dir[0] != '/') {
+    std::fprintf(stderr, "commit needs --data-dir ABSOLUTE_DIR (manifest lists go there)\n");
+    return 2;
+  }
+  const std::string lists_dir = data_dir + "/lists";
+  if (std::system(("mkdir -p '" + lists_dir + "'").c_str()) != 0) {
+    std::fprintf(stderr, "cannot create %s\n", lists_dir.c_str());
+    return 2;
+  }
   std::vector<std::string> names;
   {
     std::ifstream in(a.Get("tables"));
@@ -377,7 +806,8 @@ int RunCommit(const Args& a) {
   std::vector<std::string> acks;  // "table token snapshot-id"
   std::vector<Stats> stats(static_cast<size_t>(threads));
   std::vector<long> attempts(static_cast<size_t>(threads)), conflicts(static_cast<size_t>(threads)),
-      unknown(static_cast<size_t>(threads));
+      unknown(static_cast<size_t>(threads)), first_try(static_cast<size_t>(threads)),
+      rebased(static_cast<size_t>(threads));
   const auto t0 = Clock::now();
   std::vector<std::thread> ts;
   for (int w = 0; w < threads; ++w) {
@@ -390,31 +820,51 @@ int RunCommit(const Args& a) {
       std::vector<TableView> mine;
       for (size_t i = 0; i < names.size(); ++i) {
         if (hot ? i == 0 : static_cast<int>(i % static_cast<size_t>(threads)) == w)
-          mine.push_back({names[i], {}, 0});
+          mine.push_back({names[i], {}, 0, {}, {}, {}});
       }
       if (mine.empty()) return;
       for (auto& t : mine) Refresh(c, tables_url + UrlEncode(t.name), t, st);
       long k = 0;
       size_t rr = 0;
       Response r;
-      while (MsSince(t0) < secs_target * 1000) {
+      while (MsSince(t0) < secs_target * 1000 && !g_stop) {
         TableView& t = mine[rr++ % mine.size()];
         const std::string url = tables_url + UrlEncode(t.name);
         const std::string token = "w" + std::to_string(w) + "-" + std::to_string(k++);
         const auto s = Clock::now();
-        for (int tries = 0; tries < 1000 && MsSince(t0) < secs_target * 1000 + 30000; ++tries) {
+        for (int tries = 0; tries < 1000 && MsSince(t0) < secs_target * 1000 + 30000 && !g_stop;
+             ++tries) {
           const int64_t id = static_cast<int64_t>(rng() >> 2) + 1;
+          const int64_t seq = t.last_seq + 1;
           const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                                      std::chrono::system_clock::now().time_since_epoch())
                                      .count();
+          if (!ParentManifests(t)) break;
+          std::vector<ManifestFile> manifests;
+          manifests.reserve(t.cached.size() + 1);
+          ManifestFile own;
+          own.path = "file://" + data_dir + "/manifests/" + std::to_string(id) + "-m0.avro";
+          own.length = 6000;
+          own.sequence_number = own.min_sequence_number = seq;  // a new manifest: S's number
+          own.added_snapshot_id = id;
+          own.added_files = 1;
+          own.added_rows = 1;
+          manifests.push_back(std::move(own));
+          manifests.insert(manifests.end(), t.cached.begin(), t.cached.end());
+          const std::string list = "file://" + lists_dir + "/snap-" + std::to_string(id) + "-w" +
+                                   std::to_string(w) + ".avro";
+          if (!WriteWhole(LocalPath(list),
+                          EncodeManifestList(manifests, id, t.current, seq, rng))) {
+            Fatal("cannot write " + list);
+            break;
+          }
           const std::string cur = t.current ? std::to_string(*t.current) : "null";
           std::string snap = "{\"snapshot-id\":" + std::to_string(id);
           if (t.current) snap += ",\"parent-snapshot-id\":" + cur;
-          snap += ",\"sequence-number\":" + std::to_string(t.last_seq + 1) +
-                  ",\"timestamp-ms\":" + std::to_string(now_ms) +
-                  ",\"manifest-list\":\"file:///tmp/cairn-bench-fake/snap-" + std::to_string(id) +
-                  ".avro\",\"summary\":{\"operation\":\"append\",\"bench-token\":\"" + token +
-                  "\",\"added-data-files\":\"1\"},\"schema-id\":0}";
+          snap += ",\"sequence-number\":" + std::to_string(seq) +
+                  ",\"timestamp-ms\":" + std::to_string(now_ms) + ",\"manifest-list\":\"" + list +
+                  "\",\"summary\":{\"operation\":\"append\",\"bench-token\":\"" + token +
+                  "\",\"added-data-files\":\"1\",\"added-records\":\"1\"},\"schema-id\":0}";
           const std::string body =
               "{\"requirements\":[{\"type\":\"assert-ref-snapshot-id\",\"ref\":\"main\",\"snapshot-"
               "id\":" +
@@ -431,8 +881,16 @@ int RunCommit(const Args& a) {
           ++st.status[r.status];
           if (r.status == 200) {
             st.lat_ms.push_back(MsSince(s));
-            t.current = id;
-            t.last_seq = FindInt(r.body, "last-sequence-number").value_or(t.last_seq + 1);
+            if (tries == 0) ++first_try[uw];
+            // The response holds the new metadata: S is main's head, with the list the server
+            // kept (ours, or a rebased one next to it).
+            Observe(r.body, t);
+            if (t.list != list) {
+              ++rebased[uw];
+            } else {
+              t.cached_location = list;
+              t.cached = std::move(manifests);
+            }
             std::lock_guard<std::mutex> g(acks_mu);
             acks.push_back(t.name + " " + token + " " + std::to_string(id));
             break;
@@ -450,23 +908,29 @@ int RunCommit(const Args& a) {
   for (auto& t : ts) t.join();
   const double secs = MsSince(t0) / 1000;
   Stats all;
-  long att = 0, conf = 0, unk = 0;
+  long att = 0, conf = 0, unk = 0, first = 0, reb = 0;
   for (size_t i = 0; i < stats.size(); ++i) {
     all.Merge(stats[i]);
     att += attempts[i];
     conf += conflicts[i];
     unk += unknown[i];
+    first += first_try[i];
+    reb += rebased[i];
   }
   {
     std::ofstream out(a.Get("acks-out"));
     for (auto& l : acks) out << l << "\n";
   }
+  if (!g_fatal.empty()) {
+    std::fprintf(stderr, "driver commit: %s\n", g_fatal.c_str());
+    return 1;
+  }
   std::printf(
       "{\"ok\":%zu,\"seconds\":%.3f,\"throughput\":%.1f,\"p50_ms\":%.3f,\"p99_ms\":%.3f,"
-      "\"attempts\":%ld,"
+      "\"attempts\":%ld,\"first_try_ok\":%ld,\"server_rebased\":%ld,"
       "\"conflicts_409\":%ld,\"other_failures\":%ld,\"transport_errors\":%ld,\"status\":%s}\n",
       acks.size(), secs, static_cast<double>(acks.size()) / secs, Pct(all.lat_ms, 50),
-      Pct(all.lat_ms, 99), att, conf, unk, all.errors, StatusJson(all.status).c_str());
+      Pct(all.lat_ms, 99), att, first, reb, conf, unk, all.errors, StatusJson(all.status).c_str());
   return 0;
 }
 

@@ -1641,7 +1641,19 @@ Status CheckTableRequirements(const Json* base, const Json& requirements) {
     if (!is_create && !reqs.empty()) return NotFound(EntityKind::kTable, "Table does not exist");
     return Ok();
   }
-  Json md = *base;
+  if (reqs.empty()) return Ok();
+  // The requirements read only small top-level fields (uuid, refs, ids), so the history arrays,
+  // which grow with every commit, are not copied (Prepare derives nothing from them).
+  Json md = Json::object();
+  if (base->is_object()) {
+    for (const auto& [key, value] : base->items()) {
+      if (key == "snapshots" || key == "snapshot-log" || key == "metadata-log" ||
+          key == "statistics" || key == "partition-statistics") {
+        continue;
+      }
+      md[key] = value;
+    }
+  }
   Prepare(md);
   for (const auto& r : reqs) CAIRN_RETURN_IF_ERROR(CheckOne(r, md));
   return Ok();
