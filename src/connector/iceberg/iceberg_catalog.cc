@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <list>
 #include <memory>
+#include <chrono>
 #include <mutex>
 #include <unordered_map>
 
@@ -62,10 +63,13 @@ std::string ObjectText(const Namespace& ns, std::string_view name) {
 /// what slows the winner (16 writers on one hot table: most of the server's time). Waiting for
 /// the turn instead makes every attempt start from the newest head. Other processes sharing the
 /// store are still kept out by the compare-and-set alone; multi-table transactions do not take
-/// turns (no lock ordering to get wrong).
+/// turns (no lock ordering to get wrong). A turn is waited for at most kMaxWait: when storage is
+/// slow, queued commits then go ahead on their own (the compare-and-set still decides), so a
+/// stalled commit never holds every worker behind it.
 class CommitTurns {
+  static constexpr std::chrono::milliseconds kMaxWait{2000};
   struct Turn {
-    std::mutex mu;
+    std::timed_mutex mu;
     int users = 0;  // holders and waiters; guarded by CommitTurns::mu_
   };
   std::mutex mu_;
@@ -82,12 +86,12 @@ class CommitTurns {
         ++slot->users;
         turn_ = slot.get();
       }
-      turn_->mu.lock();
+      locked_ = turn_->mu.try_lock_for(kMaxWait);
     }
     Hold(const Hold&) = delete;
     Hold& operator=(const Hold&) = delete;
     ~Hold() {
-      turn_->mu.unlock();
+      if (locked_) turn_->mu.unlock();
       std::lock_guard<std::mutex> g(turns_.mu_);
       if (--turn_->users == 0) turns_.by_table_.erase(key_);
     }
@@ -96,6 +100,7 @@ class CommitTurns {
     CommitTurns& turns_;
     std::string key_;
     Turn* turn_ = nullptr;
+    bool locked_ = false;
   };
 };
 
