@@ -6,6 +6,10 @@ HOST ?= 127.0.0.1
 PORT ?= 8090
 DATA_DIR ?= ./data
 CMAKE_FLAGS ?=
+# ccache: hash paths relative to the checkout, so a fresh clone of the same sources (as CI makes)
+# reuses the cache of an earlier one instead of compiling everything again.
+export CCACHE_BASEDIR := $(CURDIR)
+export CCACHE_NOHASHDIR := 1
 
 .PHONY: all deps deps-test configure build run test unit e2e clean bench bench-smoke
 
