@@ -151,12 +151,9 @@ std::optional<store::EntityRecord> ExternalRows::ClaimObject(EntityType type,
   return Claim(type, schema_row->id, name, ctx);
 }
 
-std::optional<store::EntityRecord> ExternalRows::MoveObject(EntityType type,
-                                                            std::string_view from_schema,
-                                                            std::string_view from,
-                                                            std::string_view to_schema,
-                                                            std::string_view to,
-                                                            const CallContext& ctx) {
+std::optional<store::EntityRecord> ExternalRows::MoveObject(
+    EntityType type, std::string_view from_schema, std::string_view from,
+    std::string_view to_schema, std::string_view to, const CallContext& ctx) {
   auto dest_schema = TouchSchema(to_schema);
   if (!dest_schema) return std::nullopt;
   std::string error = "concurrent changes";

@@ -147,8 +147,8 @@ void KeepRows(const Request& request, const std::vector<std::string>& seg,
     return;
   }
   const std::string& sub = seg[4];
-  const EntityType type = sub == "views" || sub == "register-view" ? EntityType::kView
-                                                                    : EntityType::kTable;
+  const EntityType type =
+      sub == "views" || sub == "register-view" ? EntityType::kView : EntityType::kTable;
   if (n == 5 && m == "POST" &&
       (sub == "tables" || sub == "views" || sub == "register" || sub == "register-view")) {
     Json b = body();

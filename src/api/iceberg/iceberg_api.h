@@ -12,7 +12,7 @@
 namespace cairn::connector {
 class ExternalRows;
 class IcebergProxy;
-}
+}  // namespace cairn::connector
 
 namespace cairn::api::iceberg {
 

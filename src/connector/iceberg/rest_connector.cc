@@ -59,8 +59,7 @@ class RestIcebergConnector final : public Connector {
     return out;
   }
 
-  Result<model::Schema> CreateSchema(const CallContext& ctx,
-                                     const model::Schema& schema) override {
+  Result<model::Schema> CreateSchema(const CallContext& ctx, const model::Schema& schema) override {
     OrderedJson props = OrderedJson::object();
     for (const auto& [k, v] : schema.properties) props[k] = v;
     if (schema.comment) props["comment"] = *schema.comment;
