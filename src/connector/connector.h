@@ -26,6 +26,7 @@ namespace cairn::connector {
 class IcebergCatalog;
 class FilesetCatalog;
 class IcebergProxy;
+class ExternalRows;
 
 /// The Authorization header of the request the calling thread is serving, for connectors that
 /// forward the caller's own credentials to a remote catalog (see docs/federation.md). Set by the
@@ -129,6 +130,11 @@ class Connector {
   /// Iceberg REST service forwards requests to it instead of serving them. Owned by the
   /// connector; nullptr for other connectors.
   virtual IcebergProxy* AsIcebergProxy() { return nullptr; }
+
+  /// The governance rows of the catalog's objects when they live in an external source (so
+  /// front ends that bypass the Connector calls, like the Iceberg REST pass-through, keep them in
+  /// step), else nullptr. Owned by the connector.
+  virtual ExternalRows* TrackedRows() { return nullptr; }
 
   /// Vends short-lived storage keys for the catalog's objects, or nullptr when the provider
   /// keeps no data in storage. Owned by the connector.

@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 // /iceberg/v1/{prefix}/... of a federated catalog (catalog-backend `rest`): optionally authorized
 // here (`rest.check-privileges`), then forwarded to the remote catalog and answered with the
-// remote's status, ETag and body. See docs/federation.md.
+// remote's status, ETag and body; after a successful write the governance rows of the objects it
+// created, renamed or dropped are kept in step. See docs/federation.md.
 #include <set>
 
 #include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
 
 #include "api/iceberg/errors.h"
 #include "api/iceberg/iceberg_api.h"
 #include "common/util.h"
+#include "connector/external_rows.h"
 #include "connector/iceberg/iceberg_proxy.h"
 
 namespace cairn::api::iceberg {
@@ -72,6 +75,108 @@ bool CreatesTable(const Json& body) {
     if (r.is_object() && r.value("type", "") == "assert-create") return true;
   }
   return false;
+}
+
+std::string StringField(const Json& body, const char* field) {
+  auto it = body.find(field);
+  return it != body.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+// After the remote answered a request with 2xx: the governance rows follow what it did. Only
+// top-level namespaces (schemas) and the tables and views directly under them have rows.
+// Creates are owned by the caller, renames move the row, drops delete it, loads create the row
+// of an object seen for the first time (no owner). Store failures are logged by ExternalRows and
+// never change the remote's answer.
+void KeepRows(const Request& request, const std::vector<std::string>& seg,
+              connector::ExternalRows& rows, const connector::CallContext& ctx) {
+  using store::EntityType;
+  const std::string& m = request.method;
+  const size_t n = seg.size();
+  const std::string& area = seg[2];
+  auto body = [&]() -> Json {
+    Json j = Json::parse(request.body, nullptr, false);
+    return j.is_object() ? j : Json::object();
+  };
+  const bool read = m == "GET" || m == "HEAD";
+  if (n == 4 && (area == "tables" || area == "views") && seg[3] == "rename" && m == "POST") {
+    const EntityType type = area == "views" ? EntityType::kView : EntityType::kTable;
+    Json b = body();
+    auto source = Identifier(b, "source");
+    auto dest = Identifier(b, "destination");
+    if (!source || !dest) return;
+    const bool from_top = source->first.size() == 1;
+    const bool to_top = dest->first.size() == 1;
+    if (from_top && to_top) {
+      rows.MoveObject(type, source->first[0], source->second, dest->first[0], dest->second, ctx);
+    } else if (from_top) {
+      rows.ForgetObject(type, source->first[0], source->second);
+    } else if (to_top) {
+      rows.TouchObject(type, dest->first[0], dest->second);
+    }
+    return;
+  }
+  if (n == 4 && area == "transactions" && seg[3] == "commit" && m == "POST") {
+    Json b = body();
+    auto changes = b.find("table-changes");
+    if (changes == b.end() || !changes->is_array()) return;
+    for (const auto& change : *changes) {
+      if (!change.is_object() || !CreatesTable(change)) continue;
+      auto id = Identifier(change, "identifier");
+      if (id && id->first.size() == 1) {
+        rows.ClaimObject(EntityType::kTable, id->first[0], id->second, ctx);
+      }
+    }
+    return;
+  }
+  if (area != "namespaces") return;
+  if (n == 3) {
+    if (m != "POST") return;
+    Json b = body();
+    auto ns = b.find("namespace");
+    if (ns != b.end() && ns->is_array() && ns->size() == 1 && (*ns)[0].is_string()) {
+      rows.ClaimSchema((*ns)[0].get<std::string>(), ctx);
+    }
+    return;
+  }
+  const Namespace ns = SplitNamespace(seg[3]);
+  if (ns.size() != 1) return;
+  const std::string& schema = ns[0];
+  if (n == 4) {
+    if (m == "DELETE") rows.ForgetSchema(schema);
+    if (read) rows.TouchSchema(schema);
+    return;
+  }
+  const std::string& sub = seg[4];
+  const EntityType type =
+      sub == "views" || sub == "register-view" ? EntityType::kView : EntityType::kTable;
+  if (n == 5 && m == "POST" &&
+      (sub == "tables" || sub == "views" || sub == "register" || sub == "register-view")) {
+    Json b = body();
+    const std::string name = StringField(b, "name");
+    if (name.empty()) return;
+    // A staged create makes nothing yet: its commit with assert-create does.
+    if (sub == "tables" && b.contains("stage-create") && b["stage-create"].is_boolean() &&
+        b["stage-create"].get<bool>()) {
+      return;
+    }
+    // A register that overwrites an existing table keeps that table's owner.
+    if (b.contains("overwrite") && b["overwrite"].is_boolean() && b["overwrite"].get<bool>()) {
+      rows.TouchObject(type, schema, name);
+      return;
+    }
+    rows.ClaimObject(type, schema, name, ctx);
+    return;
+  }
+  if (n == 6 && (sub == "tables" || sub == "views")) {
+    const std::string& name = seg[5];
+    if (m == "DELETE") {
+      rows.ForgetObject(type, schema, name);
+    } else if (read) {
+      rows.TouchObject(type, schema, name);
+    } else if (m == "POST" && sub == "tables" && CreatesTable(body())) {
+      rows.ClaimObject(type, schema, name, ctx);
+    }
+  }
 }
 
 // The same decisions as for a managed catalog's routes (iceberg_api.cc), by route. Routes the
@@ -193,7 +298,7 @@ Result<std::vector<Check>> RequiredChecks(const Request& request,
 
 Response IcebergApi::Forward(const Request& request, const governance::Principal& principal,
                              const std::pair<std::string, std::string>& names,
-                             connector::IcebergProxy& proxy,
+                             connector::IcebergProxy& proxy, connector::ExternalRows* rows,
                              const std::vector<std::string>& seg) const {
   // Dot segments would let the remote (or curl) resolve the path outside this catalog's prefix.
   for (const auto& s : seg) {
@@ -231,6 +336,14 @@ Response IcebergApi::Forward(const Request& request, const governance::Principal
   r.content_type = reply->content_type;
   r.headers = std::move(reply->headers);
   r.body = std::move(reply->body);
+  if (rows != nullptr && rows->Tracking() && r.status >= 200 && r.status < 300) {
+    try {
+      KeepRows(request, seg, *rows, connector::CallContext{principal.user, NowMillis()});
+    } catch (const std::exception& e) {
+      spdlog::warn("event=ownership_row_failed catalog={}.{} path={} error=\"{}\"", names.first,
+                   names.second, request.path, e.what());
+    }
+  }
   if (list == ListKind::kNone || r.status != 200) return r;
 
   // Keep only what the caller may see, as for a managed catalog's listings.

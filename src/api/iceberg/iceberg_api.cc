@@ -434,7 +434,7 @@ Response IcebergApi::Handle(const Request& request, const governance::Principal&
   if (proxy != nullptr) {
     auto names = resolve_warehouse(prefix);
     if (!names) return fail(names.error());
-    return Forward(request, principal, *names, *proxy, seg);
+    return Forward(request, principal, *names, *proxy, holder->TrackedRows(), seg);
   }
   IcebergCatalog& catalog = **catalog_r;
   const std::string& area = seg[2];

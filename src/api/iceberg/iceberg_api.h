@@ -10,8 +10,9 @@
 #include "service/metadata_service.h"
 
 namespace cairn::connector {
+class ExternalRows;
 class IcebergProxy;
-}
+}  // namespace cairn::connector
 
 namespace cairn::api::iceberg {
 
@@ -32,10 +33,12 @@ class IcebergApi {
 
  private:
   /// A request for a federated catalog (catalog-backend `rest`): checked with the Authorizer
-  /// when the catalog has `rest.check-privileges`, then forwarded (docs/federation.md).
+  /// when the catalog has `rest.check-privileges`, then forwarded (docs/federation.md); after a
+  /// 2xx answer `rows` (the catalog's governance rows, when kept) follow what the remote did.
   http::Response Forward(const http::Request& request, const governance::Principal& principal,
                          const std::pair<std::string, std::string>& names,
-                         connector::IcebergProxy& proxy, const std::vector<std::string>& seg) const;
+                         connector::IcebergProxy& proxy, connector::ExternalRows* rows,
+                         const std::vector<std::string>& seg) const;
   /// GET /v1/config of a federated catalog: the remote's defaults and overrides, this server's
   /// prefix.
   http::Response FederatedConfig(const http::Request& request, const std::string& prefix,

@@ -279,7 +279,7 @@ Result<std::unique_ptr<Connector>> MakeIcebergConnector(const CatalogInfo& info,
   const auto& props = info.properties;
   auto backend = props.find(kBackendProperty);
   if (backend != props.end() && !EqualsIgnoreCase(backend->second, "managed")) {
-    if (EqualsIgnoreCase(backend->second, "rest")) return MakeRestIcebergConnector(info);
+    if (EqualsIgnoreCase(backend->second, "rest")) return MakeRestIcebergConnector(info, deps);
     return InvalidArgument("Property '{}' has an unsupported value '{}'; supported: managed, rest",
                            kBackendProperty, backend->second);
   }

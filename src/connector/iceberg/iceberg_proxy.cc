@@ -175,7 +175,7 @@ Result<std::optional<std::string>> IcebergProxy::ClientCredentialsToken() {
 
 Result<std::optional<std::string>> IcebergProxy::AuthorizationFor(
     const std::optional<std::string>& caller) {
-  if (options_.forward_token && caller && caller->rfind("Bearer ", 0) == 0) return caller;
+  if (ActsAsCaller(caller)) return caller;
   if (!options_.token.empty()) return std::optional<std::string>("Bearer " + options_.token);
   if (!options_.credential.empty()) return ClientCredentialsToken();
   return std::optional<std::string>();

@@ -99,6 +99,13 @@ class IcebergProxy {
   /// unless the remote's error type names another kind).
   Error RemoteError(const ProxyResponse& response, EntityKind entity) const;
 
+  /// True when a call made for a caller with this Authorization header carries the caller's own
+  /// token: the remote may then answer listings filtered by what that caller may see.
+  bool ActsAsCaller(const std::optional<std::string>& caller_authorization) const {
+    return options_.forward_token && caller_authorization &&
+           caller_authorization->rfind("Bearer ", 0) == 0;
+  }
+
   /// "%1F"-joined, percent-encoded namespace for a remote path.
   static std::string NamespacePath(const std::vector<std::string>& ns);
 
@@ -117,8 +124,10 @@ class IcebergProxy {
 };
 
 /// The Connector of a `lakehouse-iceberg` catalog with `catalog-backend` = `rest`: schemas and
-/// tables are read from and written to the remote through its REST API; nothing but the catalog
-/// row is kept by Cairn.
-Result<std::unique_ptr<Connector>> MakeRestIcebergConnector(const CatalogInfo& info);
+/// tables are read from and written to the remote through its REST API. Cairn keeps the catalog
+/// row and, for governance, one row per top-level namespace and per table or view directly
+/// under one that it has seen (connector/external_rows.h).
+Result<std::unique_ptr<Connector>> MakeRestIcebergConnector(const CatalogInfo& info,
+                                                            const ConnectorDeps& deps);
 
 }  // namespace cairn::connector

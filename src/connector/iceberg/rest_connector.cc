@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // The Gravitino side of a federated (`catalog-backend` = `rest`) Iceberg catalog: schemas and
 // tables are the remote's namespaces and tables, converted with the same functions the managed
-// backend uses; every write is a call to the remote's REST API.
-#include <set>
-
+// backend uses; every write is a call to the remote's REST API. Governance rows (owners) of the
+// objects seen or made through Cairn are kept in step (connector/external_rows.h).
 #include "common/util.h"
+#include "connector/external_rows.h"
 #include "connector/iceberg/iceberg_proxy.h"
 #include "iceberg/partitioning.h"
 #include "iceberg/table_metadata.h"
@@ -15,14 +15,18 @@ namespace {
 
 using OrderedJson = nlohmann::ordered_json;
 using Query = std::vector<std::pair<std::string, std::string>>;
+using store::EntityType;
 
 constexpr int kMaxPages = 10000;
 
 class RestIcebergConnector final : public Connector {
  public:
-  explicit RestIcebergConnector(IcebergProxyOptions options) : proxy_(std::move(options)) {}
+  RestIcebergConnector(IcebergProxyOptions options, const CatalogInfo& info,
+                       store::MetadataStore* store)
+      : proxy_(std::move(options)), rows_(store, info.catalog_id, proxy_.options().catalog) {}
 
   IcebergProxy* AsIcebergProxy() override { return &proxy_; }
+  ExternalRows* TrackedRows() override { return &rows_; }
 
   Status TestConnection() override { return proxy_.TestConnection(CallerAuthorization()); }
 
@@ -31,6 +35,7 @@ class RestIcebergConnector final : public Connector {
   Result<std::vector<std::string>> ListSchemas() override {
     std::vector<std::string> out;
     std::string token;
+    bool complete = false;
     for (int page = 0; page < kMaxPages; ++page) {
       Query q;
       if (!token.empty()) q.emplace_back("pageToken", token);
@@ -44,14 +49,17 @@ class RestIcebergConnector final : public Connector {
         }
       }
       auto next = body.find("next-page-token");
-      if (next == body.end() || !next->is_string() || next->get<std::string>().empty()) break;
+      if (next == body.end() || !next->is_string() || next->get<std::string>().empty()) {
+        complete = true;
+        break;
+      }
       token = next->get<std::string>();
     }
+    rows_.SeeSchemas(out, complete && CompleteListing());
     return out;
   }
 
-  Result<model::Schema> CreateSchema(const CallContext& /*ctx*/,
-                                     const model::Schema& schema) override {
+  Result<model::Schema> CreateSchema(const CallContext& ctx, const model::Schema& schema) override {
     OrderedJson props = OrderedJson::object();
     for (const auto& [k, v] : schema.properties) props[k] = v;
     if (schema.comment) props["comment"] = *schema.comment;
@@ -64,6 +72,7 @@ class RestIcebergConnector final : public Connector {
       }
       return std::move(created).error();
     }
+    rows_.ClaimSchema(schema.name, ctx);
     return LoadSchema(schema.name);
   }
 
@@ -81,6 +90,7 @@ class RestIcebergConnector final : public Connector {
       s.comment = c->second;
       s.properties.erase(c);
     }
+    if (auto row = rows_.TouchSchema(name)) s.audit = row->audit;
     return s;
   }
 
@@ -115,7 +125,10 @@ class RestIcebergConnector final : public Connector {
     }
     auto r = proxy_.Call("DELETE", "namespaces/" + Ns(name), {}, std::nullopt, EntityKind::kSchema);
     if (!r) {
-      if (r.error().code == ErrorCode::kNotFound) return false;
+      if (r.error().code == ErrorCode::kNotFound) {
+        rows_.ForgetSchema(name);
+        return false;
+      }
       if (r.error().code == ErrorCode::kNotEmpty || r.error().code == ErrorCode::kAlreadyExists) {
         return MakeError(ErrorCode::kNotEmpty, EntityKind::kSchema,
                          "Schema {}.{} is not empty; drop its tables first or use cascade",
@@ -123,6 +136,7 @@ class RestIcebergConnector final : public Connector {
       }
       return std::move(r).error();
     }
+    rows_.ForgetSchema(name);
     return true;
   }
 
@@ -136,6 +150,7 @@ class RestIcebergConnector final : public Connector {
   Result<std::vector<std::string>> ListTables(std::string_view schema) override {
     std::vector<std::string> out;
     std::string token;
+    bool complete = false;
     for (int page = 0; page < kMaxPages; ++page) {
       Query q;
       if (!token.empty()) q.emplace_back("pageToken", token);
@@ -150,9 +165,13 @@ class RestIcebergConnector final : public Connector {
         }
       }
       auto next = body->find("next-page-token");
-      if (next == body->end() || !next->is_string() || next->get<std::string>().empty()) break;
+      if (next == body->end() || !next->is_string() || next->get<std::string>().empty()) {
+        complete = true;
+        break;
+      }
       token = next->get<std::string>();
     }
+    rows_.SeeObjects(EntityType::kTable, schema, out, complete && CompleteListing());
     return out;
   }
 
@@ -188,12 +207,17 @@ class RestIcebergConnector final : public Connector {
       }
       return SchemaError(schema, std::move(created).error());
     }
-    return ToTable(table.name, *created);
+    auto row = rows_.ClaimObject(EntityType::kTable, schema, table.name, ctx);
+    CAIRN_ASSIGN_OR_RETURN(model::Table out, ToTable(table.name, *created));
+    if (row) out.audit = row->audit;
+    return out;
   }
 
   Result<model::Table> LoadTable(std::string_view schema, std::string_view name) override {
     CAIRN_ASSIGN_OR_RETURN(OrderedJson loaded, LoadRemote(schema, name));
-    return ToTable(name, loaded);
+    CAIRN_ASSIGN_OR_RETURN(model::Table out, ToTable(name, loaded));
+    if (auto row = rows_.TouchObject(EntityType::kTable, schema, name)) out.audit = row->audit;
+    return out;
   }
 
   Result<model::Table> AlterTable(const CallContext& ctx, std::string_view schema,
@@ -238,9 +262,15 @@ class RestIcebergConnector final : public Connector {
       }
       final_schema = rename_to->first;
       final_name = rename_to->second;
+    }
+    // The row follows a rename (owner kept); without one it records the modification.
+    auto row = rows_.MoveObject(EntityType::kTable, schema, name, final_schema, final_name, ctx);
+    if (rename_to) {
       CAIRN_ASSIGN_OR_RETURN(loaded, LoadRemote(final_schema, final_name));
     }
-    return ToTable(final_name, loaded);
+    CAIRN_ASSIGN_OR_RETURN(model::Table out, ToTable(final_name, loaded));
+    if (row) out.audit = row->audit;
+    return out;
   }
 
   Result<bool> DropTable(const CallContext& /*ctx*/, std::string_view schema,
@@ -250,14 +280,18 @@ class RestIcebergConnector final : public Connector {
     auto r = proxy_.Call("DELETE", TablePath(schema, name), q, std::nullopt, EntityKind::kTable);
     if (!r) {
       if (r.error().code == ErrorCode::kNotFound && r.error().entity == EntityKind::kTable) {
+        rows_.ForgetObject(EntityType::kTable, schema, name);
         return false;
       }
       return SchemaError(schema, std::move(r).error());
     }
+    rows_.ForgetObject(EntityType::kTable, schema, name);
     return true;
   }
 
-  Status DropAll() override { return Ok(); }  // nothing is kept on this side
+  // The remote keeps its objects when the catalog goes; the governance rows go with the catalog
+  // row.
+  Status DropAll() override { return Ok(); }
 
  private:
   static std::string Ns(std::string_view schema) {
@@ -267,6 +301,10 @@ class RestIcebergConnector final : public Connector {
     return "namespaces/" + Ns(schema) + "/tables/" + HttpClient::Escape(name);
   }
   const std::string& Label() const { return proxy_.options().catalog; }
+
+  // A listing shows everything the remote holds only when it was not made with the caller's own
+  // token (which the remote may use to hide objects): only then may rows be pruned by it.
+  bool CompleteListing() const { return !proxy_.ActsAsCaller(CallerAuthorization()); }
 
   Result<OrderedJson> LoadRemote(std::string_view schema, std::string_view name) {
     auto loaded = proxy_.Call("GET", TablePath(schema, name), {}, std::nullopt, EntityKind::kTable);
@@ -363,13 +401,16 @@ class RestIcebergConnector final : public Connector {
   }
 
   IcebergProxy proxy_;
+  ExternalRows rows_;
 };
 
 }  // namespace
 
-Result<std::unique_ptr<Connector>> MakeRestIcebergConnector(const CatalogInfo& info) {
+Result<std::unique_ptr<Connector>> MakeRestIcebergConnector(const CatalogInfo& info,
+                                                            const ConnectorDeps& deps) {
   CAIRN_ASSIGN_OR_RETURN(IcebergProxyOptions options, ParseIcebergProxyOptions(info));
-  return std::unique_ptr<Connector>(std::make_unique<RestIcebergConnector>(std::move(options)));
+  return std::unique_ptr<Connector>(
+      std::make_unique<RestIcebergConnector>(std::move(options), info, deps.store));
 }
 
 }  // namespace cairn::connector

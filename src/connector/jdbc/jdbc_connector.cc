@@ -2,11 +2,9 @@
 #include "connector/jdbc/jdbc_connector.h"
 
 #include <algorithm>
-#include <set>
-
-#include <spdlog/spdlog.h>
 
 #include "common/util.h"
+#include "connector/external_rows.h"
 #include "connector/jdbc/jdbc_dialect.h"
 #include "store/metadata_store.h"
 
@@ -163,7 +161,7 @@ class JdbcConnector final : public Connector {
       : info_(std::move(info)),
         settings_(std::move(settings)),
         dialect_(std::move(dialect)),
-        store_(store),
+        rows_(store, info_.catalog_id, info_.name),
         pool_(MakeFactory(settings_), PoolOptions(settings_)) {}
 
   Status TestConnection() override {
@@ -193,7 +191,7 @@ class JdbcConnector final : public Connector {
       }
       return std::move(done).error();
     }
-    auto row = ClaimRow(EntityType::kSchema, info_.catalog_id, schema.name, ctx);
+    auto row = rows_.ClaimSchema(schema.name, ctx);
     model::Schema out;
     out.name = schema.name;
     if (schema.comment && !schema.comment->empty()) out.comment = schema.comment;
@@ -206,7 +204,7 @@ class JdbcConnector final : public Connector {
     CAIRN_ASSIGN_OR_RETURN(auto found, FindSchema(*lease, name));
     if (!found) return SchemaMissing(name);
     model::Schema out = std::move(*found);
-    if (auto row = TouchRow(EntityType::kSchema, info_.catalog_id, name)) out.audit = row->audit;
+    if (auto row = rows_.TouchSchema(name)) out.audit = row->audit;
     return out;
   }
 
@@ -221,7 +219,7 @@ class JdbcConnector final : public Connector {
     CAIRN_ASSIGN_OR_RETURN(auto lease, Acquire());
     CAIRN_ASSIGN_OR_RETURN(auto found, FindSchema(*lease, name));
     if (!found) {
-      ForgetRow(EntityType::kSchema, info_.catalog_id, name);
+      rows_.ForgetSchema(name);
       return false;
     }
     if (!cascade) {
@@ -235,7 +233,7 @@ class JdbcConnector final : public Connector {
       if (done.error().code == ErrorCode::kNotFound) return false;
       return std::move(done).error();
     }
-    ForgetRow(EntityType::kSchema, info_.catalog_id, name);
+    rows_.ForgetSchema(name);
     return true;
   }
 
@@ -257,7 +255,8 @@ class JdbcConnector final : public Connector {
     CAIRN_ASSIGN_OR_RETURN(std::string sql, dialect_->ListTablesSql(schema));
     CAIRN_ASSIGN_OR_RETURN(Rows rows, Run(*lease, sql));
     auto names = Column0(rows);
-    PruneTableRows(schema, names);
+    // Listed tables get their rows; tables dropped in the source by hand lose theirs.
+    rows_.SeeObjects(EntityType::kTable, schema, names, /*complete=*/true);
     return names;
   }
 
@@ -277,9 +276,7 @@ class JdbcConnector final : public Connector {
       }
       return std::move(done).error();
     }
-    auto schema_row = TouchRow(EntityType::kSchema, info_.catalog_id, schema);
-    std::optional<EntityRecord> row;
-    if (schema_row) row = ClaimRow(EntityType::kTable, schema_row->id, table.name, ctx);
+    auto row = rows_.ClaimObject(EntityType::kTable, schema, table.name, ctx);
     CAIRN_ASSIGN_OR_RETURN(auto loaded, Wrapped(dialect_->LoadTable(*lease, schema, table.name)));
     if (!loaded)
       return Unavailable("Table {}.{}.{} vanished right after its creation", info_.name, schema,
@@ -296,9 +293,7 @@ class JdbcConnector final : public Connector {
       if (!found) return SchemaMissing(schema);
       return TableMissing(schema, name);
     }
-    if (auto schema_row = TouchRow(EntityType::kSchema, info_.catalog_id, schema)) {
-      if (auto row = TouchRow(EntityType::kTable, schema_row->id, name)) loaded->audit = row->audit;
-    }
+    if (auto row = rows_.TouchObject(EntityType::kTable, schema, name)) loaded->audit = row->audit;
     return std::move(*loaded);
   }
 
@@ -321,7 +316,7 @@ class JdbcConnector final : public Connector {
       auto old_table = dialect_->LoadTable(*lease, schema, name);
       auto new_table = dialect_->LoadTable(*lease, schema, target.name);
       if (old_table && !*old_table && new_table && *new_table) {
-        (void)RenameRow(schema, name, target.name, ctx);
+        (void)rows_.MoveObject(EntityType::kTable, schema, name, schema, target.name, ctx);
       }
     }
     if (!done) {
@@ -335,7 +330,8 @@ class JdbcConnector final : public Connector {
       }
       return std::move(done).error();
     }
-    std::optional<EntityRecord> row = RenameRow(schema, name, target.name, ctx);
+    std::optional<EntityRecord> row =
+        rows_.MoveObject(EntityType::kTable, schema, name, schema, target.name, ctx);
     CAIRN_ASSIGN_OR_RETURN(auto after, Wrapped(dialect_->LoadTable(*lease, schema, target.name)));
     if (!after) return TableMissing(schema, target.name);
     if (row) after->audit = row->audit;
@@ -352,9 +348,7 @@ class JdbcConnector final : public Connector {
       if (done.error().code == ErrorCode::kNotFound) return false;
       return std::move(done).error();
     }
-    if (auto schema_row = GetRow(EntityType::kSchema, info_.catalog_id, schema)) {
-      ForgetRow(EntityType::kTable, schema_row->id, name);
-    }
+    rows_.ForgetObject(EntityType::kTable, schema, name);
     return true;
   }
 
@@ -479,116 +473,10 @@ class JdbcConnector final : public Connector {
                      schema);
   }
 
-  // ---- ownership rows ----
-  // Schemas and tables live in the source; the metadata store keeps one row per object that
-  // Cairn has seen, keyed by name, so owners and grants attach to it like to any other object.
-
-  bool Tracking() const { return store_ != nullptr && info_.catalog_id != 0; }
-
-  std::optional<EntityRecord> GetRow(EntityType type, int64_t parent, std::string_view name) {
-    if (!Tracking()) return std::nullopt;
-    auto row = store_->Get(type, parent, name);
-    if (!row) return std::nullopt;
-    return std::move(*row);
-  }
-
-  // The row of an object seen for the first time carries no creator: it has no owner until
-  // one is set.
-  std::optional<EntityRecord> TouchRow(EntityType type, int64_t parent, std::string_view name) {
-    if (!Tracking()) return std::nullopt;
-    for (int attempt = 0; attempt < 3; ++attempt) {
-      auto row = store_->Get(type, parent, name);
-      if (row) return std::move(*row);
-      if (row.error().code != ErrorCode::kNotFound) break;
-      EntityRecord r;
-      r.type = type;
-      r.parent_id = parent;
-      r.name = std::string(name);
-      r.payload = "{}";
-      auto inserted = store_->Insert(r);
-      if (inserted) return std::move(*inserted);
-      if (inserted.error().code != ErrorCode::kAlreadyExists) {
-        spdlog::warn("event=jdbc_ownership_row_failed catalog={} name={} error=\"{}\"", info_.name,
-                     name, inserted.error().message);
-        break;
-      }
-    }
-    return std::nullopt;
-  }
-
-  // An object created through Cairn is owned by its creator. A row left by an older object of
-  // the same name (dropped in the source by hand) goes first, with the rows below it, so
-  // nothing of the old object's ownership sticks to the new one.
-  std::optional<EntityRecord> ClaimRow(EntityType type, int64_t parent, std::string_view name,
-                                       const CallContext& ctx) {
-    if (!Tracking()) return std::nullopt;
-    for (int attempt = 0; attempt < 5; ++attempt) {
-      auto row = store_->Get(type, parent, name);
-      if (row) {
-        (void)store_->Delete(row->id);
-      } else if (row.error().code != ErrorCode::kNotFound) {
-        break;
-      }
-      EntityRecord r;
-      r.type = type;
-      r.parent_id = parent;
-      r.name = std::string(name);
-      r.payload = "{}";
-      r.audit.creator = ctx.principal;
-      r.audit.create_time = ctx.now_ms;
-      auto inserted = store_->Insert(r);
-      if (inserted) return std::move(*inserted);
-      if (inserted.error().code != ErrorCode::kAlreadyExists) break;
-    }
-    spdlog::warn("event=jdbc_ownership_row_failed catalog={} name={}", info_.name, name);
-    return std::nullopt;
-  }
-
-  // A rename through Cairn keeps the owner: the row follows the new name.
-  std::optional<EntityRecord> RenameRow(std::string_view schema, std::string_view from,
-                                        const std::string& to, const CallContext& ctx) {
-    auto schema_row = TouchRow(EntityType::kSchema, info_.catalog_id, schema);
-    if (!schema_row) return std::nullopt;
-    for (int attempt = 0; attempt < 5; ++attempt) {
-      auto row = store_->Get(EntityType::kTable, schema_row->id, from);
-      if (!row) return TouchRow(EntityType::kTable, schema_row->id, to);
-      EntityRecord r = std::move(*row);
-      if (to != from) {
-        // A row left by an object of the new name that no longer exists gives way.
-        ForgetRow(EntityType::kTable, schema_row->id, to);
-        r.name = to;
-      }
-      r.audit.last_modifier = ctx.principal;
-      r.audit.last_modified_time = ctx.now_ms;
-      auto updated = store_->CompareAndSet(r);
-      if (updated) return std::move(*updated);
-      if (updated.error().code != ErrorCode::kConflict) break;
-    }
-    return std::nullopt;
-  }
-
-  void ForgetRow(EntityType type, int64_t parent, std::string_view name) {
-    if (!Tracking()) return;
-    auto row = store_->Get(type, parent, name);
-    if (row) (void)store_->Delete(row->id);
-  }
-
-  // Tables dropped in the source by hand lose their rows (and owners) at the next listing.
-  void PruneTableRows(std::string_view schema, const std::vector<std::string>& names) {
-    auto schema_row = GetRow(EntityType::kSchema, info_.catalog_id, schema);
-    if (!schema_row) return;
-    auto rows = store_->List(EntityType::kTable, schema_row->id, "", 0);
-    if (!rows) return;
-    const std::set<std::string> live(names.begin(), names.end());
-    for (const auto& r : *rows) {
-      if (!live.count(r.name)) (void)store_->Delete(r.id);
-    }
-  }
-
   CatalogInfo info_;
   JdbcSettings settings_;
   std::unique_ptr<Dialect> dialect_;
-  store::MetadataStore* store_;
+  ExternalRows rows_;  // owners of the source's schemas and tables (external_rows.h)
   SessionPool pool_;
 };
 
