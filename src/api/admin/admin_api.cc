@@ -9,21 +9,10 @@
 namespace cairn::api {
 
 using gravitino::ErrorResponse;
+using gravitino::Ok;
 using gravitino::Operation;
 using gravitino::PlainErrorResponse;
 
-namespace {
-
-http::Response Ok(const nlohmann::ordered_json& payload) {
-  nlohmann::ordered_json body;
-  body["code"] = 0;
-  for (const auto& [k, v] : payload.items()) body[k] = v;
-  http::Response r;
-  r.body = body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  return r;
-}
-
-}  // namespace
 
 std::optional<http::Response> AdminApi::Handle(const http::Request& request,
                                                const governance::Principal& principal) const {

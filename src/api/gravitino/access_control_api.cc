@@ -20,15 +20,6 @@ using http::Request;
 using http::Response;
 using service::Action;
 
-Response Ok(OrderedJson body) {
-  OrderedJson out;
-  out["code"] = 0;
-  for (auto& [k, v] : body.items()) out[k] = std::move(v);
-  Response r;
-  r.body = out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  return r;
-}
-
 OrderedJson MemberToJson(const Member& m) {
   return OrderedJson{{"name", m.name}, {"roles", m.roles}, {"audit", AuditToJson(m.audit)}};
 }

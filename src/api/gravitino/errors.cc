@@ -137,4 +137,13 @@ http::Response ErrorResponse(const Error& error, const Operation& op) {
   return PlainErrorResponse(m.http_status, m.code, m.type, message);
 }
 
+http::Response Ok(nlohmann::ordered_json body) {
+  nlohmann::ordered_json out;
+  out["code"] = 0;
+  for (auto& [k, v] : body.items()) out[k] = std::move(v);
+  http::Response r;
+  r.body = out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return r;
+}
+
 }  // namespace cairn::api::gravitino

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// The one place where errors become Gravitino's HTTP status, error code and exception type.
+// Gravitino's response envelopes; the one place where errors become its HTTP status, error code
+// and exception type.
 #pragma once
 
 #include <string>
 #include <string_view>
+
+#include <nlohmann/json.hpp>
 
 #include "common/error.h"
 #include "http/message.h"
@@ -29,6 +32,9 @@ struct ErrorMapping {
 
 /// Gravitino's (HTTP status, code, exception type) for an error.
 ErrorMapping MapError(const Error& error);
+
+/// The success envelope: `{"code":0, ...body's members}` as a 200 response.
+http::Response Ok(nlohmann::ordered_json body);
 
 /// The error envelope `{"code","type","message","stack":[]}` as a response.
 http::Response ErrorResponse(const Error& error, const Operation& op);

@@ -17,15 +17,6 @@ using http::Request;
 using http::Response;
 using service::Action;
 
-Response Ok(OrderedJson body) {
-  OrderedJson out;
-  out["code"] = 0;
-  for (auto& [k, v] : body.items()) out[k] = std::move(v);
-  Response r;
-  r.body = out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  return r;
-}
-
 bool IsBlank(const std::optional<std::string>& v) { return !v || Trim(*v).empty(); }
 
 // Clients before 1.0 percent-encoded the sub path (and location name) once more themselves;

@@ -19,15 +19,6 @@ namespace {
 using http::Request;
 using http::Response;
 
-Response Ok(OrderedJson body) {
-  OrderedJson out;
-  out["code"] = 0;
-  for (auto& [k, v] : body.items()) out[k] = std::move(v);
-  Response r;
-  r.body = out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  return r;
-}
-
 Response OkEmpty() { return Ok(OrderedJson::object()); }
 
 Response Dropped(bool dropped) { return Ok(OrderedJson{{"dropped", dropped}}); }
