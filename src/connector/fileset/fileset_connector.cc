@@ -9,6 +9,7 @@
 
 #include "common/util.h"
 #include "connector/fileset/fileset_locations.h"
+#include "connector/schema_rows.h"
 #include "storage/credentials.h"
 #include "storage/file_io.h"
 #include "store/metadata_store.h"
@@ -108,11 +109,7 @@ class FilesetConnector final : public Connector, public FilesetCatalog {
   // ---- schemas ----
 
   Result<std::vector<std::string>> ListSchemas() override {
-    CAIRN_ASSIGN_OR_RETURN(auto rows, store_.List(EntityType::kSchema, info_.catalog_id, "", 0));
-    std::vector<std::string> out;
-    out.reserve(rows.size());
-    for (const auto& r : rows) out.push_back(r.name);
-    return out;
+    return ListSchemaNames(store_, info_.catalog_id);
   }
 
   Result<model::Schema> CreateSchema(const CallContext& ctx, const model::Schema& schema) override {
@@ -134,16 +131,7 @@ class FilesetConnector final : public Connector, public FilesetCatalog {
         return std::move(s).error();
       }
     }
-    EntityRecord row;
-    row.type = EntityType::kSchema;
-    row.parent_id = info_.catalog_id;
-    row.name = schema.name;
-    row.comment = schema.comment;
-    row.properties = schema.properties;
-    row.payload = "{}";
-    row.audit.creator = ctx.principal;
-    row.audit.create_time = ctx.now_ms;
-    auto inserted = store_.Insert(row);
+    auto inserted = store_.Insert(NewSchemaRow(info_.catalog_id, schema, ctx));
     if (!inserted) {
       // A racing create of the same schema owns the directories now.
       if (inserted.error().code == ErrorCode::kAlreadyExists) return SchemaExists(schema.name);
@@ -167,22 +155,10 @@ class FilesetConnector final : public Connector, public FilesetCatalog {
       }
       CAIRN_RETURN_IF_ERROR(fileset::CheckSchemaAlterProperty(c.property));
     }
-    for (int attempt = 0; attempt < kMaxCommitAttempts; ++attempt) {
-      CAIRN_ASSIGN_OR_RETURN(EntityRecord row, SchemaRow(name));
-      for (const auto& c : changes) {
-        if (c.kind == model::EntityChange::Kind::kSetProperty) {
-          row.properties[c.property] = c.value;
-        } else {
-          row.properties.erase(c.property);
-        }
-      }
-      row.audit.last_modifier = ctx.principal;
-      row.audit.last_modified_time = ctx.now_ms;
-      auto updated = store_.CompareAndSet(row);
-      if (updated) return ToSchema(*updated);
-      if (updated.error().code != ErrorCode::kConflict) return std::move(updated).error();
-    }
-    return Unavailable("too many concurrent updates of schema {}; try again", name);
+    CAIRN_ASSIGN_OR_RETURN(
+        EntityRecord row,
+        UpdateSchemaProperties(store_, name, changes, ctx, [&] { return SchemaRow(name); }));
+    return ToSchema(row);
   }
 
   Result<bool> DropSchema(const CallContext& /*ctx*/, std::string_view name,
@@ -509,14 +485,7 @@ class FilesetConnector final : public Connector, public FilesetCatalog {
                        info_.name);
   }
 
-  static model::Schema ToSchema(const EntityRecord& row) {
-    model::Schema s;
-    s.name = row.name;
-    s.comment = row.comment;
-    s.properties = row.properties;
-    s.audit = row.audit;
-    return s;
-  }
+  static model::Schema ToSchema(const EntityRecord& row) { return SchemaFromRow(row); }
 
   static Result<model::Fileset> ToFileset(const EntityRecord& row) {
     auto payload = nlohmann::json::parse(row.payload, nullptr, false);

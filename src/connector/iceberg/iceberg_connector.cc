@@ -5,6 +5,7 @@
 
 #include "common/util.h"
 #include "connector/iceberg/iceberg_catalog.h"
+#include "connector/schema_rows.h"
 #include "connector/iceberg/iceberg_proxy.h"
 #include "iceberg/partitioning.h"
 #include "iceberg/table_metadata.h"
@@ -20,7 +21,6 @@ namespace {
 using store::EntityRecord;
 using store::EntityType;
 
-constexpr int kMaxCommitAttempts = 16;
 constexpr const char* kBackendProperty = "catalog-backend";
 constexpr const char* kWarehouseProperty = "warehouse";
 
@@ -72,24 +72,11 @@ class ManagedIcebergConnector final : public Connector {
   // ---- schemas ----
 
   Result<std::vector<std::string>> ListSchemas() override {
-    CAIRN_ASSIGN_OR_RETURN(auto rows, store_.List(EntityType::kSchema, info_.catalog_id, "", 0));
-    std::vector<std::string> out;
-    out.reserve(rows.size());
-    for (const auto& r : rows) out.push_back(r.name);
-    return out;
+    return ListSchemaNames(store_, info_.catalog_id);
   }
 
   Result<model::Schema> CreateSchema(const CallContext& ctx, const model::Schema& schema) override {
-    EntityRecord row;
-    row.type = EntityType::kSchema;
-    row.parent_id = info_.catalog_id;
-    row.name = schema.name;
-    row.comment = schema.comment;
-    row.properties = schema.properties;
-    row.payload = "{}";
-    row.audit.creator = ctx.principal;
-    row.audit.create_time = ctx.now_ms;
-    auto inserted = store_.Insert(row);
+    auto inserted = store_.Insert(NewSchemaRow(info_.catalog_id, schema, ctx));
     if (!inserted) {
       if (inserted.error().code == ErrorCode::kAlreadyExists) {
         return AlreadyExists(EntityKind::kSchema, "Schema {}.{} already exists", info_.name,
@@ -107,24 +94,10 @@ class ManagedIcebergConnector final : public Connector {
 
   Result<model::Schema> AlterSchema(const CallContext& ctx, std::string_view name,
                                     const std::vector<model::EntityChange>& changes) override {
-    for (int attempt = 0; attempt < kMaxCommitAttempts; ++attempt) {
-      CAIRN_ASSIGN_OR_RETURN(EntityRecord row, SchemaRow(name));
-      for (const auto& c : changes) {
-        if (c.kind == model::EntityChange::Kind::kSetProperty) {
-          row.properties[c.property] = c.value;
-        } else if (c.kind == model::EntityChange::Kind::kRemoveProperty) {
-          row.properties.erase(c.property);
-        } else {
-          return InvalidArgument("Schemas support only setProperty and removeProperty updates");
-        }
-      }
-      row.audit.last_modifier = ctx.principal;
-      row.audit.last_modified_time = ctx.now_ms;
-      auto updated = store_.CompareAndSet(row);
-      if (updated) return ToSchema(*updated);
-      if (updated.error().code != ErrorCode::kConflict) return std::move(updated).error();
-    }
-    return Unavailable("too many concurrent updates of schema {}; try again", name);
+    CAIRN_ASSIGN_OR_RETURN(
+        EntityRecord row,
+        UpdateSchemaProperties(store_, name, changes, ctx, [&] { return SchemaRow(name); }));
+    return ToSchema(row);
   }
 
   Result<bool> DropSchema(const CallContext& /*ctx*/, std::string_view name,
@@ -251,14 +224,7 @@ class ManagedIcebergConnector final : public Connector {
                          name);
   }
 
-  static model::Schema ToSchema(const EntityRecord& row) {
-    model::Schema s;
-    s.name = row.name;
-    s.comment = row.comment;
-    s.properties = row.properties;
-    s.audit = row.audit;
-    return s;
-  }
+  static model::Schema ToSchema(const EntityRecord& row) { return SchemaFromRow(row); }
 
   static Result<model::Table> ToTable(const EntityRecord& row, const iceberg::Json& metadata) {
     CAIRN_ASSIGN_OR_RETURN(model::Table t, iceberg::TableFromMetadata(metadata));

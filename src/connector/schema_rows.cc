@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "connector/schema_rows.h"
+
+namespace cairn::connector {
+
+namespace {
+constexpr int kMaxAttempts = 16;
+}  // namespace
+
+Result<std::vector<std::string>> ListSchemaNames(store::MetadataStore& store, int64_t catalog_id) {
+  CAIRN_ASSIGN_OR_RETURN(auto rows, store.List(store::EntityType::kSchema, catalog_id, "", 0));
+  std::vector<std::string> out;
+  out.reserve(rows.size());
+  for (const auto& r : rows) out.push_back(r.name);
+  return out;
+}
+
+store::EntityRecord NewSchemaRow(int64_t catalog_id, const model::Schema& schema,
+                                 const CallContext& ctx) {
+  store::EntityRecord row;
+  row.type = store::EntityType::kSchema;
+  row.parent_id = catalog_id;
+  row.name = schema.name;
+  row.comment = schema.comment;
+  row.properties = schema.properties;
+  row.payload = "{}";
+  row.audit.creator = ctx.principal;
+  row.audit.create_time = ctx.now_ms;
+  return row;
+}
+
+model::Schema SchemaFromRow(const store::EntityRecord& row) {
+  model::Schema s;
+  s.name = row.name;
+  s.comment = row.comment;
+  s.properties = row.properties;
+  s.audit = row.audit;
+  return s;
+}
+
+Result<store::EntityRecord> UpdateSchemaProperties(
+    store::MetadataStore& store, std::string_view name,
+    const std::vector<model::EntityChange>& changes, const CallContext& ctx,
+    const std::function<Result<store::EntityRecord>()>& load) {
+  for (const auto& c : changes) {
+    if (c.kind != model::EntityChange::Kind::kSetProperty &&
+        c.kind != model::EntityChange::Kind::kRemoveProperty) {
+      return InvalidArgument("Schemas support only setProperty and removeProperty updates");
+    }
+  }
+  for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
+    CAIRN_ASSIGN_OR_RETURN(store::EntityRecord row, load());
+    for (const auto& c : changes) {
+      if (c.kind == model::EntityChange::Kind::kSetProperty) {
+        row.properties[c.property] = c.value;
+      } else {
+        row.properties.erase(c.property);
+      }
+    }
+    row.audit.last_modifier = ctx.principal;
+    row.audit.last_modified_time = ctx.now_ms;
+    auto updated = store.CompareAndSet(row);
+    if (updated) return updated;
+    if (updated.error().code != ErrorCode::kConflict) return std::move(updated).error();
+  }
+  return Unavailable("too many concurrent updates of schema {}; try again", name);
+}
+
+}  // namespace cairn::connector

@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: Apache-2.0
+// Schemas that live only in Cairn's store (managed Iceberg namespaces, fileset schemas): one row
+// per schema under the catalog row. What the providers share; each adds its own checks and side
+// effects (directories, cascades) around these.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/result.h"
+#include "connector/connector.h"
+#include "store/metadata_store.h"
+
+namespace cairn::connector {
+
+/// The names of the catalog's schemas, in the store's order.
+Result<std::vector<std::string>> ListSchemaNames(store::MetadataStore& store, int64_t catalog_id);
+
+/// The row of a new schema, created by `ctx.principal` now (not yet inserted).
+store::EntityRecord NewSchemaRow(int64_t catalog_id, const model::Schema& schema,
+                                 const CallContext& ctx);
+
+/// The schema a row holds.
+model::Schema SchemaFromRow(const store::EntityRecord& row);
+
+/// Applies setProperty / removeProperty changes to a schema row with compare-and-set, re-reading
+/// the row (through `load`) after a lost race. kInvalidArgument for other kinds of change;
+/// kUnavailable after too many lost races.
+Result<store::EntityRecord> UpdateSchemaProperties(
+    store::MetadataStore& store, std::string_view name,
+    const std::vector<model::EntityChange>& changes, const CallContext& ctx,
+    const std::function<Result<store::EntityRecord>()>& load);
+
+}  // namespace cairn::connector
