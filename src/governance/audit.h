@@ -24,7 +24,7 @@ struct AuditRecord {
   int status = 0;
   std::string request_id;
   std::string client;
-  std::string detail;     // e.g. which storage credentials were vended; omitted when empty
+  std::string detail;  // e.g. which storage credentials were vended; omitted when empty
   /// What a client said it is doing, from Gravitino's fileset audit headers
   /// (`InternalClientType`, `FilesetDataOperation`); unknown values are recorded as UNKNOWN.
   std::map<std::string, std::string> caller_context;

@@ -108,8 +108,8 @@ Result<std::string> ScopedS3Policy(const std::vector<std::string>& locations, bo
   nlohmann::ordered_json policy = {{"Version", "2012-10-17"}, {"Statement", statements}};
   std::string text = policy.dump();
   if (text.size() > kMaxPolicyBytes) {
-    return InvalidArgument("the session policy for {} locations exceeds {} bytes",
-                           locations.size(), kMaxPolicyBytes);
+    return InvalidArgument("the session policy for {} locations exceeds {} bytes", locations.size(),
+                           kMaxPolicyBytes);
   }
   return text;
 }

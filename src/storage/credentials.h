@@ -23,10 +23,10 @@ struct TemporaryCredentials {
 };
 
 struct AssumeRoleRequest {
-  std::string role_arn;      // optional for MinIO
-  std::string external_id;   // optional
+  std::string role_arn;     // optional for MinIO
+  std::string external_id;  // optional
   std::string session_name = "cairn";
-  std::string policy;        // inline session policy (JSON)
+  std::string policy;  // inline session policy (JSON)
   int64_t duration_secs = 3600;
 };
 
@@ -46,7 +46,7 @@ enum class AccessLevel { kRead, kReadWrite };
 /// One vended credential, in Gravitino's shape (`credentialType`, `expireTimeInMs`,
 /// `credentialInfo`).
 struct Credential {
-  std::string type;  // "s3-token", "s3-secret-key"
+  std::string type;            // "s3-token", "s3-secret-key"
   int64_t expire_time_ms = 0;  // 0 for keys that do not expire
   std::map<std::string, std::string> info;
 };
@@ -69,8 +69,8 @@ class CredentialVendor {
   bool enabled() const { return !providers_.empty(); }
   const std::vector<std::string>& providers() const { return providers_; }
 
-  Result<std::vector<Credential>> Vend(const std::vector<std::string>& locations,
-                                       AccessLevel level, int64_t now_ms);
+  Result<std::vector<Credential>> Vend(const std::vector<std::string>& locations, AccessLevel level,
+                                       int64_t now_ms);
 
  private:
   std::vector<std::string> providers_;

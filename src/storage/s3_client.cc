@@ -18,7 +18,8 @@ namespace {
 
 std::string Lower(std::string_view s) {
   std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
   return out;
 }
 
@@ -51,8 +52,9 @@ size_t AppendHeader(char* data, size_t size, size_t count, void* user) {
   return size * count;
 }
 
-bool Retryable(long status) { return status == 429 || status == 500 || status == 502 ||
-                                     status == 503 || status == 504; }
+bool Retryable(long status) {
+  return status == 429 || status == 500 || status == 502 || status == 503 || status == 504;
+}
 
 }  // namespace
 
@@ -231,7 +233,9 @@ Result<S3Response> S3Client::Send(const S3Request& request) const {
     response.attempts = attempt;
 
     curl_slist* headers = nullptr;
-    auto add_header = [&](const std::string& line) { headers = curl_slist_append(headers, line.c_str()); };
+    auto add_header = [&](const std::string& line) {
+      headers = curl_slist_append(headers, line.c_str());
+    };
     add_header("x-amz-content-sha256: " + payload_hash);
     if (!options_.session_token.empty())
       add_header("x-amz-security-token: " + options_.session_token);

@@ -23,13 +23,13 @@ Result<S3Location> ParseS3Location(std::string_view location);
 /// One HTTP exchange with an S3-compatible endpoint.
 struct S3Request {
   std::string method = "GET";
-  std::string bucket;                                    // empty for service-level calls (STS)
-  std::string key;                                       // object key, unencoded
+  std::string bucket;                                      // empty for service-level calls (STS)
+  std::string key;                                         // object key, unencoded
   std::vector<std::pair<std::string, std::string>> query;  // unencoded; sent sorted
   std::vector<std::pair<std::string, std::string>> headers;
-  std::string_view body;        // streamed from memory; must outlive the call
-  std::string service = "s3";   // SigV4 service name ("s3" or "sts")
-  bool idempotent = true;       // whether a transport failure may be retried blindly
+  std::string_view body;       // streamed from memory; must outlive the call
+  std::string service = "s3";  // SigV4 service name ("s3" or "sts")
+  bool idempotent = true;      // whether a transport failure may be retried blindly
 };
 
 struct S3Response {

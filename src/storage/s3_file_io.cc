@@ -23,7 +23,8 @@ class S3FileIO final : public FileIO {
     req.key = loc.key;
     CAIRN_ASSIGN_OR_RETURN(auto resp, client_.Send(req));
     if (resp.status == 200) return std::move(resp.body);
-    if (resp.status == 404) return NotFound(EntityKind::kNone, "file '{}' does not exist", location);
+    if (resp.status == 404)
+      return NotFound(EntityKind::kNone, "file '{}' does not exist", location);
     return Failure("read", location, resp);
   }
 
@@ -68,7 +69,8 @@ class S3FileIO final : public FileIO {
     CAIRN_ASSIGN_OR_RETURN(auto listed, client_.Send(list));
     if (listed.status == 404) return false;
     if (listed.status != 200) return Failure("list", location, listed);
-    return XmlElement(listed.body, "KeyCount") != "0" && !XmlElements(listed.body, "Contents").empty();
+    return XmlElement(listed.body, "KeyCount") != "0" &&
+           !XmlElements(listed.body, "Contents").empty();
   }
 
   Result<std::vector<std::string>> List(std::string_view location) override {

@@ -13,7 +13,6 @@ using gravitino::Ok;
 using gravitino::Operation;
 using gravitino::PlainErrorResponse;
 
-
 std::optional<http::Response> AdminApi::Handle(const http::Request& request,
                                                const governance::Principal& principal) const {
   const std::string& path = request.path;

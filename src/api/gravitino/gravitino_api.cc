@@ -550,9 +550,9 @@ Response GravitinoApi::Credentials(const Request& request, const governance::Pri
   } call;
   call.op = {EntityKind::kMetadataObject, full_name, "", EntityKind::kNone, "GET_CREDENTIALS"};
   if (request.method != "GET") {
-    return PlainErrorResponse(405, 1001, "IllegalArgumentException",
-                              fmt::format("Method {} is not allowed on {}", request.method,
-                                          request.path));
+    return PlainErrorResponse(
+        405, 1001, "IllegalArgumentException",
+        fmt::format("Method {} is not allowed on {}", request.method, request.path));
   }
   const std::string type = ToLower(type_text);
   const std::vector<std::string> parts = Split(full_name, '.');
@@ -560,8 +560,7 @@ Response GravitinoApi::Credentials(const Request& request, const governance::Pri
                    const std::string& object,
                    governance::ObjectType object_type = governance::ObjectType::kTable) -> Status {
     if (!authz_.enabled()) return cairn::Ok();
-    CAIRN_ASSIGN_OR_RETURN(auto target,
-                           authz_.Resolve(ml, parts[0], schema, object, object_type));
+    CAIRN_ASSIGN_OR_RETURN(auto target, authz_.Resolve(ml, parts[0], schema, object, object_type));
     return authz_.Check(principal, action, target);
   };
   std::vector<std::string> locations;
@@ -569,8 +568,8 @@ Response GravitinoApi::Credentials(const Request& request, const governance::Pri
   std::shared_ptr<connector::Connector> connector;
   if (type == "catalog") {
     if (parts.size() != 1) {
-      return call.Fail(InvalidArgument("Invalid metadata object full name '{}' for type catalog",
-                                       full_name));
+      return call.Fail(
+          InvalidArgument("Invalid metadata object full name '{}' for type catalog", full_name));
     }
     if (auto s = check(service::Action::kLoadCatalog, {}, ""); !s) return call.Fail(s.error());
     write = check(service::Action::kManageCatalog, {}, "").has_value();
@@ -591,7 +590,8 @@ Response GravitinoApi::Credentials(const Request& request, const governance::Pri
           "Invalid metadata object full name '{}' for type table: expected catalog.schema.table",
           full_name));
     }
-    if (auto s = check(service::Action::kLoadTable, {parts[1]}, parts[2]); !s) return call.Fail(s.error());
+    if (auto s = check(service::Action::kLoadTable, {parts[1]}, parts[2]); !s)
+      return call.Fail(s.error());
     write = check(service::Action::kModifyTable, {parts[1]}, parts[2]).has_value();
     auto opened = service_.OpenCatalog(ml, parts[0]);
     if (!opened) return call.Fail(opened.error());
@@ -607,10 +607,10 @@ Response GravitinoApi::Credentials(const Request& request, const governance::Pri
     }
   } else if (type == "fileset") {
     if (parts.size() != 3) {
-      return call.Fail(InvalidArgument(
-          "Invalid metadata object full name '{}' for type fileset: expected "
-          "catalog.schema.fileset",
-          full_name));
+      return call.Fail(
+          InvalidArgument("Invalid metadata object full name '{}' for type fileset: expected "
+                          "catalog.schema.fileset",
+                          full_name));
     }
     if (auto s = check(service::Action::kLoadFileset, {parts[1]}, parts[2],
                        governance::ObjectType::kFileset);
@@ -652,9 +652,8 @@ Response GravitinoApi::Credentials(const Request& request, const governance::Pri
   std::erase_if(locations, [](const std::string& l) { return l.rfind("s3", 0) != 0; });
   Response r;
   if (vendor != nullptr && vendor->enabled() && !locations.empty()) {
-    auto creds = vendor->Vend(locations,
-                              write ? storage::AccessLevel::kReadWrite : storage::AccessLevel::kRead,
-                              now_ms);
+    auto creds = vendor->Vend(
+        locations, write ? storage::AccessLevel::kReadWrite : storage::AccessLevel::kRead, now_ms);
     if (!creds) return call.Fail(creds.error());
     for (const auto& c : *creds) {
       OrderedJson info = OrderedJson::object();

@@ -202,8 +202,8 @@ Result<std::vector<Check>> RequiredChecks(const Request& request,
     if (!source || !dest) {
       return InvalidArgument("Invalid rename: 'source' and 'destination' must be identifiers");
     }
-    checks.push_back({view ? Action::kManageView : Action::kDropTable, source->first,
-                      source->second, type});
+    checks.push_back(
+        {view ? Action::kManageView : Action::kDropTable, source->first, source->second, type});
     checks.push_back(
         {view ? Action::kCreateView : Action::kCreateTable, dest->first, dest->second, type});
     return checks;
@@ -260,8 +260,8 @@ Result<std::vector<Check>> RequiredChecks(const Request& request,
   const ObjectType type = views ? ObjectType::kView : ObjectType::kTable;
   if (n == 5 && (sub == "tables" || views)) {
     if (m == "POST") {
-      checks.push_back({views ? Action::kCreateView : Action::kCreateTable, ns,
-                        body().value("name", ""), type});
+      checks.push_back(
+          {views ? Action::kCreateView : Action::kCreateTable, ns, body().value("name", ""), type});
     } else {
       checks.push_back({Action::kLoadSchema, ns, ""});
       list = views ? ListKind::kViews : ListKind::kTables;
@@ -365,7 +365,7 @@ Response IcebergApi::Forward(const Request& request, const governance::Principal
   auto parent = authz_.Resolve(names.first, names.second, list_ns, "", type);
   if (!parent) return ErrorResponse(parent.error());
   parent->object_type = type;
-  const Action action = namespaces               ? Action::kLoadSchema
+  const Action action = namespaces                 ? Action::kLoadSchema
                         : list == ListKind::kViews ? Action::kLoadView
                                                    : Action::kLoadTable;
   auto kept = authz_.Filter(principal, action, *parent, listed);

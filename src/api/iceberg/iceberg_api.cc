@@ -222,10 +222,10 @@ Result<std::string> VendedAccessText(IcebergCatalog& catalog, const std::string&
   std::vector<std::string> locations = cairn::iceberg::StorageLocations(metadata_text);
   std::erase_if(locations, [](const std::string& l) { return l.rfind("s3", 0) != 0; });
   if (locations.empty()) return std::string();
-  CAIRN_ASSIGN_OR_RETURN(auto creds,
-                         vendor.Vend(locations, write ? storage::AccessLevel::kReadWrite
-                                                      : storage::AccessLevel::kRead,
-                                     now_ms));
+  CAIRN_ASSIGN_OR_RETURN(
+      auto creds,
+      vendor.Vend(locations, write ? storage::AccessLevel::kReadWrite : storage::AccessLevel::kRead,
+                  now_ms));
   OrderedJson config = StorageDefaults(catalog.storage());
   for (const auto& c : creds) {
     config["s3.access-key-id"] = c.info.at("s3-access-key-id");
@@ -339,7 +339,7 @@ Response IcebergApi::Handle(const Request& request, const governance::Principal&
     return std::make_pair(warehouse.substr(0, dot), warehouse.substr(dot + 1));
   };
   std::shared_ptr<connector::Connector> holder;  // keeps the connector alive for this request
-  connector::IcebergProxy* proxy = nullptr;       // set when the catalog is federated
+  connector::IcebergProxy* proxy = nullptr;      // set when the catalog is federated
   auto open = [&](const std::string& prefix) -> Result<IcebergCatalog*> {
     CAIRN_ASSIGN_OR_RETURN(auto names, resolve_warehouse(prefix));
     CAIRN_ASSIGN_OR_RETURN(holder, service_.OpenCatalog(names.first, names.second));
@@ -369,8 +369,8 @@ Response IcebergApi::Handle(const Request& request, const governance::Principal&
   // when the caller may also modify the table, read-only otherwise. Sets `access` to the
   // members to splice into the load result and notes the vend for the audit record.
   auto vend = [&](const std::string& prefix, IcebergCatalog& catalog, const Namespace& ns,
-                  const std::string& name, const std::string& metadata_text,
-                  std::string& access, std::string& note) -> std::optional<Response> {
+                  const std::string& name, const std::string& metadata_text, std::string& access,
+                  std::string& note) -> std::optional<Response> {
     const bool write = !guard(prefix, Action::kModifyTable, ns, name).has_value();
     auto text = VendedAccessText(catalog, metadata_text, write, ctx.call.now_ms, note);
     if (!text) return fail(text.error());

@@ -527,8 +527,8 @@ Result<std::unique_ptr<Connector>> MakeFilesetConnector(const CatalogInfo& info,
     if (!normalized) {
       return InvalidArgument("Property '{}' is invalid: {}", property, normalized.error().message);
     }
-    auto io = storage::FileIOFor(*normalized,
-                                 storage::StorageOptions::FromProperties(info.properties));
+    auto io =
+        storage::FileIOFor(*normalized, storage::StorageOptions::FromProperties(info.properties));
     if (!io) return InvalidArgument("Property '{}' is invalid: {}", property, io.error().message);
   }
   if (auto vendor = storage::CredentialVendor::FromProperties(info.properties); !vendor) {

@@ -2,9 +2,9 @@
 #include "connector/iceberg/iceberg_catalog.h"
 
 #include <algorithm>
+#include <chrono>
 #include <list>
 #include <memory>
-#include <chrono>
 #include <mutex>
 #include <unordered_map>
 
@@ -553,7 +553,8 @@ Result<LoadedObject> IcebergCatalog::StoreNew(const CallContext& ctx, EntityType
   const std::string metadata_location = NextLocation(metadata, "");
   CAIRN_RETURN_IF_ERROR(WriteText(storage_, metadata_location, text));
   auto created = InsertObject(ctx, type, ns_row, ns, name, metadata_location, text);
-  if (!created) DeleteQuietly(storage_, {metadata_location});  // never leave a file no row points at
+  if (!created)
+    DeleteQuietly(storage_, {metadata_location});  // never leave a file no row points at
   return created;
 }
 
@@ -720,7 +721,8 @@ Result<LoadedObject> IcebergCatalog::CommitOnce(store::MetadataStore& store, con
       CAIRN_ASSIGN_OR_RETURN(auto file_io, storage::FileIOFor(location, storage_));
       return file_io->Read(location);
     };
-    io.write_new = [this, &written](const std::string& location, const std::string& bytes) -> Status {
+    io.write_new = [this, &written](const std::string& location,
+                                    const std::string& bytes) -> Status {
       CAIRN_ASSIGN_OR_RETURN(auto file_io, storage::FileIOFor(location, storage_));
       CAIRN_RETURN_IF_ERROR(file_io->WriteNew(location, bytes));
       written.push_back(location);

@@ -5,8 +5,8 @@
 
 #include "common/util.h"
 #include "connector/iceberg/iceberg_catalog.h"
-#include "connector/schema_rows.h"
 #include "connector/iceberg/iceberg_proxy.h"
+#include "connector/schema_rows.h"
 #include "iceberg/partitioning.h"
 #include "iceberg/table_metadata.h"
 #include "storage/credentials.h"
@@ -52,8 +52,7 @@ class ManagedIcebergConnector final : public Connector {
       auto listed = (*io)->ListEntries(warehouse_);
       if (!listed) {
         return MakeError(ErrorCode::kConnectionFailed, EntityKind::kCatalog,
-                         "Warehouse '{}' is not reachable: {}", warehouse_,
-                         listed.error().message);
+                         "Warehouse '{}' is not reachable: {}", warehouse_, listed.error().message);
       }
       return Ok();
     }
@@ -271,8 +270,8 @@ Result<std::unique_ptr<Connector>> MakeIcebergConnector(const CatalogInfo& info,
       for (const char* key : {"s3-access-key-id", "s3-secret-access-key"}) {
         auto it = props.find(key);
         if (it == props.end() || it->second.empty()) {
-          return InvalidArgument("Missing property '{}': required for the s3 warehouse '{}'",
-                                 key, warehouse);
+          return InvalidArgument("Missing property '{}': required for the s3 warehouse '{}'", key,
+                                 warehouse);
         }
       }
     }

@@ -12,10 +12,15 @@ namespace {
 using OrderedJson = nlohmann::ordered_json;
 
 // Request headers passed on to the remote (the caller's Authorization is handled separately).
-constexpr std::array<std::string_view, 9> kForwardedHeaders = {
-    "Content-Type",     "Accept",          "If-None-Match", "If-Match",
-    "X-Iceberg-Access-Delegation", "Idempotency-Key", "X-Client-Version",
-    "X-Client-Git-Commit-Short", "Accept-Language"};
+constexpr std::array<std::string_view, 9> kForwardedHeaders = {"Content-Type",
+                                                               "Accept",
+                                                               "If-None-Match",
+                                                               "If-Match",
+                                                               "X-Iceberg-Access-Delegation",
+                                                               "Idempotency-Key",
+                                                               "X-Client-Version",
+                                                               "X-Client-Git-Commit-Short",
+                                                               "Accept-Language"};
 
 // Response headers returned to the caller.
 constexpr std::array<std::string_view, 4> kReturnedHeaders = {"ETag", "Cache-Control",

@@ -19,9 +19,9 @@ namespace cairn::connector {
 
 /// Catalog properties of a `lakehouse-iceberg` catalog with `catalog-backend` = `rest`.
 struct IcebergProxyOptions {
-  std::string catalog;    // "<metalake>.<catalog>", for messages
-  std::string uri;        // remote base (the Iceberg client's `uri`), no trailing '/'
-  std::string warehouse;  // sent as /v1/config?warehouse= when set
+  std::string catalog;                // "<metalake>.<catalog>", for messages
+  std::string uri;                    // remote base (the Iceberg client's `uri`), no trailing '/'
+  std::string warehouse;              // sent as /v1/config?warehouse= when set
   std::optional<std::string> prefix;  // overrides the prefix the remote's config names
   std::string token;                  // static bearer token
   std::string credential;             // "client_id:client_secret" (or a secret alone)

@@ -70,7 +70,9 @@ size_t OnHeader(char* data, size_t size, size_t count, void* user) {
 
 HttpClient::HttpClient(HttpClientOptions options)
     : options_(options), shared_(std::make_unique<Shared>()) {
-  static const bool initialized = [] { return curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK; }();
+  static const bool initialized = [] {
+    return curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK;
+  }();
   (void)initialized;
   shared_->share = curl_share_init();
   if (shared_->share != nullptr) {

@@ -39,8 +39,8 @@ class RestIcebergConnector final : public Connector {
     for (int page = 0; page < kMaxPages; ++page) {
       Query q;
       if (!token.empty()) q.emplace_back("pageToken", token);
-      CAIRN_ASSIGN_OR_RETURN(OrderedJson body,
-                             proxy_.Call("GET", "namespaces", q, std::nullopt, EntityKind::kSchema));
+      CAIRN_ASSIGN_OR_RETURN(
+          OrderedJson body, proxy_.Call("GET", "namespaces", q, std::nullopt, EntityKind::kSchema));
       if (body.contains("namespaces") && body["namespaces"].is_array()) {
         for (const auto& ns : body["namespaces"]) {
           if (ns.is_array() && ns.size() == 1 && ns[0].is_string()) {
@@ -131,8 +131,8 @@ class RestIcebergConnector final : public Connector {
       }
       if (r.error().code == ErrorCode::kNotEmpty || r.error().code == ErrorCode::kAlreadyExists) {
         return MakeError(ErrorCode::kNotEmpty, EntityKind::kSchema,
-                         "Schema {}.{} is not empty; drop its tables first or use cascade",
-                         Label(), name);
+                         "Schema {}.{} is not empty; drop its tables first or use cascade", Label(),
+                         name);
       }
       return std::move(r).error();
     }
@@ -198,8 +198,8 @@ class RestIcebergConnector final : public Connector {
     }
     body["properties"] = props;
     body["stage-create"] = false;
-    auto created = proxy_.Call("POST", "namespaces/" + Ns(schema) + "/tables", {}, body,
-                               EntityKind::kTable);
+    auto created =
+        proxy_.Call("POST", "namespaces/" + Ns(schema) + "/tables", {}, body, EntityKind::kTable);
     if (!created) {
       if (created.error().code == ErrorCode::kAlreadyExists) {
         return AlreadyExists(EntityKind::kTable, "Table {}.{}.{} already exists", Label(), schema,
@@ -239,8 +239,8 @@ class RestIcebergConnector final : public Connector {
                              iceberg::ApplyTableChanges(base, metadata_changes, ctx.now_ms));
       CAIRN_ASSIGN_OR_RETURN(OrderedJson commit, CommitRequest(base, updated));
       if (!commit["updates"].empty()) {
-        auto committed = proxy_.Call("POST", TablePath(schema, name), {}, commit,
-                                     EntityKind::kTable);
+        auto committed =
+            proxy_.Call("POST", TablePath(schema, name), {}, commit, EntityKind::kTable);
         if (!committed) return TableError(schema, name, std::move(committed).error());
         loaded = std::move(*committed);
       }
@@ -273,8 +273,8 @@ class RestIcebergConnector final : public Connector {
     return out;
   }
 
-  Result<bool> DropTable(const CallContext& /*ctx*/, std::string_view schema,
-                         std::string_view name, bool purge) override {
+  Result<bool> DropTable(const CallContext& /*ctx*/, std::string_view schema, std::string_view name,
+                         bool purge) override {
     Query q;
     if (purge) q.emplace_back("purgeRequested", "true");
     auto r = proxy_.Call("DELETE", TablePath(schema, name), q, std::nullopt, EntityKind::kTable);
@@ -350,8 +350,8 @@ class RestIcebergConnector final : public Connector {
     const auto* new_schema = iceberg::CurrentSchema(updated);
     if (new_schema != nullptr && (base_schema == nullptr || *base_schema != *new_schema)) {
       if (base.contains("current-schema-id")) {
-        requirements.push_back(
-            {{"type", "assert-current-schema-id"}, {"current-schema-id", base["current-schema-id"]}});
+        requirements.push_back({{"type", "assert-current-schema-id"},
+                                {"current-schema-id", base["current-schema-id"]}});
       }
       bool known = false;
       const int new_id = new_schema->value("schema-id", -1);

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // S3 FileIO and STS vending. The pure parts always run; the rest runs against the MinIO server
 // the test runner starts (CAIRN_TEST_S3_ENDPOINT, root keys admin/password, bucket `warehouse`).
-#include <gtest/gtest.h>
-
 #include <chrono>
 #include <cstdlib>
+
+#include <gtest/gtest.h>
 
 #include "common/util.h"
 #include "storage/credentials.h"
