@@ -106,11 +106,25 @@ std::vector<std::string> RolesIn(const EntityRecord& row) {
 
 Member ToMember(const EntityRecord& row) { return Member{row.name, RolesIn(row), row.audit}; }
 
+std::vector<SecurableObject> RoleObjects(const EntityRecord& row) {
+  return ObjectsFromJson(Payload(row).value("securableObjects", Json::array()));
+}
+
+// Stores a role's new securable objects in its row, stamped by `audit`'s modifier.
+void SetRoleObjects(EntityRecord& row, const std::vector<SecurableObject>& objects,
+                    const model::Audit& audit) {
+  Json p = Payload(row);
+  p["securableObjects"] = ObjectsToJson(objects);
+  row.payload = p.dump(-1, ' ', false, Json::error_handler_t::replace);
+  row.audit.last_modifier = audit.last_modifier;
+  row.audit.last_modified_time = audit.last_modified_time;
+}
+
 Role ToRole(const EntityRecord& row) {
   Role r;
   r.name = row.name;
   r.properties = row.properties;
-  r.objects = ObjectsFromJson(Payload(row).value("securableObjects", Json::array()));
+  r.objects = RoleObjects(row);
   r.audit = row.audit;
   return r;
 }
@@ -430,8 +444,7 @@ Result<Role> AccessControl::ChangeRolePrivileges(const EntityRecord& metalake,
   CAIRN_ASSIGN_OR_RETURN(
       EntityRecord updated,
       Update(store_, EntityType::kRole, metalake.id, role, [&](EntityRecord& row) -> Status {
-        std::vector<SecurableObject> objects =
-            ObjectsFromJson(Payload(row).value("securableObjects", Json::array()));
+        std::vector<SecurableObject> objects = RoleObjects(row);
         auto it = std::find_if(objects.begin(), objects.end(), [&](const SecurableObject& o) {
           return o.type == object.type && o.full_name == object.full_name;
         });
@@ -459,11 +472,7 @@ Result<Role> AccessControl::ChangeRolePrivileges(const EntityRecord& metalake,
           }
           if (it->privileges.empty()) objects.erase(it);
         }
-        Json p = Payload(row);
-        p["securableObjects"] = ObjectsToJson(objects);
-        row.payload = p.dump(-1, ' ', false, Json::error_handler_t::replace);
-        row.audit.last_modifier = audit.last_modifier;
-        row.audit.last_modified_time = audit.last_modified_time;
+        SetRoleObjects(row, objects, audit);
         return Ok();
       }));
   Invalidate();
@@ -477,8 +486,7 @@ Result<Role> AccessControl::OverrideRoleObjects(const EntityRecord& metalake,
   CAIRN_ASSIGN_OR_RETURN(
       EntityRecord updated,
       Update(store_, EntityType::kRole, metalake.id, role, [&](EntityRecord& row) -> Status {
-        std::vector<SecurableObject> objects =
-            ObjectsFromJson(Payload(row).value("securableObjects", Json::array()));
+        std::vector<SecurableObject> objects = RoleObjects(row);
         for (const auto& o : overrides) {
           objects.erase(std::remove_if(objects.begin(), objects.end(),
                                        [&](const SecurableObject& x) {
@@ -487,11 +495,7 @@ Result<Role> AccessControl::OverrideRoleObjects(const EntityRecord& metalake,
                         objects.end());
           if (!o.privileges.empty()) objects.push_back(o);
         }
-        Json p = Payload(row);
-        p["securableObjects"] = ObjectsToJson(objects);
-        row.payload = p.dump(-1, ' ', false, Json::error_handler_t::replace);
-        row.audit.last_modifier = audit.last_modifier;
-        row.audit.last_modified_time = audit.last_modified_time;
+        SetRoleObjects(row, objects, audit);
         return Ok();
       }));
   Invalidate();
