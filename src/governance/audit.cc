@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "common/util.h"
+#include "json/json_util.h"
 
 namespace cairn::governance {
 
@@ -22,21 +23,51 @@ std::string FilePath(const std::string& dir, int index) {
   return index == 0 ? dir + "/audit.log" : fmt::format("{}/audit.log.{}", dir, index);
 }
 
+void AppendField(std::string& out, std::string_view key, std::string_view value) {
+  out += out.size() == 1 ? "\"" : ",\"";
+  out += key;
+  out += "\":";
+  json::AppendQuoted(out, value);
+}
+
+void AppendField(std::string& out, std::string_view key, int64_t value) {
+  out += out.size() == 1 ? "\"" : ",\"";
+  out += key;
+  out += "\":";
+  out += std::to_string(value);
+}
+
+// One JSON object per line, members always in this order. Runs on every request, so it is built
+// by appending rather than through a JSON document.
 std::string ToLine(const AuditRecord& r) {
-  nlohmann::ordered_json j;
-  j["time"] = FormatIsoMillis(r.time_ms);
-  j["principal"] = r.principal;
-  j["interface"] = r.interface;
-  j["operation"] = r.operation;
-  j["object"] = r.object;
-  j["outcome"] = r.outcome;
-  j["status"] = r.status;
-  j["requestId"] = r.request_id;
-  j["client"] = r.client;
-  if (!r.detail.empty()) j["detail"] = r.detail;
-  j["timeMs"] = r.time_ms;
-  if (!r.caller_context.empty()) j["callerContext"] = r.caller_context;
-  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  std::string out;
+  out.reserve(256 + r.object.size() + r.operation.size() + r.detail.size());
+  out += '{';
+  AppendField(out, "time", FormatIsoMillis(r.time_ms));
+  AppendField(out, "principal", r.principal);
+  AppendField(out, "interface", r.interface);
+  AppendField(out, "operation", r.operation);
+  AppendField(out, "object", r.object);
+  AppendField(out, "outcome", r.outcome);
+  AppendField(out, "status", int64_t{r.status});
+  AppendField(out, "requestId", r.request_id);
+  AppendField(out, "client", r.client);
+  if (!r.detail.empty()) AppendField(out, "detail", r.detail);
+  AppendField(out, "timeMs", r.time_ms);
+  if (!r.caller_context.empty()) {
+    out += ",\"callerContext\":{";
+    bool first = true;
+    for (const auto& [key, value] : r.caller_context) {
+      if (!first) out += ',';
+      first = false;
+      json::AppendQuoted(out, key);
+      out += ':';
+      json::AppendQuoted(out, value);
+    }
+    out += '}';
+  }
+  out += "}\n";
+  return out;
 }
 
 }  // namespace

@@ -5,6 +5,25 @@
 
 namespace cairn::json {
 
+void AppendQuoted(std::string& out, std::string_view value) {
+  bool plain = true;
+  for (const char c : value) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u >= 0x7f || c == '"' || c == '\\') {
+      plain = false;
+      break;
+    }
+  }
+  if (plain) {
+    out.reserve(out.size() + value.size() + 2);
+    out += '"';
+    out += value;
+    out += '"';
+    return;
+  }
+  out += DumpJson(Json(std::string(value)));
+}
+
 namespace {
 
 template <typename J>

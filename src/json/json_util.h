@@ -25,6 +25,11 @@ Result<OrderedJson> ParseOrderedJson(std::string_view text);
 std::string DumpJson(const Json& value);
 std::string DumpJson(const OrderedJson& value);
 
+/// Appends `value` to `out` as a JSON string literal, exactly as DumpJson would write it: plain
+/// printable ASCII is copied as is (the common case, without building a JSON value); anything
+/// else is escaped, and invalid UTF-8 is replaced (U+FFFD).
+void AppendQuoted(std::string& out, std::string_view value);
+
 /// Required members of a JSON object. kInvalidArgument naming `key` when `object` is not an
 /// object, the member is missing, or it has another JSON type. The returned pointers borrow
 /// from `object`.

@@ -400,17 +400,21 @@ Result<std::shared_ptr<connector::Connector>> MetadataService::OpenCatalog(
     return MakeError(ErrorCode::kNotInUse, EntityKind::kCatalog, "Catalog {} is not in use",
                      catalog);
   }
+  if (auto cached = BuiltConnector(row)) return cached;  // the common case: no decoding
   CAIRN_ASSIGN_OR_RETURN(model::Catalog c, ToCatalog(metalake, row));
   return ConnectorFor(c, row);
 }
 
+std::shared_ptr<connector::Connector> MetadataService::BuiltConnector(const EntityRecord& row) {
+  std::lock_guard lock(mu_);
+  auto it = connectors_.find(row.id);
+  if (it != connectors_.end() && it->second.version == row.version) return it->second.connector;
+  return nullptr;
+}
+
 Result<std::shared_ptr<connector::Connector>> MetadataService::ConnectorFor(
     const model::Catalog& catalog, const EntityRecord& row) {
-  {
-    std::lock_guard lock(mu_);
-    auto it = connectors_.find(row.id);
-    if (it != connectors_.end() && it->second.version == row.version) return it->second.connector;
-  }
+  if (auto cached = BuiltConnector(row)) return cached;
   connector::CatalogInfo info{row.id,       catalog.metalake, catalog.name,
                               catalog.type, catalog.provider, row.properties};
   CAIRN_ASSIGN_OR_RETURN(auto created, registry_.Create(info));

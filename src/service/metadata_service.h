@@ -63,6 +63,8 @@ class MetadataService {
   Result<store::EntityRecord> GetInUseMetalakeRow(std::string_view name);
   Result<store::EntityRecord> GetCatalogRow(int64_t metalake_id, std::string_view name);
   Result<model::Catalog> ToCatalog(std::string_view metalake, const store::EntityRecord& row) const;
+  /// The connector built for this version of the catalog row, if there is one.
+  std::shared_ptr<connector::Connector> BuiltConnector(const store::EntityRecord& row);
   Result<std::shared_ptr<connector::Connector>> ConnectorFor(const model::Catalog& catalog,
                                                              const store::EntityRecord& row);
   void ForgetConnector(int64_t catalog_id);

@@ -9,6 +9,8 @@
 #include <fmt/format.h>
 #include <sqlite3.h>
 
+#include "common/util.h"
+
 namespace cairn::store::sqlite {
 namespace {
 
@@ -77,10 +79,10 @@ Error SqliteConnection::LastError(int rc, std::string_view what) const {
   return MapError(rc, what, sqlite3_errmsg(db_.get()));
 }
 
-Result<sqlite3_stmt*> SqliteConnection::Prepare(std::string_view sql) {
-  auto it = statements_.find(std::string(sql));
+Result<const SqliteConnection::Prepared*> SqliteConnection::Prepare(std::string_view sql) {
+  auto it = statements_.find(sql);
   if (it != statements_.end()) {
-    return it->second.get();
+    return &it->second;
   }
   sqlite3_stmt* raw = nullptr;
   const int rc = sqlite3_prepare_v3(db_.get(), sql.data(), static_cast<int>(sql.size()),
@@ -92,14 +94,26 @@ Result<sqlite3_stmt*> SqliteConnection::Prepare(std::string_view sql) {
   if (!stmt) {
     return Internal("sqlite: prepare: empty statement");
   }
-  sqlite3_stmt* result = stmt.get();
-  statements_.emplace(std::string(sql), std::move(stmt));
-  return result;
+  Prepared prepared;
+  const int count = sqlite3_bind_parameter_count(stmt.get());
+  for (int index = 1; index <= count; ++index) {
+    const char* name = sqlite3_bind_parameter_name(stmt.get(), index);
+    if (name == nullptr || name[0] != '$') continue;
+    const auto n = ParseInt64(name + 1);
+    if (!n || *n < 1 || *n > 10'000) continue;
+    if (prepared.index_of.size() < static_cast<size_t>(*n)) {
+      prepared.index_of.resize(static_cast<size_t>(*n), 0);
+    }
+    prepared.index_of[static_cast<size_t>(*n - 1)] = index;
+  }
+  prepared.stmt = std::move(stmt);
+  return &statements_.emplace(std::string(sql), std::move(prepared)).first->second;
 }
 
 Result<SqlRows> SqliteConnection::Execute(std::string_view sql,
                                           const std::vector<SqlParam>& params) {
-  CAIRN_ASSIGN_OR_RETURN(sqlite3_stmt * stmt, Prepare(sql));
+  CAIRN_ASSIGN_OR_RETURN(const Prepared* prepared, Prepare(sql));
+  sqlite3_stmt* stmt = prepared->stmt.get();
   // Leave the cached statement reset and unbound whatever happens, so it holds no read lock.
   struct ResetGuard {
     explicit ResetGuard(sqlite3_stmt* s) : stmt(s) {}
@@ -115,10 +129,9 @@ Result<SqlRows> SqliteConnection::Execute(std::string_view sql,
   } guard(stmt);
 
   for (size_t i = 0; i < params.size(); ++i) {
-    const std::string name = fmt::format("${}", i + 1);
-    const int index = sqlite3_bind_parameter_index(stmt, name.c_str());
+    const int index = i < prepared->index_of.size() ? prepared->index_of[i] : 0;
     if (index == 0) {
-      return Internal("sqlite: parameter {} does not occur in the statement", name);
+      return Internal("sqlite: parameter ${} does not occur in the statement", i + 1);
     }
     int rc = SQLITE_OK;
     std::visit(

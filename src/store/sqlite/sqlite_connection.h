@@ -48,13 +48,24 @@ class SqliteConnection final : public SqlConnection {
   using DbPtr = std::unique_ptr<sqlite3, CloseDb>;
   using StmtPtr = std::unique_ptr<sqlite3_stmt, FinalizeStmt>;
 
+  /// A prepared statement and, for each `$N` parameter, its bind index (SQLite numbers named
+  /// parameters in order of first appearance, not by N).
+  struct Prepared {
+    StmtPtr stmt;
+    std::vector<int> index_of;  // index_of[N-1] = bind index of `$N`, 0 when absent
+  };
+  struct TextHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+
   explicit SqliteConnection(DbPtr db);
-  Result<sqlite3_stmt*> Prepare(std::string_view sql);
+  Result<const Prepared*> Prepare(std::string_view sql);
   Error LastError(int rc, std::string_view what) const;
 
   DbPtr db_;
   // Declared after db_ so statements are finalized before the handle is closed.
-  std::unordered_map<std::string, StmtPtr> statements_;
+  std::unordered_map<std::string, Prepared, TextHash, std::equal_to<>> statements_;
 };
 
 }  // namespace cairn::store::sqlite
