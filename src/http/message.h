@@ -2,6 +2,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -36,8 +37,19 @@ struct Response {
   int status = 200;
   std::string content_type = "application/json";
   std::vector<std::pair<std::string, std::string>> headers;
+  /// The body as sent: `body`, then `*spliced` (when set), then `body_tail`. A large immutable
+  /// document (a cached metadata file) is spliced in by reference, so it is never copied on its
+  /// way to the socket.
   std::string body;
+  std::shared_ptr<const std::string> spliced;
+  std::string body_tail;
   std::string audit_note;  // not sent: extra detail for the request's audit record
+
+  size_t BodySize() const {
+    return body.size() + (spliced ? spliced->size() : 0) + body_tail.size();
+  }
+  /// The whole body as one string (a copy when a document is spliced in).
+  std::string BodyText() const;
 };
 
 /// Splits `target` into path and decoded query parameters. False on malformed %-escapes.

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "http/server.h"
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <list>
+#include <mutex>
 #include <thread>
+#include <vector>
 
 #include <spdlog/spdlog.h>
 
@@ -28,17 +31,64 @@ std::string NextRequestId() {
   return fmt::format("{}-{:06}", prefix, ++counter);
 }
 
+/// A response body sent as up to three buffers: `head`, a shared immutable document, `tail`
+/// (see Response::spliced). Beast hands them to one writev together with the header, so a
+/// cached metadata file goes from the cache to the socket without a copy in between.
+struct SplicedBody {
+  struct value_type {
+    std::string head;
+    std::shared_ptr<const std::string> middle;
+    std::string tail;
+  };
+
+  static std::uint64_t size(const value_type& v) {
+    return v.head.size() + (v.middle ? v.middle->size() : 0) + v.tail.size();
+  }
+
+  class writer {
+   public:
+    using const_buffers_type = std::array<asio::const_buffer, 3>;
+
+    template <bool isRequest, class Fields>
+    writer(const bhttp::header<isRequest, Fields>& /*header*/, const value_type& body)
+        : body_(body) {}
+
+    void init(boost::system::error_code& ec) { ec = {}; }
+
+    boost::optional<std::pair<const_buffers_type, bool>> get(boost::system::error_code& ec) {
+      ec = {};
+      if (sent_) return boost::none;
+      sent_ = true;
+      const_buffers_type buffers{asio::buffer(body_.head),
+                                 body_.middle ? asio::buffer(*body_.middle) : asio::const_buffer(),
+                                 asio::buffer(body_.tail)};
+      return std::make_pair(buffers, false);
+    }
+
+   private:
+    const value_type& body_;
+    bool sent_ = false;
+  };
+};
+
+using Strand = asio::strand<asio::io_context::executor_type>;
+
 }  // namespace
 
+/// Threading: `worker_threads` threads all run one io_context. Each connection lives on a strand
+/// of its own and calls the handler inline, so a request costs no thread hand-off; a handler that
+/// blocks (fsync, a store round trip, S3) holds only its own thread, and the others go on serving
+/// every other connection. The acceptor, the signals and the shutdown state live on `control_`.
 class Server::Impl {
  public:
   Impl(ServerOptions options, Handler handler, ErrorRenderer renderer)
       : options_(std::move(options)),
         handler_(std::move(handler)),
         renderer_(std::move(renderer)),
-        workers_(static_cast<size_t>(std::max(1, options_.worker_threads))),
-        acceptor_(io_),
-        signals_(io_, SIGINT, SIGTERM) {}
+        io_(std::max(1, options_.worker_threads)),
+        control_(asio::make_strand(io_)),
+        acceptor_(control_),
+        signals_(control_, SIGINT, SIGTERM) {}
 
   Status Listen() {
     boost::system::error_code ec;
@@ -65,35 +115,52 @@ class Server::Impl {
         BeginShutdown();
       }
     });
-    asio::co_spawn(io_, AcceptLoop(), asio::detached);
+    asio::co_spawn(control_, AcceptLoop(), asio::detached);
+    const int n = std::max(1, options_.worker_threads);
+    std::vector<std::thread> threads;
+    threads.reserve(static_cast<size_t>(n - 1));
+    for (int i = 1; i < n; ++i) threads.emplace_back([this] { io_.run(); });
     io_.run();
-    workers_.join();
+    for (auto& t : threads) t.join();
   }
 
   void Stop() {
-    asio::post(io_, [this] { BeginShutdown(); });
+    asio::post(control_, [this] { BeginShutdown(); });
   }
 
  private:
+  /// One open connection. Touched only on the connection's strand, except `in_list` bookkeeping
+  /// under `mu_`.
   struct Connection {
-    beast::tcp_stream* stream = nullptr;
-    bool busy = false;
+    explicit Connection(Strand s) : strand(std::move(s)) {}
+    Strand strand;
+    beast::tcp_stream* stream = nullptr;  // null once the session has closed it
+    bool busy = false;                    // a request is being handled or answered
   };
 
+  // On control_.
   void BeginShutdown() {
-    if (stopping_) return;
-    stopping_ = true;
+    if (stopping_.exchange(true)) return;
     boost::system::error_code ec;
     acceptor_.close(ec);
     signals_.cancel(ec);
-    for (auto& c : connections_) {
-      if (!c.busy && c.stream != nullptr) c.stream->socket().cancel(ec);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      for (const auto& c : connections_) {
+        // Idle connections are waiting for a request: wake them so they see stopping_.
+        asio::post(c->strand, [c] {
+          boost::system::error_code ignored;
+          if (c->stream != nullptr && !c->busy) c->stream->socket().cancel(ignored);
+        });
+      }
     }
     // Requests still running get a grace period; after it the loop is stopped hard.
-    auto timer = std::make_shared<asio::steady_timer>(io_);
+    auto timer = std::make_shared<asio::steady_timer>(control_);
     timer->expires_after(std::chrono::milliseconds(options_.shutdown_grace_ms));
     timer->async_wait([this, timer](const boost::system::error_code& e) {
-      if (!e && !connections_.empty()) {
+      if (e) return;
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!connections_.empty()) {
         spdlog::warn("event=shutdown_forced open_connections={}", connections_.size());
         io_.stop();
       }
@@ -102,8 +169,14 @@ class Server::Impl {
     MaybeFinish();
   }
 
+  // On control_.
   void MaybeFinish() {
-    if (stopping_ && connections_.empty() && grace_timer_) {
+    bool idle = false;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      idle = connections_.empty();
+    }
+    if (stopping_ && idle && grace_timer_) {
       grace_timer_->cancel();
       grace_timer_.reset();
     }
@@ -112,14 +185,21 @@ class Server::Impl {
   awaitable<void> AcceptLoop() {
     while (!stopping_) {
       boost::system::error_code ec;
-      tcp::socket socket = co_await acceptor_.async_accept(asio::redirect_error(use_awaitable, ec));
+      Strand strand = asio::make_strand(io_);
+      tcp::socket socket(strand);
+      co_await acceptor_.async_accept(socket, asio::redirect_error(use_awaitable, ec));
       if (ec) {
         if (stopping_) break;
         spdlog::warn("event=accept_failed error=\"{}\"", ec.message());
         continue;
       }
       socket.set_option(tcp::no_delay(true), ec);
-      asio::co_spawn(io_, Session(std::move(socket)), asio::detached);
+      auto connection = std::make_shared<Connection>(strand);
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        connections_.push_back(connection);
+      }
+      asio::co_spawn(strand, Session(std::move(socket), connection), asio::detached);
     }
   }
 
@@ -147,24 +227,25 @@ class Server::Impl {
     return RenderError(500, "Internal error while handling the request", request);
   }
 
-  static bhttp::response<bhttp::string_body> ToBeast(Response&& r, unsigned version,
-                                                     bool keep_alive,
-                                                     const std::string& request_id) {
-    bhttp::response<bhttp::string_body> res{static_cast<bhttp::status>(r.status), version};
+  static bhttp::response<SplicedBody> ToBeast(Response&& r, unsigned version, bool keep_alive,
+                                              const std::string& request_id) {
+    bhttp::response<SplicedBody> res{static_cast<bhttp::status>(r.status), version};
     res.set(bhttp::field::server, "cairn");
-    if (!r.body.empty() || r.status != 200) res.set(bhttp::field::content_type, r.content_type);
+    if (r.BodySize() > 0 || r.status != 200) res.set(bhttp::field::content_type, r.content_type);
     res.set("X-Request-Id", request_id);
     for (const auto& [k, v] : r.headers) res.set(k, v);
     res.keep_alive(keep_alive);
-    res.body() = std::move(r.body);  // metadata documents are large: never copy them twice
+    // Metadata documents are large: moved or shared, never copied.
+    res.body().head = std::move(r.body);
+    res.body().middle = std::move(r.spliced);
+    res.body().tail = std::move(r.body_tail);
     res.prepare_payload();
     return res;
   }
 
-  awaitable<void> Session(tcp::socket socket) {
+  awaitable<void> Session(tcp::socket socket, std::shared_ptr<Connection> self) {
     beast::tcp_stream stream(std::move(socket));
-    connections_.push_back(Connection{&stream, false});
-    auto self = std::prev(connections_.end());
+    self->stream = &stream;
     std::string remote;
     {
       boost::system::error_code ec;
@@ -211,6 +292,7 @@ class Server::Impl {
         }
         break;
       }
+      self->busy = true;
       auto& req = parser.get();
       Request request;
       request.method = std::string(req.method_string());
@@ -228,12 +310,8 @@ class Server::Impl {
       if (!ParseTarget(request.target, request.path, request.query)) {
         response = RenderError(400, "Malformed percent-encoding in the request target", request);
       } else {
-        self->busy = true;
         stream.expires_never();
-        co_await asio::post(workers_, use_awaitable);
-        response = CallHandler(request);
-        co_await asio::post(io_, use_awaitable);
-        self->busy = false;
+        response = CallHandler(request);  // inline: this strand's thread runs it
       }
       const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(
                               std::chrono::steady_clock::now() - started)
@@ -245,13 +323,18 @@ class Server::Impl {
           ToBeast(std::move(response), version, keep_alive && !stopping_, request.request_id);
       stream.expires_after(idle);
       co_await bhttp::async_write(stream, res, asio::redirect_error(use_awaitable, ec));
+      self->busy = false;
       if (ec || !keep_alive) break;
     }
     boost::system::error_code ignored;
     stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
     stream.socket().close(ignored);
-    connections_.erase(self);
-    MaybeFinish();
+    self->stream = nullptr;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      connections_.remove(self);
+    }
+    if (stopping_) asio::post(control_, [this] { MaybeFinish(); });
   }
 
   // After an early error response, read and discard what the client is still sending (bounded)
@@ -273,13 +356,14 @@ class Server::Impl {
   ServerOptions options_;
   Handler handler_;
   ErrorRenderer renderer_;
-  asio::io_context io_{1};
-  asio::thread_pool workers_;
+  asio::io_context io_;
+  Strand control_;
   tcp::acceptor acceptor_;
   asio::signal_set signals_;
-  std::list<Connection> connections_;  // touched only on the io thread
-  bool stopping_ = false;              // io thread only
-  std::shared_ptr<asio::steady_timer> grace_timer_;
+  std::mutex mu_;
+  std::list<std::shared_ptr<Connection>> connections_;  // guarded by mu_
+  std::atomic<bool> stopping_{false};
+  std::shared_ptr<asio::steady_timer> grace_timer_;  // control_ only
   int port_ = 0;
 };
 

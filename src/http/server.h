@@ -15,14 +15,14 @@ namespace cairn::http {
 struct ServerOptions {
   std::string host = "127.0.0.1";
   int port = 8090;         // 0 picks a free port
-  int worker_threads = 4;  // run the (blocking) handlers
+  int worker_threads = 4;  // run the connections and their (blocking) handlers
   size_t max_body_bytes = 10 * 1024 * 1024;
   size_t max_header_bytes = 64 * 1024;
   int idle_timeout_ms = 60'000;    // keep-alive idle and slow-client read timeout
   int shutdown_grace_ms = 15'000;  // in-flight requests may finish within this
 };
 
-/// Handles one request on a worker thread. Must not throw (a throw becomes a 500).
+/// Handles one request on one of the server's threads. Must not throw (a throw becomes a 500).
 using Handler = std::function<Response(const Request&)>;
 
 /// Renders a transport-level error (bad request, body too large, handler crash) in the format
@@ -31,8 +31,9 @@ using Handler = std::function<Response(const Request&)>;
 using ErrorRenderer =
     std::function<Response(int status, std::string_view message, const Request& partial)>;
 
-/// The HTTP/1.1 server: one io thread runs the accept loop and the per-connection coroutines;
-/// handlers run on a worker pool so blocking store or storage calls never stall the io thread.
+/// The HTTP/1.1 server: `worker_threads` threads run the accept loop and the per-connection
+/// coroutines, each connection on a strand of its own, and call the handler inline. A handler
+/// that blocks on the store or on storage holds one thread; the others keep serving.
 class Server {
  public:
   Server(ServerOptions options, Handler handler, ErrorRenderer error_renderer);

@@ -11,6 +11,7 @@
 #include "connector/iceberg/iceberg_catalog.h"
 #include "connector/iceberg/iceberg_proxy.h"
 #include "iceberg/table_metadata.h"
+#include "json/json_util.h"
 
 namespace cairn::api::iceberg {
 
@@ -166,30 +167,32 @@ OrderedJson PropertiesJson(const model::Properties& p) {
 }
 
 // `{"metadata-location": ..., "metadata": <file text verbatim>, "config": {}}`: the stored
-// document is spliced, not parsed and re-serialized.
-std::string LoadResultText(const LoadedObject& obj, bool with_config,
-                           const std::string* metadata_override,
-                           const std::string* access = nullptr) {
-  const std::string& metadata =
-      metadata_override != nullptr ? *metadata_override : *obj.metadata_text;
-  std::string out;
-  out.reserve(metadata.size() + obj.metadata_location.size() + 64);  // one allocation, one copy
-  out += "{";
+// document is spliced into the response by reference (shared with the metadata file cache), never
+// parsed, re-serialized or copied. `metadata_override` (a filtered document) is copied instead.
+void SetLoadResult(Response& r, const LoadedObject& obj, bool with_config,
+                   const std::string* metadata_override, const std::string* access = nullptr) {
+  std::string& head = r.body;
+  head.clear();
+  head += "{";
   if (!obj.metadata_location.empty()) {
-    out += "\"metadata-location\":";
-    out += Json(obj.metadata_location).dump();
-    out += ",";
+    head += "\"metadata-location\":";
+    cairn::json::AppendQuoted(head, obj.metadata_location);
+    head += ",";
   }
-  out += "\"metadata\":";
-  out += metadata;
+  head += "\"metadata\":";
+  std::string& tail = metadata_override != nullptr ? head : r.body_tail;
+  if (metadata_override != nullptr) {
+    head += *metadata_override;
+  } else {
+    r.spliced = obj.metadata_text;
+  }
   if (access != nullptr && !access->empty()) {
-    out += ",";
-    out += *access;  // `"config":{...},"storage-credentials":[...]`
+    tail += ",";
+    tail += *access;  // `"config":{...},"storage-credentials":[...]`
   } else if (with_config) {
-    out += ",\"config\":{}";
+    tail += ",\"config\":{}";
   }
-  out += "}";
-  return out;
+  tail += "}";
 }
 
 // Client-side storage settings a catalog hands out (never secrets): the S3 endpoint and
@@ -623,7 +626,7 @@ Response IcebergApi::Handle(const Request& request, const governance::Principal&
         auto created = catalog.CreateView(ctx.call, ns, *body);
         if (!created) return fail(created.error());
         Response r;
-        r.body = LoadResultText(*created, true, nullptr);
+        SetLoadResult(r, *created, true, nullptr);
         return r;
       }
       bool stage = false;
@@ -642,7 +645,7 @@ Response IcebergApi::Handle(const Request& request, const governance::Principal&
           return *d;
         }
       }
-      r.body = LoadResultText(*created, true, nullptr, &access);
+      SetLoadResult(r, *created, true, nullptr, &access);
       if (!stage) r.headers.emplace_back("ETag", ETagFor(created->metadata_location, "all"));
       return r;
     }
@@ -674,7 +677,7 @@ Response IcebergApi::Handle(const Request& request, const governance::Principal&
             : catalog.RegisterView(ctx.call, ns, name->get<std::string>(), loc->get<std::string>());
     if (!registered) return fail(registered.error());
     Response r;
-    r.body = LoadResultText(*registered, true, nullptr);
+    SetLoadResult(r, *registered, true, nullptr);
     return r;
   }
   if ((sub != "tables" && !views) || n < 6) return not_found();
@@ -714,7 +717,7 @@ Response IcebergApi::Handle(const Request& request, const governance::Principal&
       auto view = catalog.LoadView(ns, name);
       if (!view) return fail(view.error());
       Response r;
-      r.body = LoadResultText(*view, true, nullptr);
+      SetLoadResult(r, *view, true, nullptr);
       return r;
     }
     if (method == "HEAD") return ExistsResponse(catalog.ViewRow(ns, name));
@@ -726,7 +729,7 @@ Response IcebergApi::Handle(const Request& request, const governance::Principal&
       auto view = catalog.ReplaceView(ctx.call, ns, name, parts->first, parts->second);
       if (!view) return fail(view.error());
       Response r;
-      r.body = LoadResultText(*view, true, nullptr);
+      SetLoadResult(r, *view, true, nullptr);
       return r;
     }
     if (method == "DELETE") {
@@ -784,9 +787,9 @@ Response IcebergApi::Handle(const Request& request, const governance::Principal&
     }
     if (mode == "refs") {
       const std::string filtered = RefsOnly(*table->metadata_text);
-      r.body = LoadResultText(*table, true, &filtered, &access);
+      SetLoadResult(r, *table, true, &filtered, &access);
     } else {
-      r.body = LoadResultText(*table, true, nullptr, &access);
+      SetLoadResult(r, *table, true, nullptr, &access);
     }
     r.headers.emplace_back("ETag", ETagFor(table->metadata_location, mode));
     return r;
@@ -801,7 +804,7 @@ Response IcebergApi::Handle(const Request& request, const governance::Principal&
     auto committed = catalog.CommitTable(ctx.call, c);
     if (!committed) return fail(committed.error());
     Response r;
-    r.body = LoadResultText(*committed, false, nullptr);
+    SetLoadResult(r, *committed, false, nullptr);
     r.headers.emplace_back("ETag", ETagFor(committed->metadata_location, "all"));
     return r;
   }

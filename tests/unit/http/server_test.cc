@@ -5,8 +5,12 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
@@ -60,6 +64,26 @@ class ServerTest : public ::testing::Test {
         [this](const Request& r) {
           ++calls_;
           Response resp;
+          if (r.path == "/spliced") {
+            resp.body = "<";
+            resp.spliced = spliced_;
+            resp.body_tail = ">";
+            return resp;
+          }
+          if (r.path == "/block") {  // waits until /release has been served on another connection
+            std::unique_lock lock(mu_);
+            const bool released =
+                cv_.wait_for(lock, std::chrono::seconds(5), [this] { return released_; });
+            resp.body = released ? "released" : "timed out";
+            return resp;
+          }
+          if (r.path == "/release") {
+            {
+              std::lock_guard lock(mu_);
+              released_ = true;
+            }
+            cv_.notify_all();
+          }
           resp.body =
               r.method + " " + r.path + " q=" + r.Query("q").value_or("-") + " body=" + r.body;
           if (r.path == "/slow") std::this_thread::sleep_for(std::chrono::milliseconds(300));
@@ -85,7 +109,103 @@ class ServerTest : public ::testing::Test {
   std::thread thread_;
   int port_ = 0;
   std::atomic<int> calls_{0};
+  std::shared_ptr<const std::string> spliced_ = [] {
+    std::string doc(300 * 1024, 'm');  // larger than a socket buffer: takes several writes
+    doc[0] = 'A';
+    doc.back() = 'Z';
+    return std::make_shared<const std::string>(std::move(doc));
+  }();
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool released_ = false;
 };
+
+TEST_F(ServerTest, SendsASplicedDocumentBetweenHeadAndTail) {
+  std::string out =
+      Exchange(port_, "GET /spliced HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n");
+  const size_t total = spliced_->size() + 2;
+  EXPECT_NE(out.find("Content-Length: " + std::to_string(total)), std::string::npos)
+      << out.substr(0, 300);
+  const size_t body = out.find("\r\n\r\n");
+  ASSERT_NE(body, std::string::npos);
+  EXPECT_EQ(out.substr(body + 4), "<" + *spliced_ + ">");
+}
+
+TEST_F(ServerTest, ABlockedHandlerDoesNotHoldUpOtherConnections) {
+  // The server has two threads; /block holds one until /release, sent on a second connection,
+  // has been handled by the other.
+  std::string blocked;
+  std::thread first([&] {
+    blocked = Exchange(port_, "GET /block HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n");
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  std::string released =
+      Exchange(port_, "GET /release HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n");
+  first.join();
+  EXPECT_NE(released.find("HTTP/1.1 200"), std::string::npos) << released;
+  EXPECT_NE(blocked.find("released"), std::string::npos) << blocked;
+}
+
+TEST_F(ServerTest, ManyConcurrentKeepAliveClientsAllGetTheirOwnAnswers) {
+  constexpr int kClients = 16;
+  constexpr int kRequests = 20;
+  std::vector<std::thread> clients;
+  std::atomic<int> good{0};
+  for (int c = 0; c < kClients; ++c) {
+    clients.emplace_back([&, c] {
+      std::string raw;
+      for (int i = 0; i < kRequests; ++i) {
+        raw +=
+            "GET /c" + std::to_string(c) + "?q=" + std::to_string(i) + " HTTP/1.1\r\nHost: h\r\n";
+        raw += i + 1 == kRequests ? "Connection: close\r\n\r\n" : "\r\n";
+      }
+      const std::string out = Exchange(port_, raw);
+      for (int i = 0; i < kRequests; ++i) {
+        if (out.find("GET /c" + std::to_string(c) + " q=" + std::to_string(i) + " body=") !=
+            std::string::npos) {
+          ++good;
+        }
+      }
+    });
+  }
+  for (auto& t : clients) t.join();
+  EXPECT_EQ(good.load(), kClients * kRequests);
+}
+
+TEST(ServerShutdown, IdleKeepAliveConnectionsDoNotDelayStop) {
+  ServerOptions options;
+  options.port = 0;
+  options.worker_threads = 3;
+  options.shutdown_grace_ms = 10'000;
+  Server server(
+      options, [](const Request&) { return Response{}; },
+      [](int status, std::string_view m, const Request&) {
+        Response r;
+        r.status = status;
+        r.body = std::string(m);
+        return r;
+      });
+  ASSERT_TRUE(server.Listen().has_value());
+  const int port = server.port();
+  std::thread runner([&] { server.Run(); });
+  // A client that keeps its connection open after one answer.
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  const std::string req = "GET / HTTP/1.1\r\nHost: h\r\n\r\n";
+  ASSERT_EQ(::send(fd, req.data(), req.size(), MSG_NOSIGNAL), static_cast<ssize_t>(req.size()));
+  char buf[1024];
+  ASSERT_GT(::recv(fd, buf, sizeof(buf), 0), 0);
+  const auto stop_started = std::chrono::steady_clock::now();
+  server.Stop();
+  runner.join();  // well before the 10 s grace period: the idle connection is closed at once
+  EXPECT_LT(std::chrono::steady_clock::now() - stop_started, std::chrono::seconds(5));
+  EXPECT_EQ(::recv(fd, buf, sizeof(buf), 0), 0);  // the server closed it
+  ::close(fd);
+}
 
 TEST_F(ServerTest, ServesRequestsWithDecodedQueryAndRequestId) {
   std::string out =
