@@ -68,6 +68,18 @@ int Serve(Config config) {
                                   : config.sqlite_path;
   store_options.postgres_url = config.postgres_url;
   store_options.pool_size = config.store_pool_size > 0 ? config.store_pool_size : workers;
+  // The embedded SQLite store belongs to this process alone: locked for the server's life, so
+  // path lookups can be cached. (PostgreSQL is shared by replicas and is never cached.)
+  std::shared_ptr<void> store_lock;
+  if (store_options.type == "sqlite" && store_options.sqlite_path != ":memory:") {
+    auto lock = store::LockSqliteStore(store_options.sqlite_path);
+    if (!lock) {
+      spdlog::error("event=startup_failed reason=\"{}\"", lock.error().message);
+      return 1;
+    }
+    store_lock = std::move(*lock);
+    store_options.cache_paths = true;
+  }
   auto store = store::OpenStore(store_options);
   if (!store) {
     spdlog::error("event=startup_failed reason=\"{}\"", store.error().message);

@@ -1,10 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "store/metadata_store.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <system_error>
 #include <utility>
 
 #include <spdlog/spdlog.h>
+#include <sys/file.h>
 
 #include "store/connection_pool.h"
 #include "store/migrations/migrations.h"
@@ -60,16 +69,57 @@ namespace {
 
 // Opens the first connection, migrates through it, and seeds the pool with it.
 Result<std::unique_ptr<MetadataStore>> OpenWith(ConnectionPool::Factory factory, int pool_size,
-                                                const StoreOptions& options) {
+                                                const StoreOptions& options, bool cache_paths) {
   CAIRN_ASSIGN_OR_RETURN(std::unique_ptr<SqlConnection> first, factory());
   CAIRN_RETURN_IF_ERROR(migrations::Migrate(*first));
   auto pool = std::make_unique<ConnectionPool>(
       std::move(factory), pool_size, std::chrono::milliseconds(options.acquire_timeout_ms));
   pool->AddIdle(std::move(first));
-  return std::unique_ptr<MetadataStore>(std::make_unique<SqlMetadataStore>(std::move(pool)));
+  return std::unique_ptr<MetadataStore>(
+      std::make_unique<SqlMetadataStore>(std::move(pool), cache_paths));
 }
 
 }  // namespace
+
+namespace {
+class StoreFileLock {
+ public:
+  static Result<std::shared_ptr<StoreFileLock>> Take(const std::string& path) {
+    std::error_code ec;
+    const auto parent = std::filesystem::path(path).parent_path();
+    if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0640);
+    if (fd < 0) {
+      return Unavailable("cannot open the SQLite store '{}': {}", path, std::strerror(errno));
+    }
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+      const int err = errno;
+      ::close(fd);
+      if (err == EWOULDBLOCK) {
+        return Unavailable(
+            "the SQLite store '{}' is in use by another cairn process; run one server per SQLite "
+            "store (several replicas share PostgreSQL instead)",
+            path);
+      }
+      return Unavailable("cannot lock the SQLite store '{}': {}", path, std::strerror(err));
+    }
+    return std::make_shared<StoreFileLock>(fd);
+  }
+  explicit StoreFileLock(int fd) : fd_(fd) {}
+  StoreFileLock(const StoreFileLock&) = delete;
+  StoreFileLock& operator=(const StoreFileLock&) = delete;
+  ~StoreFileLock() { ::close(fd_); }
+
+ private:
+  int fd_;
+};
+
+}  // namespace
+
+Result<std::shared_ptr<void>> LockSqliteStore(const std::string& path) {
+  CAIRN_ASSIGN_OR_RETURN(std::shared_ptr<StoreFileLock> lock, StoreFileLock::Take(path));
+  return std::shared_ptr<void>(std::move(lock));
+}
 
 Result<std::unique_ptr<MetadataStore>> OpenStore(const StoreOptions& options) {
   if (options.type == "sqlite") {
@@ -85,7 +135,7 @@ Result<std::unique_ptr<MetadataStore>> OpenStore(const StoreOptions& options) {
     const int pool_size = memory ? 1 : options.pool_size;
     spdlog::info("event=store_open type=sqlite path=\"{}\" pool_size={}", options.sqlite_path,
                  pool_size);
-    return OpenWith(std::move(factory), pool_size, options);
+    return OpenWith(std::move(factory), pool_size, options, options.cache_paths);
   }
   if (options.type == "postgres") {
     ConnectionPool::Factory factory =
@@ -96,7 +146,8 @@ Result<std::unique_ptr<MetadataStore>> OpenStore(const StoreOptions& options) {
     };
     spdlog::info("event=store_open type=postgres url=\"{}\" pool_size={}",
                  postgres::RedactConnectionUrl(options.postgres_url), options.pool_size);
-    return OpenWith(std::move(factory), options.pool_size, options);
+    // Replicas share PostgreSQL, and a write by one is invisible to another's caches: no caching.
+    return OpenWith(std::move(factory), options.pool_size, options, /*cache_paths=*/false);
   }
   return InvalidArgument("unknown cairn.store.type '{}' (expected sqlite or postgres)",
                          options.type);

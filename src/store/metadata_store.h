@@ -112,6 +112,9 @@ struct StoreOptions {
   int pool_size = 4;
   int busy_timeout_ms = 5000;
   int acquire_timeout_ms = 10000;  // how long a call waits for a free pooled connection
+  /// SQLite only: answer repeated path lookups (GetPath) from memory, invalidated by every write
+  /// this store makes. Only for a database no other process writes (see LockSqliteStore).
+  bool cache_paths = false;
 };
 
 /// Opens the configured store and runs pending schema migrations.
@@ -122,5 +125,11 @@ struct StoreOptions {
 /// Errors: kInvalidArgument for an unknown `type` (naming `cairn.store.type`) or a missing
 /// path/url; kUnavailable when the database cannot be reached; kInternal when migrating fails.
 Result<std::unique_ptr<MetadataStore>> OpenStore(const StoreOptions& options);
+
+/// Takes an exclusive lock (flock) on a SQLite database file, creating it and its parent
+/// directories if needed, held until the returned handle is released. A server holds it for its
+/// whole life, so a second server on the same file is refused at start-up (kUnavailable, naming
+/// the file) instead of two processes writing behind each other's caches.
+Result<std::shared_ptr<void>> LockSqliteStore(const std::string& path);
 
 }  // namespace cairn::store

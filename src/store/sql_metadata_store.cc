@@ -174,7 +174,7 @@ Result<EntityRecord> GetOn(SqlConnection& conn, EntityType type, int64_t parent_
 
 // "SELECT e0.id, ..., e1.id, ... FROM entities e0 LEFT JOIN entities e1 ON ... WHERE e0...":
 // one row whose column groups are the levels of the path; a missing level's group is NULL.
-std::string PathSql(size_t depth) {
+std::string BuildPathSql(size_t depth) {
   static const char* kColumns[] = {"id",
                                    "type",
                                    "parent_id",
@@ -206,6 +206,20 @@ std::string PathSql(size_t depth) {
   }
   sql += " WHERE e0.parent_id = $1 AND e0.type = $2 AND e0.name = $3";
   return sql;
+}
+
+// Built once per depth: this text is the statement-cache key of every path lookup.
+constexpr size_t kMaxCachedPathDepth = 8;
+const std::string& PathSql(size_t depth) {
+  static const std::vector<std::string> cached = [] {
+    std::vector<std::string> v(kMaxCachedPathDepth + 1);
+    for (size_t d = 1; d <= kMaxCachedPathDepth; ++d) v[d] = BuildPathSql(d);
+    return v;
+  }();
+  if (depth <= kMaxCachedPathDepth) return cached[depth];
+  thread_local std::string deeper;
+  deeper = BuildPathSql(depth);
+  return deeper;
 }
 
 Result<std::vector<EntityRecord>> GetPathOn(
@@ -358,9 +372,11 @@ class TransactionView final : public MetadataStore {
 
 }  // namespace
 
-SqlMetadataStore::SqlMetadataStore(std::unique_ptr<ConnectionPool> pool) : pool_(std::move(pool)) {}
+SqlMetadataStore::SqlMetadataStore(std::unique_ptr<ConnectionPool> pool, bool cache_paths)
+    : pool_(std::move(pool)), cache_paths_(cache_paths) {}
 
 Result<EntityRecord> SqlMetadataStore::Insert(const EntityRecord& record) {
+  const WriteScope write(*this);
   CAIRN_ASSIGN_OR_RETURN(ConnectionPool::Lease conn, pool_->Acquire());
   return InsertOn(*conn, record);
 }
@@ -378,8 +394,35 @@ Result<EntityRecord> SqlMetadataStore::GetById(int64_t id) {
 
 Result<std::vector<EntityRecord>> SqlMetadataStore::GetPath(
     int64_t root_parent_id, const std::vector<std::pair<EntityType, std::string>>& path) {
-  CAIRN_ASSIGN_OR_RETURN(ConnectionPool::Lease conn, pool_->Acquire());
-  return GetPathOn(*conn, root_parent_id, path);
+  if (!cache_paths_) {
+    CAIRN_ASSIGN_OR_RETURN(ConnectionPool::Lease conn, pool_->Acquire());
+    return GetPathOn(*conn, root_parent_id, path);
+  }
+  std::string key = std::to_string(root_parent_id);
+  for (const auto& [type, name] : path) {
+    key += '\0';
+    key += std::to_string(static_cast<int>(type));
+    key += ':';
+    key += name;
+  }
+  // Read the generation before the query: a write that commits after it invalidates the entry.
+  const uint64_t generation = generation_.load(std::memory_order_acquire);
+  {
+    std::lock_guard lock(cache_mu_);
+    auto it = paths_.find(key);
+    if (it != paths_.end() && it->second.generation == generation) return it->second.rows;
+  }
+  std::vector<EntityRecord> rows;
+  {
+    CAIRN_ASSIGN_OR_RETURN(ConnectionPool::Lease conn, pool_->Acquire());
+    CAIRN_ASSIGN_OR_RETURN(rows, GetPathOn(*conn, root_parent_id, path));
+  }
+  std::lock_guard lock(cache_mu_);
+  if (generation_.load(std::memory_order_acquire) == generation) {
+    if (paths_.size() >= kMaxCachedPaths) paths_.clear();
+    paths_[std::move(key)] = CachedPath{generation, rows};
+  }
+  return rows;
 }
 
 Result<std::vector<EntityRecord>> SqlMetadataStore::List(EntityType type, int64_t parent_id,
@@ -394,16 +437,19 @@ Result<int64_t> SqlMetadataStore::CountChildren(int64_t parent_id) {
 }
 
 Result<EntityRecord> SqlMetadataStore::CompareAndSet(const EntityRecord& record) {
+  const WriteScope write(*this);
   CAIRN_ASSIGN_OR_RETURN(ConnectionPool::Lease conn, pool_->Acquire());
   return CompareAndSetOn(*conn, record);
 }
 
 Result<bool> SqlMetadataStore::Delete(int64_t id) {
+  const WriteScope write(*this);
   CAIRN_ASSIGN_OR_RETURN(ConnectionPool::Lease conn, pool_->Acquire());
   return DeleteOn(*conn, id);
 }
 
 Status SqlMetadataStore::RunInTransaction(const std::function<Status(MetadataStore& tx)>& body) {
+  const WriteScope write(*this);  // declared first: moves the generation after commit or rollback
   CAIRN_ASSIGN_OR_RETURN(ConnectionPool::Lease conn, pool_->Acquire());
   CAIRN_RETURN_IF_ERROR(conn->Begin());
   TransactionGuard guard(*conn);

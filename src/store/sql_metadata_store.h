@@ -1,7 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
 
 #include "store/connection_pool.h"
 #include "store/metadata_store.h"
@@ -14,9 +20,16 @@ namespace cairn::store {
 /// RunInTransaction keeps one connection for the whole body.
 ///
 /// Construct through OpenStore, or directly with a pool whose connections are already migrated.
+///
+/// With `cache_paths`, GetPath answers repeated lookups from memory. Every write through this
+/// store (Insert, CompareAndSet, Delete, a transaction) moves a generation counter once it has
+/// committed, and an entry is used only while the generation it was read at is still current, so
+/// a lookup never sees a state older than the last write this process finished. Only for a
+/// database no other process writes: the embedded SQLite store, never a PostgreSQL shared by
+/// replicas.
 class SqlMetadataStore final : public MetadataStore {
  public:
-  explicit SqlMetadataStore(std::unique_ptr<ConnectionPool> pool);
+  explicit SqlMetadataStore(std::unique_ptr<ConnectionPool> pool, bool cache_paths = false);
 
   Result<EntityRecord> Insert(const EntityRecord& record) override;
   Result<EntityRecord> Get(EntityType type, int64_t parent_id, std::string_view name) override;
@@ -34,7 +47,28 @@ class SqlMetadataStore final : public MetadataStore {
   bool Ping() override;
 
  private:
+  /// Moves the generation when a write scope ends (after its commit or rollback).
+  class WriteScope {
+   public:
+    explicit WriteScope(SqlMetadataStore& store) : store_(store) {}
+    WriteScope(const WriteScope&) = delete;
+    WriteScope& operator=(const WriteScope&) = delete;
+    ~WriteScope() { store_.generation_.fetch_add(1, std::memory_order_acq_rel); }
+
+   private:
+    SqlMetadataStore& store_;
+  };
+  struct CachedPath {
+    uint64_t generation = 0;
+    std::vector<EntityRecord> rows;
+  };
+  static constexpr size_t kMaxCachedPaths = 4096;
+
   std::unique_ptr<ConnectionPool> pool_;
+  const bool cache_paths_;
+  std::atomic<uint64_t> generation_{0};
+  std::mutex cache_mu_;
+  std::unordered_map<std::string, CachedPath> paths_;  // guarded by cache_mu_
 };
 
 }  // namespace cairn::store

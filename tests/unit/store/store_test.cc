@@ -22,7 +22,8 @@ namespace {
 
 // One suite, three backends. PostgreSQL runs only when CAIRN_TEST_PG_URL names a server the
 // tests may create databases on; every test gets its own fresh database there.
-enum class Backend { kSqliteMemory, kSqliteFile, kPostgres };
+// kSqliteFileCached: a file store with path lookups cached in memory, as the server runs it.
+enum class Backend { kSqliteMemory, kSqliteFile, kSqliteFileCached, kPostgres };
 
 std::string BackendName(Backend backend) {
   switch (backend) {
@@ -30,6 +31,8 @@ std::string BackendName(Backend backend) {
       return "SqliteMemory";
     case Backend::kSqliteFile:
       return "SqliteFile";
+    case Backend::kSqliteFileCached:
+      return "SqliteFileCached";
     case Backend::kPostgres:
       return "Postgres";
   }
@@ -110,8 +113,10 @@ class StoreTest : public testing::TestWithParam<Backend> {
         options_.sqlite_path = ":memory:";
         break;
       case Backend::kSqliteFile:
+      case Backend::kSqliteFileCached:
         dir_ = std::filesystem::temp_directory_path() / ("cairn_store_test_" + UniqueSuffix());
         options_.sqlite_path = (dir_ / "nested" / "metadata.db").string();  // parent is created
+        options_.cache_paths = GetParam() == Backend::kSqliteFileCached;
         break;
       case Backend::kPostgres: {
         if (PgUrl() == nullptr) {
@@ -147,7 +152,7 @@ class StoreTest : public testing::TestWithParam<Backend> {
 
   // A second, raw connection to the same database (not available for ":memory:").
   std::unique_ptr<SqlConnection> RawConnection() {
-    if (GetParam() == Backend::kSqliteFile) {
+    if (GetParam() == Backend::kSqliteFile || GetParam() == Backend::kSqliteFileCached) {
       auto conn = sqlite::SqliteConnection::Open(options_.sqlite_path, 1000);
       return conn ? std::move(conn).value() : nullptr;
     }
@@ -249,6 +254,51 @@ TEST_P(StoreTest, GetPathResolvesTheLongestExistingPrefixInOneCall) {
   auto none = store_->GetPath(0, {{EntityType::kMetalake, "other"}});
   ASSERT_TRUE(none.has_value());
   EXPECT_TRUE(none->empty());
+}
+
+// Path lookups after every kind of write see that write (with the cached backend, the cache is
+// invalidated by each of them; a rolled-back transaction leaves the last committed state).
+TEST_P(StoreTest, GetPathSeesEveryCompletedWrite) {
+  const std::vector<std::pair<EntityType, std::string>> path = {{EntityType::kMetalake, "ml"},
+                                                                {EntityType::kCatalog, "cat"}};
+  auto comment_of_catalog = [&]() -> std::optional<std::string> {
+    auto rows = store_->GetPath(0, path);
+    EXPECT_TRUE(rows.has_value());
+    if (!rows || rows->size() < 2) return std::string("<no catalog>");
+    return (*rows)[1].comment;
+  };
+  EntityRecord ml = MustInsert(MakeRecord(EntityType::kMetalake, 0, "ml"));
+  EXPECT_EQ(comment_of_catalog(), "<no catalog>");
+  EXPECT_EQ(comment_of_catalog(), "<no catalog>");  // twice: the second may come from a cache
+  EntityRecord cat = MustInsert(MakeRecord(EntityType::kCatalog, ml.id, "cat"));
+  EXPECT_EQ(comment_of_catalog(), std::nullopt);
+
+  cat.comment = "first";
+  auto swapped = store_->CompareAndSet(cat);
+  ASSERT_OK(swapped);
+  EXPECT_EQ(comment_of_catalog(), "first");
+  EXPECT_EQ(comment_of_catalog(), "first");
+
+  ASSERT_OK(store_->RunInTransaction([&](MetadataStore& tx) -> Status {
+    EntityRecord next = *swapped;
+    next.comment = "in a transaction";
+    CAIRN_RETURN_IF_ERROR(tx.CompareAndSet(next));
+    return Ok();
+  }));
+  EXPECT_EQ(comment_of_catalog(), "in a transaction");
+
+  Status failed = store_->RunInTransaction([&](MetadataStore& tx) -> Status {
+    CAIRN_ASSIGN_OR_RETURN(EntityRecord got, tx.Get(EntityType::kCatalog, ml.id, "cat"));
+    got.comment = "rolled back";
+    CAIRN_RETURN_IF_ERROR(tx.CompareAndSet(got));
+    return Internal("fail on purpose");
+  });
+  EXPECT_FALSE(failed.has_value());
+  EXPECT_EQ(comment_of_catalog(), "in a transaction");
+
+  auto deleted = store_->Delete(cat.id);
+  ASSERT_OK(deleted);
+  EXPECT_EQ(comment_of_catalog(), "<no catalog>");
 }
 
 TEST_P(StoreTest, GetMissingIsNotFoundWithKind) {
@@ -652,7 +702,7 @@ TEST_P(StoreTest, ReconnectsAfterTheServerDropsConnections) {
 
 INSTANTIATE_TEST_SUITE_P(Backends, StoreTest,
                          testing::Values(Backend::kSqliteMemory, Backend::kSqliteFile,
-                                         Backend::kPostgres),
+                                         Backend::kSqliteFileCached, Backend::kPostgres),
                          [](const testing::TestParamInfo<Backend>& param_info) {
                            return BackendName(param_info.param);
                          });
@@ -689,6 +739,23 @@ TEST(OpenStoreTest, PoolExhaustionIsUnavailable) {
   });
   ASSERT_OK(status);
   EXPECT_TRUE(outer.Ping());
+}
+
+TEST(LockSqliteStoreTest, ASecondHolderIsRefusedUntilTheFirstLetsGo) {
+  const auto dir = std::filesystem::temp_directory_path() / ("cairn_lock_test_" + UniqueSuffix());
+  const std::string path = (dir / "sub" / "cairn.db").string();
+  {
+    auto first = LockSqliteStore(path);  // creates the file and its parent directories
+    ASSERT_OK(first);
+    EXPECT_TRUE(std::filesystem::exists(path));
+    auto second = LockSqliteStore(path);
+    ASSERT_EQ(CodeOf(second), ErrorCode::kUnavailable);
+    EXPECT_NE(second.error().message.find(path), std::string::npos) << second.error().message;
+    EXPECT_NE(second.error().message.find("another cairn process"), std::string::npos);
+  }
+  auto again = LockSqliteStore(path);
+  EXPECT_TRUE(again.has_value()) << again.error().message;
+  std::filesystem::remove_all(dir);
 }
 
 TEST(RedactConnectionUrlTest, RemovesPasswords) {
