@@ -1,15 +1,23 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "http/server.h"
 
+#include <fcntl.h>
+#include <sched.h>
+#include <unistd.h>
+
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstring>
 #include <list>
 #include <mutex>
 #include <thread>
 #include <vector>
 
 #include <spdlog/spdlog.h>
+#include <sys/syscall.h>
 
 #include "common/util.h"
 #include "http/asio.h"
@@ -75,17 +83,18 @@ using Strand = asio::strand<asio::io_context::executor_type>;
 
 }  // namespace
 
-/// Threading: `worker_threads` threads all run one io_context. Each connection lives on a strand
-/// of its own and calls the handler inline, so a request costs no thread hand-off; a handler that
-/// blocks (fsync, a store round trip, S3) holds only its own thread, and the others go on serving
-/// every other connection. The acceptor, the signals and the shutdown state live on `control_`.
+/// Threading: a few threads (one per available CPU) run one io_context, more when handlers block
+/// (see "threads" below). Each connection lives on a strand of its own and calls the handler
+/// inline, so a request costs no thread hand-off; a handler that blocks (fsync, a store round
+/// trip, S3) holds only its own thread, and the others go on serving every other connection. The
+/// acceptor, the signals and the shutdown state live on `control_`.
 class Server::Impl {
  public:
   Impl(ServerOptions options, Handler handler, ErrorRenderer renderer)
       : options_(std::move(options)),
         handler_(std::move(handler)),
         renderer_(std::move(renderer)),
-        io_(std::max(1, options_.worker_threads)),
+        io_(max_threads_),
         control_(asio::make_strand(io_)),
         acceptor_(control_),
         signals_(control_, SIGINT, SIGTERM) {}
@@ -116,12 +125,24 @@ class Server::Impl {
       }
     });
     asio::co_spawn(control_, AcceptLoop(), asio::detached);
-    const int n = std::max(1, options_.worker_threads);
+    slots_[0].alive.store(true, std::memory_order_release);  // this thread
+    for (int i = 1; i < base_threads_; ++i) StartThread(/*spare=*/false);
+    std::thread monitor([this] { MonitorThreads(); });
+    RunThread(0, /*spare=*/false);
+    {
+      std::lock_guard lock(threads_mu_);
+      monitor_stop_ = true;
+    }
+    monitor_cv_.notify_all();
+    monitor.join();
     std::vector<std::thread> threads;
-    threads.reserve(static_cast<size_t>(n - 1));
-    for (int i = 1; i < n; ++i) threads.emplace_back([this] { io_.run(); });
-    io_.run();
-    for (auto& t : threads) t.join();
+    {
+      std::lock_guard lock(threads_mu_);
+      threads.swap(threads_);
+    }
+    for (auto& t : threads) {
+      if (t.joinable()) t.join();
+    }
   }
 
   void Stop() {
@@ -137,6 +158,160 @@ class Server::Impl {
     beast::tcp_stream* stream = nullptr;  // null once the session has closed it
     bool busy = false;                    // a request is being handled or answered
   };
+
+  // ---- threads ----
+  // `base_threads_` threads (one per CPU this process may run on) always run the io_context.
+  // Handlers run inline, so while they compute, more threads would only contend. But a handler
+  // may block (fsync, a store round trip, S3, a remote catalog). When every running thread has
+  // been inside the same handler since the monitor's last look and is asleep in the kernel (per
+  // /proc/self/task/<tid>/stat; a thread that is computing or merely preempted does not count),
+  // the monitor starts a spare thread, up to `worker_threads` in all. A spare that has run no
+  // handler for kSpareIdle retires, and the monitor retires spares one at a time once no thread
+  // has been blocked for about kLooksBeforeRetiring looks.
+  struct ThreadSlot {
+    std::atomic<bool> alive{false};
+    std::atomic<bool> spare{false};
+    std::atomic<bool> retire{false};  // set by the monitor: a spare that is no longer needed
+    std::atomic<pid_t> tid{0};
+    std::atomic<bool> in_handler{false};
+    std::atomic<uint64_t> handlers{0};  // handler invocations started on this thread
+  };
+  static constexpr auto kMonitorInterval = std::chrono::milliseconds(1);
+  static constexpr auto kSpareIdle = std::chrono::milliseconds(1000);
+  static constexpr auto kSpareSlice = std::chrono::milliseconds(10);
+  static constexpr int kLooksBeforeRetiring = 100;  // ~100 ms with no blocked thread
+  static thread_local ThreadSlot* current_slot_;
+
+  // True when the thread is asleep in the kernel (waiting on I/O, a lock or the network), as
+  // opposed to running or waiting for a CPU: only then would another thread get more done.
+  static bool ThreadIsBlocked(pid_t tid) {
+    char path[64];
+    std::snprintf(path, sizeof(path), "/proc/self/task/%d/stat", static_cast<int>(tid));
+    const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    char buf[512];
+    const ssize_t n = ::read(fd, buf, sizeof(buf) - 1);
+    ::close(fd);
+    if (n <= 0) return false;
+    buf[n] = '\0';
+    const char* close_paren = std::strrchr(buf, ')');  // the name may contain spaces or ')'
+    if (close_paren == nullptr || close_paren[1] != ' ') return false;
+    const char state = close_paren[2];
+    return state == 'S' || state == 'D';
+  }
+
+  static int CpusAvailable() {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof(set), &set) == 0) return std::max(1, CPU_COUNT(&set));
+    return static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
+  }
+
+  // Caller holds threads_mu_ or is the only thread (before Run starts others).
+  int FreeSlot() const {
+    for (size_t i = 0; i < slots_.size(); ++i) {
+      if (!slots_[i].alive.load(std::memory_order_acquire)) return static_cast<int>(i);
+    }
+    return -1;
+  }
+
+  // Starts a thread in a free slot; false when all are taken. Caller holds threads_mu_.
+  bool StartThreadLocked(bool spare) {
+    const int slot = FreeSlot();
+    if (slot < 0) return false;
+    std::thread& previous = threads_[static_cast<size_t>(slot)];
+    if (previous.joinable()) previous.join();  // a retired spare: it has finished, or is about to
+    ThreadSlot& s = slots_[static_cast<size_t>(slot)];
+    s.spare.store(spare, std::memory_order_relaxed);
+    s.retire.store(false, std::memory_order_relaxed);
+    s.alive.store(true, std::memory_order_release);
+    previous = std::thread([this, slot, spare] { RunThread(slot, spare); });
+    return true;
+  }
+
+  bool StartThread(bool spare) {
+    std::lock_guard lock(threads_mu_);
+    return StartThreadLocked(spare);
+  }
+
+  void RunThread(int slot_index, bool spare) {
+    ThreadSlot& slot = slots_[static_cast<size_t>(slot_index)];
+    slot.tid.store(static_cast<pid_t>(::syscall(SYS_gettid)), std::memory_order_relaxed);
+    slot.alive.store(true, std::memory_order_release);
+    current_slot_ = &slot;
+    if (!spare) {
+      io_.run();
+    } else {
+      // Runs in short slices, to notice a retire request; retires by itself when idle.
+      auto last_handler = std::chrono::steady_clock::now();
+      uint64_t seen = slot.handlers.load(std::memory_order_relaxed);
+      while (!io_.stopped() && !slot.retire.load(std::memory_order_relaxed)) {
+        io_.run_for(kSpareSlice);
+        const uint64_t n = slot.handlers.load(std::memory_order_relaxed);
+        const auto now = std::chrono::steady_clock::now();
+        if (n != seen) {
+          seen = n;
+          last_handler = now;
+        } else if (now - last_handler >= kSpareIdle) {
+          break;
+        }
+      }
+    }
+    current_slot_ = nullptr;
+    slot.alive.store(false, std::memory_order_release);
+  }
+
+  void MonitorThreads() {
+    std::vector<uint64_t> seen(slots_.size(), 0);
+    int calm_looks = 0;  // consecutive looks with no blocked thread
+    std::unique_lock lock(threads_mu_);
+    while (!monitor_stop_) {
+      // Idle servers are looked at rarely; busy ones every kMonitorInterval.
+      const bool busy = handlers_running_.load(std::memory_order_relaxed) > 0;
+      monitor_cv_.wait_for(lock, busy ? kMonitorInterval : 20 * kMonitorInterval);
+      if (monitor_stop_) break;
+      int running = 0;
+      int stuck = 0;
+      int spare_slot = -1;
+      for (size_t i = 0; i < slots_.size(); ++i) {
+        const ThreadSlot& slot = slots_[i];
+        const uint64_t n = slot.handlers.load(std::memory_order_relaxed);
+        if (slot.alive.load(std::memory_order_acquire)) {
+          ++running;
+          if (slot.spare.load(std::memory_order_relaxed) &&
+              !slot.retire.load(std::memory_order_relaxed)) {
+            spare_slot = static_cast<int>(i);
+          }
+          // In the same handler as at the last look, and asleep in the kernel: blocked.
+          if (slot.in_handler.load(std::memory_order_relaxed) && n == seen[i] &&
+              ThreadIsBlocked(slot.tid.load(std::memory_order_relaxed))) {
+            ++stuck;
+          }
+        }
+        seen[i] = n;
+      }
+      if (running > 0 && stuck == running && !stopping_) StartThreadLocked(/*spare=*/true);
+      // Nothing blocked for a while: spares only compete for the CPUs now; let one go.
+      calm_looks = stuck == 0 ? calm_looks + 1 : 0;
+      if (calm_looks >= kLooksBeforeRetiring && spare_slot >= 0) {
+        slots_[static_cast<size_t>(spare_slot)].retire.store(true, std::memory_order_relaxed);
+        calm_looks = 0;
+      }
+    }
+  }
+
+  Response RunHandler(const Request& request) {
+    ThreadSlot* slot = current_slot_;
+    handlers_running_.fetch_add(1, std::memory_order_relaxed);
+    if (slot != nullptr) {
+      slot->handlers.fetch_add(1, std::memory_order_relaxed);
+      slot->in_handler.store(true, std::memory_order_relaxed);
+    }
+    Response response = CallHandler(request);
+    if (slot != nullptr) slot->in_handler.store(false, std::memory_order_relaxed);
+    handlers_running_.fetch_sub(1, std::memory_order_relaxed);
+    return response;
+  }
 
   // On control_.
   void BeginShutdown() {
@@ -311,7 +486,7 @@ class Server::Impl {
         response = RenderError(400, "Malformed percent-encoding in the request target", request);
       } else {
         stream.expires_never();
-        response = CallHandler(request);  // inline: this strand's thread runs it
+        response = RunHandler(request);  // inline: this strand's thread runs it
       }
       const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(
                               std::chrono::steady_clock::now() - started)
@@ -356,6 +531,14 @@ class Server::Impl {
   ServerOptions options_;
   Handler handler_;
   ErrorRenderer renderer_;
+  const int max_threads_ = std::max(1, options_.worker_threads);
+  const int base_threads_ = std::min(max_threads_, CpusAvailable());
+  std::vector<ThreadSlot> slots_{static_cast<size_t>(max_threads_)};
+  std::mutex threads_mu_;
+  std::vector<std::thread> threads_{static_cast<size_t>(max_threads_)};  // by slot; threads_mu_
+  bool monitor_stop_ = false;                                            // guarded by threads_mu_
+  std::condition_variable monitor_cv_;
+  std::atomic<int> handlers_running_{0};
   asio::io_context io_;
   Strand control_;
   tcp::acceptor acceptor_;
@@ -366,6 +549,8 @@ class Server::Impl {
   std::shared_ptr<asio::steady_timer> grace_timer_;  // control_ only
   int port_ = 0;
 };
+
+thread_local Server::Impl::ThreadSlot* Server::Impl::current_slot_ = nullptr;
 
 Server::Server(ServerOptions options, Handler handler, ErrorRenderer error_renderer)
     : impl_(std::make_unique<Impl>(std::move(options), std::move(handler),

@@ -14,8 +14,10 @@ namespace cairn::http {
 
 struct ServerOptions {
   std::string host = "127.0.0.1";
-  int port = 8090;         // 0 picks a free port
-  int worker_threads = 4;  // run the connections and their (blocking) handlers
+  int port = 8090;  // 0 picks a free port
+  // Most threads that run connections and their (possibly blocking) handlers: one per available
+  // CPU always, more (up to this) while every running one is blocked in a handler.
+  int worker_threads = 4;
   size_t max_body_bytes = 10 * 1024 * 1024;
   size_t max_header_bytes = 64 * 1024;
   int idle_timeout_ms = 60'000;    // keep-alive idle and slow-client read timeout
@@ -31,9 +33,10 @@ using Handler = std::function<Response(const Request&)>;
 using ErrorRenderer =
     std::function<Response(int status, std::string_view message, const Request& partial)>;
 
-/// The HTTP/1.1 server: `worker_threads` threads run the accept loop and the per-connection
-/// coroutines, each connection on a strand of its own, and call the handler inline. A handler
-/// that blocks on the store or on storage holds one thread; the others keep serving.
+/// The HTTP/1.1 server: one thread per available CPU runs the accept loop and the per-connection
+/// coroutines, each connection on a strand of its own, and calls the handler inline. When every
+/// running thread is blocked in a handler (store, fsync, storage, a remote catalog), spare threads
+/// are started, up to `worker_threads`, and retire once idle.
 class Server {
  public:
   Server(ServerOptions options, Handler handler, ErrorRenderer error_renderer);
