@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "common/util.h"
@@ -33,6 +34,18 @@ Error IoError(std::string_view what, std::string_view path, int err) {
   return Unavailable("cannot {} '{}': {}", what, path, std::strerror(err));
 }
 
+Status SyncPath(const std::string& path, int flags) {
+  const int fd = ::open(path.c_str(), flags | O_CLOEXEC);
+  if (fd < 0) return IoError("open", path, errno);
+  if (::fsync(fd) != 0) {
+    const int err = errno;
+    ::close(fd);
+    return IoError("sync", path, err);
+  }
+  ::close(fd);
+  return Ok();
+}
+
 class LocalFileIO final : public FileIO {
  public:
   Result<std::string> Read(std::string_view location) override {
@@ -49,6 +62,14 @@ class LocalFileIO final : public FileIO {
   }
 
   Status WriteNew(std::string_view location, std::string_view data) override {
+    CAIRN_RETURN_IF_ERROR(WriteNewDeferred(location, data));
+    Status synced = Sync({std::string(location)});
+    // Not known to be durable: take it back, so the caller does not have to.
+    if (!synced) ::unlink(LocalPath(location).c_str());
+    return synced;
+  }
+
+  Status WriteNewDeferred(std::string_view location, std::string_view data) override {
     const std::string path = LocalPath(location);
     std::error_code ec;
     fs::create_directories(fs::path(path).parent_path(), ec);
@@ -68,12 +89,13 @@ class LocalFileIO final : public FileIO {
       }
       written += static_cast<size_t>(n);
     }
-    if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    if (::close(fd) != 0) {
       const int err = errno;
       ::unlink(tmp.c_str());
-      return IoError("sync", tmp, err);
+      return IoError("write", tmp, err);
     }
-    // link() fails when the target exists, so a metadata file is never overwritten.
+    // The whole file is written before it gets its name, and link() fails when the name is
+    // taken, so a file is never seen half-written nor overwritten.
     const int rc = ::link(tmp.c_str(), path.c_str());
     const int err = errno;
     ::unlink(tmp.c_str());
@@ -81,6 +103,19 @@ class LocalFileIO final : public FileIO {
       if (err == EEXIST) return AlreadyExists(EntityKind::kNone, "file '{}' already exists", path);
       return IoError("publish", path, err);
     }
+    return Ok();
+  }
+
+  // fsync of each file (its data, and on a journaling file system the link that named it), then
+  // of each directory once (the name itself, as POSIX asks).
+  Status Sync(const std::vector<std::string>& locations) override {
+    std::set<std::string> dirs;
+    for (const auto& location : locations) {
+      const std::string path = LocalPath(location);
+      CAIRN_RETURN_IF_ERROR(SyncPath(path, O_RDONLY));
+      dirs.insert(fs::path(path).parent_path().string());
+    }
+    for (const auto& dir : dirs) CAIRN_RETURN_IF_ERROR(SyncPath(dir, O_RDONLY | O_DIRECTORY));
     return Ok();
   }
 

@@ -53,6 +53,16 @@ class FileIO {
   /// Writes a new object durably and atomically: readers see all of it or nothing.
   /// kAlreadyExists when the location is taken (never overwrites).
   virtual Status WriteNew(std::string_view location, std::string_view data) = 0;
+  /// WriteNew without waiting for durability: readers see all of the object or nothing, but a
+  /// crash before Sync() has returned for it may lose it or leave it torn. Writing several
+  /// objects so and syncing them together costs less than as many WriteNew calls on local disk.
+  /// Object stores are durable on write, so the default is WriteNew.
+  virtual Status WriteNewDeferred(std::string_view location, std::string_view data) {
+    return WriteNew(location, data);
+  }
+  /// Makes objects written by WriteNewDeferred durable, contents and names. The default does
+  /// nothing (its WriteNewDeferred is WriteNew).
+  virtual Status Sync(const std::vector<std::string>& /*locations*/) { return Ok(); }
   /// Whether an object exists, without reading it.
   virtual Result<bool> Exists(std::string_view location) = 0;
   /// Object names directly under a location prefix (a directory on local disk); empty when none.
