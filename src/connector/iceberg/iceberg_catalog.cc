@@ -3,9 +3,15 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <functional>
 #include <list>
+#include <map>
 #include <memory>
 #include <mutex>
+#include <tuple>
 #include <unordered_map>
 
 #include <spdlog/spdlog.h>
@@ -55,58 +61,6 @@ std::optional<std::string> HexDecode(std::string_view s) {
 
 std::string ObjectText(const Namespace& ns, std::string_view name) {
   return fmt::format("{}.{}", NamespaceText(ns), name);
-}
-
-/// Commits to one table from this process take turns. Of N concurrent commits to a table only
-/// one can win the compare-and-set; the others have read, parsed, rebased, written and fsync'ed
-/// for nothing, then delete their files and start again, and on a busy CPU that wasted work is
-/// what slows the winner (16 writers on one hot table: most of the server's time). Waiting for
-/// the turn instead makes every attempt start from the newest head. Other processes sharing the
-/// store are still kept out by the compare-and-set alone; multi-table transactions do not take
-/// turns (no lock ordering to get wrong). A turn is waited for at most kMaxWait: when storage is
-/// slow, queued commits then go ahead on their own (the compare-and-set still decides), so a
-/// stalled commit never holds every worker behind it.
-class CommitTurns {
-  static constexpr std::chrono::milliseconds kMaxWait{2000};
-  struct Turn {
-    std::timed_mutex mu;
-    int users = 0;  // holders and waiters; guarded by CommitTurns::mu_
-  };
-  std::mutex mu_;
-  std::unordered_map<std::string, std::unique_ptr<Turn>> by_table_;
-
- public:
-  class Hold {
-   public:
-    Hold(CommitTurns& turns, std::string key) : turns_(turns), key_(std::move(key)) {
-      {
-        std::lock_guard<std::mutex> g(turns_.mu_);
-        auto& slot = turns_.by_table_[key_];
-        if (!slot) slot = std::make_unique<Turn>();
-        ++slot->users;
-        turn_ = slot.get();
-      }
-      locked_ = turn_->mu.try_lock_for(kMaxWait);
-    }
-    Hold(const Hold&) = delete;
-    Hold& operator=(const Hold&) = delete;
-    ~Hold() {
-      if (locked_) turn_->mu.unlock();
-      std::lock_guard<std::mutex> g(turns_.mu_);
-      if (--turn_->users == 0) turns_.by_table_.erase(key_);
-    }
-
-   private:
-    CommitTurns& turns_;
-    std::string key_;
-    Turn* turn_ = nullptr;
-    bool locked_ = false;
-  };
-};
-
-CommitTurns& TableCommitTurns() {
-  static CommitTurns turns;
-  return turns;
 }
 
 Error NoSuchNamespace(const Namespace& ns) {
@@ -226,6 +180,28 @@ Status WriteText(const storage::StorageOptions& storage_, const std::string& loc
   return Ok();
 }
 
+// Writes a metadata file without waiting for durability (SyncFiles does that).
+Status WriteDeferredText(const storage::StorageOptions& storage_, const std::string& location,
+                         const std::string& text) {
+  CAIRN_ASSIGN_OR_RETURN(auto io, storage::FileIOFor(location, storage_));
+  return io->WriteNewDeferred(location, text);
+}
+
+// Makes files written with WriteNewDeferred durable: one Sync call per storage scheme.
+Status SyncFiles(const storage::StorageOptions& storage_, const std::vector<std::string>& files) {
+  std::map<std::string, std::vector<std::string>> by_scheme;
+  for (const auto& file : files) {
+    const size_t colon = file.find(':');
+    std::string scheme = colon == std::string::npos ? "file" : file.substr(0, colon);
+    by_scheme[std::move(scheme)].push_back(file);
+  }
+  for (const auto& [scheme, locations] : by_scheme) {
+    CAIRN_ASSIGN_OR_RETURN(auto io, storage::FileIOFor(locations.front(), storage_));
+    CAIRN_RETURN_IF_ERROR(io->Sync(locations));
+  }
+  return Ok();
+}
+
 void DeleteQuietly(const storage::StorageOptions& storage_,
                    const std::vector<std::string>& locations) {
   for (const auto& loc : locations) {
@@ -233,6 +209,137 @@ void DeleteQuietly(const storage::StorageOptions& storage_,
     auto io = storage::FileIOFor(loc, storage_);
     if (io) (void)(*io)->Delete(loc);
   }
+}
+
+}  // namespace
+
+/// One CommitTable call in its table's queue. `taken` and `result` are guarded by the queues'
+/// mutex; the leader computes the answers outside it and stores them under it.
+struct QueuedTableCommit {
+  const CallContext* ctx = nullptr;
+  const TableCommit* commit = nullptr;
+  bool taken = false;  // in a leader's batch: it will be answered
+  std::optional<Result<LoadedObject>> result;
+};
+
+/// The last head this process wrote for a table: its metadata file, parsed and as text.
+struct CachedTableHead {
+  std::string location;
+  std::shared_ptr<const iceberg::Json> metadata;
+  std::shared_ptr<const std::string> text;
+};
+
+namespace {
+
+/// Group commit. Of N concurrent commits to one table only one can win the compare-and-set, so
+/// commits from this process to a table queue up instead of racing: a commit that finds no leader
+/// becomes the leader, takes every queued commit (at most kMaxBatch) and commits them together
+/// (IcebergCatalog::CommitBatch) while the next ones queue; then the first unanswered one leads.
+/// A batch costs one head read, one metadata file and one compare-and-set however many commits
+/// it holds, which is what lets a hot table keep up. Other processes sharing the store are kept
+/// out by the compare-and-set alone; multi-table transactions do not queue (no lock ordering to
+/// get wrong).
+///
+/// Waiting is bounded: a commit not taken into a batch within kMaxWait (the leader is stuck on
+/// slow storage) leaves the queue and the caller commits it on its own, the compare-and-set
+/// deciding, so a stalled commit never holds every worker behind it. A commit already taken
+/// waits for its batch's answer, which the leader gives once its own storage and store calls
+/// return. The mutex is never held across I/O.
+class CommitQueues {
+ public:
+  /// One table: which catalog object (a catalog whose properties change gets a new one), its
+  /// namespace and its name.
+  using Key = std::tuple<const void*, Namespace, std::string>;
+  using BatchFn = std::function<std::vector<Result<LoadedObject>>(
+      const std::vector<QueuedTableCommit*>& batch, CachedTableHead& head)>;
+
+  /// Queues `self` and returns true once self.result is set (by a leader, maybe this caller);
+  /// false when it left the queue unanswered after kMaxWait.
+  bool Run(const Key& key, QueuedTableCommit& self, const BatchFn& commit_batch) {
+    std::unique_ptr<Queue> evicted;  // destroyed after the lock is released
+    std::unique_lock lock(mu_);
+    auto& slot = queues_[key];
+    if (!slot) slot = std::make_unique<Queue>();
+    Queue& queue = *slot;
+    if (queue.idle) {
+      idle_.erase(*queue.idle);
+      queue.idle.reset();
+    }
+    ++queue.users;
+    queue.waiting.push_back(&self);
+    const auto deadline = std::chrono::steady_clock::now() + kMaxWait;
+    bool answered = true;
+    while (!self.result) {
+      if (!queue.leading) {
+        queue.leading = true;
+        std::vector<QueuedTableCommit*> batch;
+        while (!queue.waiting.empty() && batch.size() < kMaxBatch) {
+          batch.push_back(queue.waiting.front());
+          batch.back()->taken = true;
+          queue.waiting.pop_front();
+        }
+        lock.unlock();
+        std::vector<Result<LoadedObject>> answers;
+        try {
+          answers = commit_batch(batch, queue.head);
+        } catch (const std::exception& e) {
+          answers.clear();
+          for (size_t i = 0; i < batch.size(); ++i) answers.push_back(Internal("{}", e.what()));
+        }
+        lock.lock();
+        for (size_t i = 0; i < batch.size(); ++i) batch[i]->result = std::move(answers[i]);
+        queue.leading = false;
+        queue.answered.notify_all();
+        continue;
+      }
+      if (self.taken) {
+        queue.answered.wait(lock);
+      } else if (queue.answered.wait_until(lock, deadline) == std::cv_status::timeout &&
+                 !self.taken) {
+        queue.waiting.erase(std::find(queue.waiting.begin(), queue.waiting.end(), &self));
+        answered = false;
+        break;
+      }
+    }
+    if (--queue.users == 0) {
+      // Kept while idle for its cached head (the next burst of commits skips reading and
+      // parsing the metadata), up to kMaxIdle tables, least recently used out.
+      if (!queue.head.metadata) {
+        queues_.erase(key);
+      } else {
+        idle_.push_front(key);
+        queue.idle = idle_.begin();
+        if (idle_.size() > kMaxIdle) {
+          auto oldest = queues_.find(idle_.back());
+          evicted = std::move(oldest->second);
+          queues_.erase(oldest);
+          idle_.pop_back();
+        }
+      }
+    }
+    return answered;
+  }
+
+ private:
+  static constexpr std::chrono::milliseconds kMaxWait{2000};
+  static constexpr size_t kMaxBatch = 64;
+  static constexpr size_t kMaxIdle = 8;
+  struct Queue {
+    std::deque<QueuedTableCommit*> waiting;
+    bool leading = false;  // a leader is committing a batch
+    int users = 0;         // callers in Run for this table
+    std::condition_variable answered;
+    std::optional<std::list<Key>::iterator> idle;  // its place in idle_ while users == 0
+    CachedTableHead head;  // used by the leader only (`leading` hands it on)
+  };
+  std::mutex mu_;
+  std::map<Key, std::unique_ptr<Queue>> queues_;  // guarded by mu_, like every Queue's fields
+  std::list<Key> idle_;                           // guarded by mu_; most recently used first
+};
+
+CommitQueues& TableCommitQueues() {
+  static CommitQueues queues;
+  return queues;
 }
 
 }  // namespace
@@ -667,10 +774,10 @@ Result<LoadedObject> IcebergCatalog::CommitOnce(store::MetadataStore& store, con
                                                 bool& lost_race) {
   lost_race = false;
   auto row = ObjectRow(store, EntityType::kTable, commit.ns, commit.name);
-  const iceberg::Json requirements = iceberg::Json::parse(commit.requirements.dump());
-  const iceberg::Json updates = iceberg::Json::parse(commit.updates.dump());
   if (!row) {
     if (row.error().code != ErrorCode::kNotFound) return std::move(row).error();
+    const iceberg::Json requirements = iceberg::Json::parse(commit.requirements.dump());
+    const iceberg::Json updates = iceberg::Json::parse(commit.updates.dump());
     // A create transaction: assert-create on a table that does not exist yet.
     bool asserts_create = false;
     for (const auto& r : requirements)
@@ -710,34 +817,9 @@ Result<LoadedObject> IcebergCatalog::CommitOnce(store::MetadataStore& store, con
     return Internal("{} has no metadata location", ObjectText(commit.ns, commit.name));
   CAIRN_ASSIGN_OR_RETURN(std::string base_text, ReadText(storage_, *row->location));
   CAIRN_ASSIGN_OR_RETURN(iceberg::Json base, iceberg::ParseMetadata(base_text));
-  const iceberg::Json* effective_updates = &updates;
-  std::optional<std::pair<iceberg::Json, iceberg::Json>> rebased;
-  if (auto met = iceberg::CheckTableRequirements(&base, requirements); !met) {
-    if (met.error().code != ErrorCode::kConflict) return std::move(met).error();
-    // A fast append whose parent is no longer main's head: append its manifests on top of the
-    // new head instead of failing, so concurrent appends all land without client retries.
-    iceberg::RebaseIo io;
-    io.read = [this](const std::string& location) -> Result<std::string> {
-      CAIRN_ASSIGN_OR_RETURN(auto file_io, storage::FileIOFor(location, storage_));
-      return file_io->Read(location);
-    };
-    io.write_new = [this, &written](const std::string& location,
-                                    const std::string& bytes) -> Status {
-      CAIRN_ASSIGN_OR_RETURN(auto file_io, storage::FileIOFor(location, storage_));
-      CAIRN_RETURN_IF_ERROR(file_io->WriteNew(location, bytes));
-      written.push_back(location);
-      return Ok();
-    };
-    auto attempt = iceberg::RebaseAppend(base, requirements, updates, io);
-    if (!attempt) return std::move(met).error();  // not a rebasable append: the original 409
-    CAIRN_RETURN_IF_ERROR(iceberg::CheckTableRequirements(&base, attempt->first));
-    rebased = std::move(*attempt);
-    effective_updates = &rebased->second;
-  }
   bool changed = true;
-  CAIRN_ASSIGN_OR_RETURN(
-      iceberg::Json metadata,
-      iceberg::ApplyTableUpdates(&base, *effective_updates, ctx.now_ms, &changed));
+  CAIRN_ASSIGN_OR_RETURN(iceberg::Json metadata, ApplyCommit(base, commit, ctx.now_ms, written,
+                                                             changed, /*defer_sync=*/false));
   if (!changed) {
     // Nothing to write: the current metadata is the answer.
     std::string location = *row->location;
@@ -768,10 +850,42 @@ Result<LoadedObject> IcebergCatalog::CommitOnce(store::MetadataStore& store, con
   return LoadedObject{std::move(*updated), metadata_location, text};
 }
 
-Result<LoadedObject> IcebergCatalog::CommitTable(const CallContext& ctx,
+Result<iceberg::Json> IcebergCatalog::ApplyCommit(const iceberg::Json& base,
+                                                  const TableCommit& commit, int64_t now_ms,
+                                                  std::vector<std::string>& written, bool& changed,
+                                                  bool defer_sync) {
+  const iceberg::Json requirements = iceberg::Json::parse(commit.requirements.dump());
+  const iceberg::Json updates = iceberg::Json::parse(commit.updates.dump());
+  const iceberg::Json* effective_updates = &updates;
+  std::optional<std::pair<iceberg::Json, iceberg::Json>> rebased;
+  if (auto met = iceberg::CheckTableRequirements(&base, requirements); !met) {
+    if (met.error().code != ErrorCode::kConflict) return std::move(met).error();
+    // A fast append whose parent is no longer main's head: append its manifests on top of the
+    // new head instead of failing, so concurrent appends all land without client retries.
+    iceberg::RebaseIo io;
+    io.read = [this](const std::string& location) -> Result<std::string> {
+      CAIRN_ASSIGN_OR_RETURN(auto file_io, storage::FileIOFor(location, storage_));
+      return file_io->Read(location);
+    };
+    io.write_new = [this, &written, defer_sync](const std::string& location,
+                                                const std::string& bytes) -> Status {
+      CAIRN_ASSIGN_OR_RETURN(auto file_io, storage::FileIOFor(location, storage_));
+      CAIRN_RETURN_IF_ERROR(defer_sync ? file_io->WriteNewDeferred(location, bytes)
+                                       : file_io->WriteNew(location, bytes));
+      written.push_back(location);
+      return Ok();
+    };
+    auto attempt = iceberg::RebaseAppend(base, requirements, updates, io);
+    if (!attempt) return std::move(met).error();  // not a rebasable append: the original 409
+    CAIRN_RETURN_IF_ERROR(iceberg::CheckTableRequirements(&base, attempt->first));
+    rebased = std::move(*attempt);
+    effective_updates = &rebased->second;
+  }
+  return iceberg::ApplyTableUpdates(&base, *effective_updates, now_ms, &changed);
+}
+
+Result<LoadedObject> IcebergCatalog::CommitAlone(const CallContext& ctx,
                                                  const TableCommit& commit) {
-  const CommitTurns::Hold turn(TableCommitTurns(),
-                               warehouse_ + '\n' + ObjectText(commit.ns, commit.name));
   for (int attempt = 0; attempt < kMaxCommitAttempts; ++attempt) {
     std::vector<std::string> written;
     bool lost_race = false;
@@ -785,6 +899,166 @@ Result<LoadedObject> IcebergCatalog::CommitTable(const CallContext& ctx,
   }
   return Unavailable("too many concurrent commits to {}; try again",
                      ObjectText(commit.ns, commit.name));
+}
+
+Result<LoadedObject> IcebergCatalog::CommitTable(const CallContext& ctx,
+                                                 const TableCommit& commit) {
+  QueuedTableCommit self;
+  self.ctx = &ctx;
+  self.commit = &commit;
+  const bool answered =
+      TableCommitQueues().Run({this, commit.ns, commit.name}, self,
+                              [this](const std::vector<QueuedTableCommit*>& batch,
+                                     CachedTableHead& head) { return CommitBatch(batch, head); });
+  if (!answered) return CommitAlone(ctx, commit);  // waited too long: on its own
+  return std::move(*self.result);
+}
+
+std::vector<Result<LoadedObject>> IcebergCatalog::CommitBatch(
+    const std::vector<QueuedTableCommit*>& batch, CachedTableHead& head) {
+  std::vector<std::optional<Result<LoadedObject>>> answers(batch.size());
+  const TableCommit& table = *batch.front()->commit;
+  size_t next = 0;  // the first commit not answered yet
+  int attempts = 0;
+  while (next < batch.size()) {
+    auto row = ObjectRow(store_, EntityType::kTable, table.ns, table.name);
+    if (!row && row.error().code == ErrorCode::kNotFound) {
+      // No table: a create transaction (assert-create), or the table's 404. One at a time.
+      answers[next] = CommitAlone(*batch[next]->ctx, *batch[next]->commit);
+      ++next;
+      continue;
+    }
+    if (!row) {
+      for (size_t i = next; i < batch.size(); ++i) answers[i] = row.error();
+      break;
+    }
+    if (attempts++ == kMaxCommitAttempts) {
+      for (size_t i = next; i < batch.size(); ++i) {
+        answers[i] = Unavailable("too many concurrent commits to {}; try again",
+                                 ObjectText(table.ns, table.name));
+      }
+      break;
+    }
+    const std::span<QueuedTableCommit* const> rest(batch.begin() + next, batch.end());
+    const std::span<std::optional<Result<LoadedObject>>> rest_answers(answers.begin() + next,
+                                                                      answers.end());
+    if (!CommitBatchOnce(*row, rest, rest_answers, head)) break;
+  }
+  std::vector<Result<LoadedObject>> out;
+  out.reserve(answers.size());
+  for (auto& answer : answers) out.push_back(std::move(*answer));
+  return out;
+}
+
+bool IcebergCatalog::CommitBatchOnce(const EntityRecord& row,
+                                     std::span<QueuedTableCommit* const> batch,
+                                     std::span<std::optional<Result<LoadedObject>>> answers,
+                                     CachedTableHead& head) {
+  const TableCommit& table = *batch.front()->commit;
+  auto answer_all = [&](const Error& error) {
+    for (auto& answer : answers) answer = error;
+    return false;
+  };
+  if (!row.location)
+    return answer_all(Internal("{} has no metadata location", ObjectText(table.ns, table.name)));
+  // The base: the head this process wrote last when the row still points at it (and the file is
+  // still there), else the file read and parsed.
+  std::shared_ptr<const iceberg::Json> base;
+  std::shared_ptr<const std::string> base_text;
+  if (head.metadata && head.location == *row.location) {
+    auto io = storage::FileIOFor(*row.location, storage_);
+    if (!io) return answer_all(io.error());
+    auto exists = (*io)->Exists(*row.location);
+    if (!exists) return answer_all(exists.error());
+    if (*exists) {
+      base = head.metadata;
+      base_text = head.text;
+    }
+  }
+  if (!base) {
+    auto text = ReadShared(storage_, *row.location);
+    if (!text) return answer_all(text.error());
+    auto parsed = iceberg::ParseMetadata(**text);
+    if (!parsed) return answer_all(parsed.error());
+    base = std::make_shared<const iceberg::Json>(std::move(*parsed));
+    base_text = std::move(*text);
+  }
+
+  // Each commit in turn, as if alone, on top of the ones applied before it.
+  iceberg::Json running;  // the metadata so far, once a commit changed something
+  const iceberg::Json* current = base.get();
+  std::vector<size_t> applied;     // commits in `running` (or no-ops on it)
+  std::vector<std::string> files;  // the manifest lists their rebases wrote
+  int64_t now_ms = 0;
+  bool any_changed = false;
+  for (size_t i = 0; i < batch.size(); ++i) {
+    const QueuedTableCommit& queued = *batch[i];
+    std::vector<std::string> written;
+    bool changed = false;
+    auto next = ApplyCommit(*current, *queued.commit, queued.ctx->now_ms, written, changed,
+                            /*defer_sync=*/true);
+    if (!next) {
+      DeleteQuietly(storage_, written);
+      answers[i] = std::move(next).error();
+      continue;
+    }
+    applied.push_back(i);
+    files.insert(files.end(), written.begin(), written.end());
+    now_ms = std::max(now_ms, queued.ctx->now_ms);
+    if (changed) {
+      running = std::move(*next);
+      current = &running;
+      any_changed = true;
+    }
+  }
+  if (!any_changed) {
+    // Nothing to write: the current metadata answers every commit that did not fail.
+    for (size_t i : applied) answers[i] = LoadedObject{row, *row.location, base_text};
+    return false;
+  }
+
+  iceberg::Json metadata = iceberg::FinishCommit(
+      std::move(running), *row.location, base->value("last-updated-ms", int64_t{0}), now_ms);
+  const std::string location = NextLocation(metadata, *row.location);
+  auto text = std::make_shared<const std::string>(iceberg::ToJsonText(metadata));
+  auto answer_applied = [&](const Error& error) {
+    for (size_t i : applied) answers[i] = error;
+    return false;
+  };
+  // The metadata file and every manifest list it points at are durable before the pointer moves.
+  if (Status stored = WriteDeferredText(storage_, location, *text); !stored) {
+    DeleteQuietly(storage_, files);
+    return answer_applied(stored.error());
+  }
+  files.push_back(location);
+  if (Status synced = SyncFiles(storage_, files); !synced) {
+    DeleteQuietly(storage_, files);
+    return answer_applied(synced.error());
+  }
+  MetadataFileCache::Instance().Put(location, text);
+  EntityRecord next = row;
+  next.location = location;
+  next.audit.last_modifier = batch[applied.back()]->ctx->principal;
+  next.audit.last_modified_time = now_ms;
+  auto updated = store_.CompareAndSet(next);
+  if (!updated) {
+    if (updated.error().code == ErrorCode::kConflict) {
+      // Another writer moved the row: nothing of this attempt landed; redo every commit.
+      DeleteQuietly(storage_, files);
+      for (auto& answer : answers) answer.reset();
+      return true;
+    }
+    // The swap may or may not have happened: the outcome is unknown, never a retryable 409, and
+    // the files stay (the row may point at them).
+    return answer_applied(MakeError(ErrorCode::kCommitStateUnknown, EntityKind::kTable,
+                                    "Commit state unknown for {}: {}",
+                                    ObjectText(table.ns, table.name), updated.error().message));
+  }
+  for (size_t i : applied) answers[i] = LoadedObject{*updated, location, text};
+  head.location = location;
+  head.metadata = std::make_shared<const iceberg::Json>(std::move(metadata));
+  head.text = std::move(text);
+  return false;
 }
 
 Status IcebergCatalog::CommitTransaction(const CallContext& ctx,

@@ -5,6 +5,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,6 +14,7 @@
 
 #include "common/result.h"
 #include "connector/connector.h"
+#include "iceberg/schema.h"
 #include "model/table.h"
 #include "storage/credentials.h"
 #include "storage/file_io.h"
@@ -48,6 +50,10 @@ struct TableCommit {
   nlohmann::json requirements = nlohmann::json::array();
   nlohmann::json updates = nlohmann::json::array();
 };
+
+// Group commit state, defined in iceberg_catalog.cc.
+struct QueuedTableCommit;
+struct CachedTableHead;
 
 struct Page {
   std::vector<std::string> names;
@@ -122,6 +128,10 @@ class IcebergCatalog {
                                      std::string_view name, const std::string& metadata_location,
                                      bool overwrite);
   /// Commits one table; with an assert-create requirement on a missing table it creates it.
+  /// Concurrent commits to one table are grouped: one of them commits every queued one from a
+  /// single read of the table's metadata, with one metadata file and one compare-and-set, each
+  /// checked and applied in turn as if alone (a failed one answers its own error and is left
+  /// out). Each answer carries the group's metadata, so it may hold commits made after it.
   Result<LoadedObject> CommitTable(const CallContext& ctx, const TableCommit& commit);
   /// All tables or none.
   Status CommitTransaction(const CallContext& ctx, const std::vector<TableCommit>& commits);
@@ -187,6 +197,25 @@ class IcebergCatalog {
   Result<LoadedObject> CommitOnce(store::MetadataStore& store, const CallContext& ctx,
                                   const TableCommit& commit, std::vector<std::string>& written,
                                   bool& lost_race);
+
+  // Checks `commit`'s requirements against `base` and applies its updates; a fast append that
+  // lost a race against other appends is first rebased onto `base` (RebaseAppend), the new
+  // manifest list recorded in `written` (made durable by WriteNew, or only written when
+  // `defer_sync`: the caller then syncs it before pointing at it). `changed` false: nothing to do.
+  Result<iceberg::Json> ApplyCommit(const iceberg::Json& base, const TableCommit& commit,
+                                    int64_t now_ms, std::vector<std::string>& written,
+                                    bool& changed, bool defer_sync);
+  // One commit on its own, retried against the new head when it loses the compare-and-set.
+  Result<LoadedObject> CommitAlone(const CallContext& ctx, const TableCommit& commit);
+  // Commits `batch` (commits to one table, in order) and answers each, same order. `head` is the
+  // last head this process wrote for the table, reused while the row still points at it.
+  std::vector<Result<LoadedObject>> CommitBatch(const std::vector<QueuedTableCommit*>& batch,
+                                                CachedTableHead& head);
+  // One attempt of CommitBatch from `row`: fills `answers` (one per commit) and returns false,
+  // or returns true, answering none, when the compare-and-set lost (retry from the new row).
+  bool CommitBatchOnce(const store::EntityRecord& row, std::span<QueuedTableCommit* const> batch,
+                       std::span<std::optional<Result<LoadedObject>>> answers,
+                       CachedTableHead& head);
 
   CatalogInfo info_;
   store::MetadataStore& store_;
