@@ -66,9 +66,10 @@ def test_two_processes_append_concurrently(ice, catalog, ns):
 
 def test_parallel_commits_all_land(ice, ns):
     """Many clients commit non-conflicting changes (distinct properties, no requirements) to one
-    table at once over plain HTTP: every commit answers 200 (the server re-applies a commit
-    whose base moved instead of failing it), every change is in the final metadata, and every
-    commit wrote exactly one metadata file."""
+    table at once over plain HTTP: every commit answers 200 (the server applies queued commits
+    together, or re-applies one whose base moved, instead of failing it), every change is in the
+    final metadata, and no metadata file is left behind: commits applied together share one
+    file, and every file written is the current one or in the metadata log."""
     import json
     from concurrent.futures import ThreadPoolExecutor
 
@@ -102,10 +103,10 @@ def test_parallel_commits_all_land(ice, ns):
     meta = ice.load_table_json(ns, "hot")["metadata"]
     keys = {k for k in meta["properties"] if k.startswith("k")}
     assert keys == {f"k{t}_{i}" for t in range(threads) for i in range(per_thread)}
-    assert len(meta["metadata-log"]) == threads * per_thread
+    assert 1 <= len(meta["metadata-log"]) <= threads * per_thread
     written = [p for p in files_under(local_path(location) / "metadata")
                if p.name.endswith(".metadata.json")]
-    assert len(written) == threads * per_thread + 1, sorted(p.name for p in written)
+    assert len(written) == len(meta["metadata-log"]) + 1, sorted(p.name for p in written)
 
 
 def test_stale_append_is_rebased_by_the_server(ice, catalog, ns):
