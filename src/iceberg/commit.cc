@@ -617,6 +617,17 @@ Result<Json> ParseEncryptionKey(const Json& node) {
 
 // --- Reading a base document --------------------------------------------------------------
 
+// ordered_json keeps an object's members in a vector of pairs with a const key, which the vector
+// cannot move: growing an object past its capacity copies every member, the history arrays
+// included. A base document that Prepare may extend is copied with room to spare.
+Json CopyWithRoom(const Json& object, size_t extra) {
+  Json out = Json::object();
+  auto& members = out.get_ref<Json::object_t&>();
+  members.reserve(object.size() + extra);
+  for (const auto& [key, value] : object.items()) members.emplace_back(key, value);
+  return out;
+}
+
 // Fills what TableMetadataParser derives for older documents (v1 "schema"/"partition-spec", no
 // sort orders, refs implied by current-snapshot-id) so the builder sees Java's in-memory model.
 void Prepare(Json& md) {
@@ -1646,6 +1657,7 @@ Status CheckTableRequirements(const Json* base, const Json& requirements) {
   // which grow with every commit, are not copied (Prepare derives nothing from them).
   Json md = Json::object();
   if (base->is_object()) {
+    md.get_ref<Json::object_t&>().reserve(base->size() + 16);
     for (const auto& [key, value] : base->items()) {
       if (key == "snapshots" || key == "snapshot-log" || key == "metadata-log" ||
           key == "statistics" || key == "partition-statistics") {
@@ -1670,7 +1682,7 @@ Result<Json> ApplyTableUpdates(const Json* base, const Json& updates, int64_t no
     start = EmptyTable(updates);
   } else {
     if (!base->is_object()) return InvalidArgument("Invalid table metadata: not a JSON object");
-    start = *base;
+    start = CopyWithRoom(*base, 16);
     Prepare(start);
   }
   TableBuilder builder(std::move(start), now_ms);
@@ -1678,6 +1690,24 @@ Result<Json> ApplyTableUpdates(const Json* base, const Json& updates, int64_t no
   if (builder.changes() == 0 && base != nullptr) return *base;
   CAIRN_ASSIGN_OR_RETURN(Json out, builder.Build());
   if (changed != nullptr) *changed = true;
+  return out;
+}
+
+Result<Json> ApplyTableUpdates(Json&& base, const Json& updates, int64_t now_ms, bool* changed) {
+  if (changed != nullptr) *changed = false;
+  if (!updates.is_array()) {
+    return InvalidArgument("Cannot parse metadata updates from non-array: {}", Text(updates));
+  }
+  if (!base.is_object()) return InvalidArgument("Invalid table metadata: not a JSON object");
+  Json start = std::move(base);
+  auto& members = start.get_ref<Json::object_t&>();
+  if (members.capacity() < members.size() + 16) start = CopyWithRoom(start, 16);
+  Prepare(start);
+  TableBuilder builder(std::move(start), now_ms);
+  for (const auto& u : updates) CAIRN_RETURN_IF_ERROR(builder.Apply(u));
+  const bool any = builder.changes() > 0;
+  CAIRN_ASSIGN_OR_RETURN(Json out, builder.Build());
+  if (changed != nullptr) *changed = any;
   return out;
 }
 

@@ -57,6 +57,13 @@ Status CheckTableRequirements(const Json* base, const Json& requirements);
 Result<Json> ApplyTableUpdates(const Json* base, const Json& updates, int64_t now_ms,
                                bool* changed = nullptr);
 
+/// ApplyTableUpdates on a document the caller gives up, so that its history is not copied (a
+/// group commit applies many commits in a row). `base` is consumed, also on error. Unlike the
+/// above, the result always goes through the builder: when nothing changed (`*changed` false) it
+/// is `base` with the defaults of an older format filled in and Java's field order.
+Result<Json> ApplyTableUpdates(Json&& base, const Json& updates, int64_t now_ms,
+                               bool* changed = nullptr);
+
 /// The metadata of a new table for a REST CreateTableRequest {name, location?, schema,
 /// partition-spec?, write-order?, properties?, stage-create?}, as Java's
 /// TableMetadata.newTableMetadata: fresh column ids in TypeUtil.assignFreshIds order (nested

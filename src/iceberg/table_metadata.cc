@@ -571,6 +571,9 @@ Json NormalizeMetadata(Json metadata) {
     }
   }
   Json out = Json::object();
+  // Room for every member first (and a few more, for the next commit to add): growing an
+  // ordered_json object copies its members.
+  out.get_ref<Json::object_t&>().reserve(metadata.size() + 16);
   for (const char* key : kOrder) {
     if (auto it = metadata.find(key); it != metadata.end()) out[key] = std::move(*it);
   }
