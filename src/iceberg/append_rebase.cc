@@ -9,8 +9,10 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <deque>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <random>
 #include <set>
@@ -460,11 +462,13 @@ std::optional<int64_t> LongField(const Json& obj, const char* key) {
   return it->get<int64_t>();
 }
 
+// From the newest: the snapshots a rebase looks for (main's head, its recent ancestors, the
+// asserted parent) are at the end of a long history.
 const Json* FindSnapshot(const Json& metadata, int64_t id) {
   auto it = metadata.find("snapshots");
   if (it == metadata.end() || !it->is_array()) return nullptr;
-  for (const auto& s : *it) {
-    if (LongField(s, "snapshot-id") == id) return &s;
+  for (auto s = it->rbegin(); s != it->rend(); ++s) {
+    if (LongField(*s, "snapshot-id") == id) return &*s;
   }
   return nullptr;
 }
@@ -475,6 +479,54 @@ const Json* FindSnapshot(const Json& metadata, int64_t id) {
 struct RawRecords {
   std::string data;
   int64_t count = 0;
+  std::vector<std::string> paths;  // each record's manifest_path, when all have one
+  bool all_paths = true;
+};
+
+/// The lists this process's rebases wrote, by location (the newest few): a writer's next append
+/// usually asserts the snapshot its previous one became, whose list is then one of these, and
+/// the next rebase in a group commit has the previous one's list as main's. Neither is read back:
+/// their manifest paths (and, for the newest, their records still encoded) are kept. Rebased lists
+/// get a fresh name each and are never rewritten, so an entry stays true while the file exists.
+class WrittenLists {
+ public:
+  using Paths = std::vector<std::string>;  // in the list's order
+  struct List {
+    std::shared_ptr<const Paths> paths;
+    std::shared_ptr<const std::string> schema;  // with `records`, for the newest only
+    std::shared_ptr<const RawRecords> records;
+  };
+  static WrittenLists& Instance() {
+    static WrittenLists lists;
+    return lists;
+  }
+  std::optional<List> Find(const std::string& location) {
+    std::lock_guard lock(mu_);
+    auto it = lists_.find(location);
+    if (it == lists_.end()) return std::nullopt;
+    return it->second;
+  }
+  void Add(const std::string& location, List list) {
+    std::lock_guard lock(mu_);
+    if (!lists_.emplace(location, std::move(list)).second) return;
+    order_.push_back(location);
+    if (order_.size() > kMaxEncoded) {
+      List& older = lists_[order_[order_.size() - kMaxEncoded - 1]];
+      older.schema.reset();
+      older.records.reset();
+    }
+    if (order_.size() > kMax) {
+      lists_.erase(order_.front());
+      order_.pop_front();
+    }
+  }
+
+ private:
+  static constexpr size_t kMax = 64;
+  static constexpr size_t kMaxEncoded = 4;
+  std::mutex mu_;
+  std::map<std::string, List> lists_;  // guarded by mu_
+  std::deque<std::string> order_;      // guarded by mu_; oldest first
 };
 
 /// Reading a list only for which manifests it holds: a record becomes {"manifest_path",
@@ -591,7 +643,17 @@ Status ReadContainer(std::string_view bytes, AvroFile* out, RawRecords* raw, con
       if (avro_value_read(reader.get(), value.get()) != 0) {
         return InvalidArgument("cannot decode Avro record: {}", avro_strerror());
       }
-      if (raw != nullptr) continue;
+      if (raw != nullptr) {
+        if (raw->all_paths) {
+          auto identity = ManifestIdentity(value.get());
+          if (identity) {
+            raw->paths.push_back(std::move(identity->first));
+          } else {
+            raw->all_paths = false;
+          }
+        }
+        continue;
+      }
       if (slim != nullptr) {
         auto identity = ManifestIdentity(value.get());
         if (identity && identity->second != slim->full_for) {
@@ -622,8 +684,10 @@ Status ReadContainer(std::string_view bytes, AvroFile* out, RawRecords* raw, con
 
 namespace {
 
-/// WriteAvroFile, with `extra` (records encoded with `file.schema`) after file.records.
-Result<std::string> WriteContainer(const AvroFile& file, const RawRecords& extra) {
+/// WriteAvroFile, with `extra` (records encoded with `file.schema`) after file.records; all the
+/// records, encoded, also to `records_out` when given.
+Result<std::string> WriteContainer(const AvroFile& file, const RawRecords& extra,
+                                   std::string* records_out) {
   CAIRN_ASSIGN_OR_RETURN(SchemaPtr schema, ParseSchema(file.schema));
   GenericValue value;
   CAIRN_RETURN_IF_ERROR(value.Init(schema.get()));
@@ -662,12 +726,15 @@ Result<std::string> WriteContainer(const AvroFile& file, const RawRecords& extra
     PutBytes(out, block);
     out += sync;
   }
+  if (records_out != nullptr) *records_out = std::move(block);
   return out;
 }
 
 }  // namespace
 
-Result<std::string> WriteAvroFile(const AvroFile& file) { return WriteContainer(file, {}); }
+Result<std::string> WriteAvroFile(const AvroFile& file) {
+  return WriteContainer(file, {}, nullptr);
+}
 
 Result<std::pair<Json, Json>> RebaseAppend(const Json& current, const Json& requirements,
                                            const Json& updates, const RebaseIo& io) {
@@ -768,19 +835,25 @@ Result<std::pair<Json, Json>> RebaseAppend(const Json& current, const Json& requ
   // writer schema (the same writer, or a list this rebase wrote), else through JSON. Decoding
   // them to JSON and back was most of a rebase's time on a table with many manifests.
   AvroFile main_file;
-  RawRecords main_raw;
-  {
-    const std::string main_list = (*main_snapshot)["manifest-list"].get<std::string>();
+  RawRecords main_read;
+  const RawRecords* main_raw = &main_read;
+  std::shared_ptr<const WrittenLists::Paths> main_paths;  // when main's list is remembered
+  const std::string main_list = (*main_snapshot)["manifest-list"].get<std::string>();
+  const std::optional<WrittenLists::List> main_written = WrittenLists::Instance().Find(main_list);
+  if (main_written && main_written->records && *main_written->schema == s_file.schema) {
+    main_raw = main_written->records.get();
+    main_paths = main_written->paths;
+  } else {
     auto main_bytes = io.read(main_list);
     if (!main_bytes) {
       return NotRebasable(
           fmt::format("cannot read manifest list {}: {}", main_list, main_bytes.error().message));
     }
-    if (auto read = ReadContainer(*main_bytes, &main_file, &main_raw); !read) {
+    if (auto read = ReadContainer(*main_bytes, &main_file, &main_read); !read) {
       return NotRebasable(fmt::format("manifest list {}: {}", main_list, read.error().message));
     }
     if (main_file.schema != s_file.schema) {
-      main_raw = RawRecords{};
+      main_read = RawRecords{};
       auto file = ReadAvroFile(*main_bytes);
       if (!file) {
         return NotRebasable(fmt::format("manifest list {}: {}", main_list, file.error().message));
@@ -788,23 +861,37 @@ Result<std::pair<Json, Json>> RebaseAppend(const Json& current, const Json& requ
       main_file = std::move(*file);
     }
   }
-  std::multiset<std::string> parent_paths;
+  auto take_path = [](Json& m) {
+    auto it = m.find("manifest_path");
+    return it != m.end() && it->is_string() ? std::move(it->get_ref<std::string&>())
+                                            : std::string();
+  };
+  WrittenLists::Paths parent_read;
+  const WrittenLists::Paths* parent_paths = &parent_read;
+  std::shared_ptr<const WrittenLists::Paths> parent_written;
   if (parent) {
     const Json* p = FindSnapshot(current, *parent);
     if (p == nullptr || !p->contains("manifest-list") || !(*p)["manifest-list"].is_string()) {
       return NotRebasable("the asserted snapshot has no manifest list");
     }
-    CAIRN_ASSIGN_OR_RETURN(AvroFile p_file,
-                           ReadList(io, (*p)["manifest-list"].get<std::string>(), SlimRead{}));
-    for (const auto& m : p_file.records) parent_paths.insert(m.value("manifest_path", ""));
+    const std::string p_list = (*p)["manifest-list"].get<std::string>();
+    if (auto written = WrittenLists::Instance().Find(p_list)) {
+      parent_written = written->paths;
+      parent_paths = parent_written.get();
+    } else {
+      CAIRN_ASSIGN_OR_RETURN(AvroFile p_file, ReadList(io, p_list, SlimRead{}));
+      parent_read.reserve(p_file.records.size());
+      for (auto& m : p_file.records) parent_read.push_back(take_path(m));
+    }
   }
 
   const int64_t new_seq = current.value("last-sequence-number", int64_t{0}) + 1;
   std::vector<Json> records;
-  std::multiset<std::string> inherited_paths;
+  WrittenLists::Paths inherited_paths;
+  inherited_paths.reserve(s_file.records.size());
   for (auto& m : s_file.records) {
     if (LongField(m, "added_snapshot_id") != s_id) {
-      inherited_paths.insert(m.value("manifest_path", ""));
+      inherited_paths.push_back(take_path(m));
       continue;
     }
     // A manifest of S itself: only added data files (a merged manifest would also carry P's).
@@ -821,8 +908,26 @@ Result<std::pair<Json, Json>> RebaseAppend(const Json& current, const Json& requ
     }
     records.push_back(std::move(m));
   }
-  if (inherited_paths != parent_paths) {
-    return NotRebasable("the snapshot's manifest list is not its parent's plus its own manifests");
+  // Writers copy the parent's list in order, so the lists are compared as they are first; as
+  // multisets (sorted copies) only when that differs.
+  if (inherited_paths != *parent_paths) {
+    WrittenLists::Paths sorted_parent = *parent_paths;
+    std::sort(inherited_paths.begin(), inherited_paths.end());
+    std::sort(sorted_parent.begin(), sorted_parent.end());
+    if (inherited_paths != sorted_parent) {
+      return NotRebasable(
+          "the snapshot's manifest list is not its parent's plus its own manifests");
+    }
+  }
+  // The new list's manifest paths, remembered once it is written, when all are known.
+  const bool paths_known = main_paths != nullptr || main_read.all_paths;
+  auto new_paths = std::make_shared<WrittenLists::Paths>();
+  if (paths_known) {
+    const WrittenLists::Paths& from_main = main_paths ? *main_paths : main_read.paths;
+    new_paths->reserve(records.size() + main_file.records.size() + from_main.size());
+    for (const auto& m : records) new_paths->push_back(m.value("manifest_path", ""));
+    for (const auto& m : main_file.records) new_paths->push_back(m.value("manifest_path", ""));
+    new_paths->insert(new_paths->end(), from_main.begin(), from_main.end());
   }
   for (auto& m : main_file.records) records.push_back(std::move(m));
 
@@ -844,7 +949,10 @@ Result<std::pair<Json, Json>> RebaseAppend(const Json& current, const Json& requ
     }
   }
   out.records = std::move(records);
-  auto bytes = WriteContainer(out, main_raw);
+  auto new_raw = std::make_shared<RawRecords>();
+  new_raw->count = static_cast<int64_t>(out.records.size()) + main_raw->count;
+  auto schema_text = std::make_shared<const std::string>(out.schema);
+  auto bytes = WriteContainer(out, *main_raw, &new_raw->data);
   if (!bytes) return NotRebasable(bytes.error().message);
 
   // S' and the matching requirements.
@@ -875,6 +983,10 @@ Result<std::pair<Json, Json>> RebaseAppend(const Json& current, const Json& requ
 
   if (auto written = io.write_new(location, *bytes); !written) {
     return NotRebasable(fmt::format("cannot write {}: {}", location, written.error().message));
+  }
+  if (paths_known) {
+    WrittenLists::Instance().Add(
+        location, {std::move(new_paths), std::move(schema_text), std::move(new_raw)});
   }
   return std::make_pair(std::move(new_requirements), std::move(new_updates));
 }

@@ -404,5 +404,69 @@ TEST_F(RebaseTest, RefusesMergedManifests) {
   ExpectConflictAndNothingWritten("not its parent's plus");
 }
 
+TEST_F(RebaseTest, ComparesTheParentsManifestsInAnyOrder) {
+  // P's list holds two manifests; S's list carries them in the other order.
+  io_.files[std::string(kDir) + "snap-1.avro"] =
+      ListFile(kListSchema, 1, std::nullopt, 1,
+               {Manifest("m-p.avro", 1, 1, 1), Manifest("m-q.avro", 1, 1, 1)});
+  io_.files[std::string(kDir) + "snap-3.avro"] =
+      ListFile(kListSchema, 3, 1, 2,
+               {Manifest("m-s.avro", 3, 2, 2), Manifest("m-q.avro", 1, 1, 1),
+                Manifest("m-p.avro", 1, 1, 1)});
+  EXPECT_THAT(RebaseAppend(current_, requirements_, updates_, io_.Io()), IsOk());
+  // A manifest twice is not the same as once.
+  io_.files[std::string(kDir) + "snap-3.avro"] =
+      ListFile(kListSchema, 3, 1, 2,
+               {Manifest("m-s.avro", 3, 2, 2), Manifest("m-p.avro", 1, 1, 1),
+                Manifest("m-p.avro", 1, 1, 1)});
+  ExpectConflictAndNothingWritten("not its parent's plus");
+}
+
+// S lands rebased as S'; then T, written on S' (the list the rebase wrote) while U landed on top
+// of S', is rebased onto U: the lists written by the first rebase are used without being read
+// back, and the result is the same as from the files.
+TEST_F(RebaseTest, RebasesOntoAListItWrote) {
+  auto first = RebaseAppend(current_, requirements_, updates_, io_.Io());
+  ASSERT_THAT(first, IsOk());
+  Json s_prime = first->second[0]["snapshot"];
+  const std::string s_list = s_prime["manifest-list"].get<std::string>();
+  // U (id 4) appended on S' by another writer: its list is its manifest plus S''s.
+  auto s_file = ReadAvroFile(io_.files[s_list]);
+  ASSERT_THAT(s_file, IsOk());
+  std::vector<Json> u_manifests = {Manifest("m-u.avro", 4, 4, 1)};
+  for (const auto& m : s_file->records) u_manifests.push_back(m);
+  io_.files[std::string(kDir) + "snap-4.avro"] =
+      ListFile(kListSchema, 4, 3, 4, std::move(u_manifests));
+  // T (id 5) written on S': its own manifest plus S''s.
+  std::vector<Json> t_manifests = {Manifest("m-t.avro", 5, 4, 1)};
+  for (const auto& m : s_file->records) t_manifests.push_back(m);
+  io_.files[std::string(kDir) + "snap-5.avro"] =
+      ListFile(kListSchema, 5, 3, 4, std::move(t_manifests));
+  current_["snapshots"].push_back(s_prime);
+  current_["snapshots"].push_back(Snapshot(4, 3, 4, 1600000004000, Summary("append", 1, 5)));
+  current_["last-sequence-number"] = 4;
+  current_["current-snapshot-id"] = 4;
+  current_["refs"]["main"]["snapshot-id"] = 4;
+  Json requirements = requirements_;
+  requirements[1]["snapshot-id"] = 3;
+  Json updates = updates_;
+  updates[0]["snapshot"] = Snapshot(5, 3, 4, 1600000003500, Summary("append", 1, 5));
+  updates[1]["snapshot-id"] = 5;
+  auto second = RebaseAppend(current_, requirements, updates, io_.Io());
+  ASSERT_THAT(second, IsOk());
+  const Json& t = second->second[0]["snapshot"];
+  EXPECT_EQ(t["parent-snapshot-id"], 4);
+  EXPECT_EQ(t["sequence-number"], 5);
+  auto t_file = ReadAvroFile(io_.files[t["manifest-list"].get<std::string>()]);
+  ASSERT_THAT(t_file, IsOk());
+  std::vector<std::string> paths;
+  for (const auto& m : t_file->records) paths.push_back(m["manifest_path"].get<std::string>());
+  EXPECT_EQ(paths, (std::vector<std::string>{
+                       std::string(kDir) + "m-t.avro", std::string(kDir) + "m-u.avro",
+                       std::string(kDir) + "m-s.avro", std::string(kDir) + "m-c.avro",
+                       std::string(kDir) + "m-p.avro"}));
+  EXPECT_EQ(t_file->records[0]["sequence_number"], 5);
+}
+
 }  // namespace
 }  // namespace cairn::iceberg
