@@ -817,9 +817,12 @@ Result<LoadedObject> IcebergCatalog::CommitOnce(store::MetadataStore& store, con
     return Internal("{} has no metadata location", ObjectText(commit.ns, commit.name));
   CAIRN_ASSIGN_OR_RETURN(std::string base_text, ReadText(storage_, *row->location));
   CAIRN_ASSIGN_OR_RETURN(iceberg::Json base, iceberg::ParseMetadata(base_text));
+  CAIRN_ASSIGN_OR_RETURN(iceberg::Json effective_updates,
+                         CheckCommit(base, commit, written, /*defer_sync=*/false));
   bool changed = true;
-  CAIRN_ASSIGN_OR_RETURN(iceberg::Json metadata, ApplyCommit(base, commit, ctx.now_ms, written,
-                                                             changed, /*defer_sync=*/false));
+  CAIRN_ASSIGN_OR_RETURN(
+      iceberg::Json metadata,
+      iceberg::ApplyTableUpdates(&base, effective_updates, ctx.now_ms, &changed));
   if (!changed) {
     // Nothing to write: the current metadata is the answer.
     std::string location = *row->location;
@@ -850,14 +853,12 @@ Result<LoadedObject> IcebergCatalog::CommitOnce(store::MetadataStore& store, con
   return LoadedObject{std::move(*updated), metadata_location, text};
 }
 
-Result<iceberg::Json> IcebergCatalog::ApplyCommit(const iceberg::Json& base,
-                                                  const TableCommit& commit, int64_t now_ms,
-                                                  std::vector<std::string>& written, bool& changed,
+Result<iceberg::Json> IcebergCatalog::CheckCommit(const iceberg::Json& base,
+                                                  const TableCommit& commit,
+                                                  std::vector<std::string>& written,
                                                   bool defer_sync) {
   const iceberg::Json requirements = iceberg::Json::parse(commit.requirements.dump());
-  const iceberg::Json updates = iceberg::Json::parse(commit.updates.dump());
-  const iceberg::Json* effective_updates = &updates;
-  std::optional<std::pair<iceberg::Json, iceberg::Json>> rebased;
+  iceberg::Json updates = iceberg::Json::parse(commit.updates.dump());
   if (auto met = iceberg::CheckTableRequirements(&base, requirements); !met) {
     if (met.error().code != ErrorCode::kConflict) return std::move(met).error();
     // A fast append whose parent is no longer main's head: append its manifests on top of the
@@ -878,10 +879,9 @@ Result<iceberg::Json> IcebergCatalog::ApplyCommit(const iceberg::Json& base,
     auto attempt = iceberg::RebaseAppend(base, requirements, updates, io);
     if (!attempt) return std::move(met).error();  // not a rebasable append: the original 409
     CAIRN_RETURN_IF_ERROR(iceberg::CheckTableRequirements(&base, attempt->first));
-    rebased = std::move(*attempt);
-    effective_updates = &rebased->second;
+    return std::move(attempt->second);
   }
-  return iceberg::ApplyTableUpdates(&base, *effective_updates, now_ms, &changed);
+  return updates;
 }
 
 Result<LoadedObject> IcebergCatalog::CommitAlone(const CallContext& ctx,
@@ -942,7 +942,9 @@ std::vector<Result<LoadedObject>> IcebergCatalog::CommitBatch(
     const std::span<QueuedTableCommit* const> rest(batch.begin() + next, batch.end());
     const std::span<std::optional<Result<LoadedObject>>> rest_answers(answers.begin() + next,
                                                                       answers.end());
-    if (!CommitBatchOnce(*row, rest, rest_answers, head)) break;
+    const BatchAttempt outcome = CommitBatchOnce(*row, rest, rest_answers, head);
+    if (outcome == BatchAttempt::kAnswered) break;
+    if (outcome == BatchAttempt::kRedo) --attempts;  // one commit fewer: bounded by the batch
   }
   std::vector<Result<LoadedObject>> out;
   out.reserve(answers.size());
@@ -950,14 +952,16 @@ std::vector<Result<LoadedObject>> IcebergCatalog::CommitBatch(
   return out;
 }
 
-bool IcebergCatalog::CommitBatchOnce(const EntityRecord& row,
-                                     std::span<QueuedTableCommit* const> batch,
-                                     std::span<std::optional<Result<LoadedObject>>> answers,
-                                     CachedTableHead& head) {
+IcebergCatalog::BatchAttempt IcebergCatalog::CommitBatchOnce(
+    const EntityRecord& row, std::span<QueuedTableCommit* const> batch,
+    std::span<std::optional<Result<LoadedObject>>> answers, CachedTableHead& head) {
   const TableCommit& table = *batch.front()->commit;
+  std::vector<size_t> open;  // the commits this attempt answers
+  for (size_t i = 0; i < batch.size(); ++i)
+    if (!answers[i]) open.push_back(i);
   auto answer_all = [&](const Error& error) {
-    for (auto& answer : answers) answer = error;
-    return false;
+    for (size_t i : open) answers[i] = error;
+    return BatchAttempt::kAnswered;
   };
   if (!row.location)
     return answer_all(Internal("{} has no metadata location", ObjectText(table.ns, table.name)));
@@ -991,15 +995,37 @@ bool IcebergCatalog::CommitBatchOnce(const EntityRecord& row,
   std::vector<std::string> files;  // the manifest lists their rebases wrote
   int64_t now_ms = 0;
   bool any_changed = false;
-  for (size_t i = 0; i < batch.size(); ++i) {
+  for (size_t i : open) {
     const QueuedTableCommit& queued = *batch[i];
     std::vector<std::string> written;
+    auto updates = CheckCommit(*current, *queued.commit, written, /*defer_sync=*/true);
+    if (!updates) {
+      DeleteQuietly(storage_, written);
+      answers[i] = std::move(updates).error();
+      continue;
+    }
+    // A commit that adds a snapshot always changes the metadata, so the metadata so far can be
+    // handed over instead of copied (the history grows with every commit); if it fails anyway,
+    // what came before is rebuilt by redoing the batch without it.
+    const bool adds_snapshot =
+        current == &running &&
+        std::any_of(updates->begin(), updates->end(), [](const iceberg::Json& u) {
+          return u.is_object() && u.value("action", "") == "add-snapshot";
+        });
     bool changed = false;
-    auto next = ApplyCommit(*current, *queued.commit, queued.ctx->now_ms, written, changed,
-                            /*defer_sync=*/true);
+    auto next =
+        adds_snapshot
+            ? iceberg::ApplyTableUpdates(std::move(running), *updates, queued.ctx->now_ms, &changed)
+            : iceberg::ApplyTableUpdates(current, *updates, queued.ctx->now_ms, &changed);
     if (!next) {
       DeleteQuietly(storage_, written);
       answers[i] = std::move(next).error();
+      if (adds_snapshot) {
+        DeleteQuietly(storage_, files);
+        for (size_t j : open)
+          if (j != i) answers[j].reset();
+        return BatchAttempt::kRedo;
+      }
       continue;
     }
     applied.push_back(i);
@@ -1014,7 +1040,7 @@ bool IcebergCatalog::CommitBatchOnce(const EntityRecord& row,
   if (!any_changed) {
     // Nothing to write: the current metadata answers every commit that did not fail.
     for (size_t i : applied) answers[i] = LoadedObject{row, *row.location, base_text};
-    return false;
+    return BatchAttempt::kAnswered;
   }
 
   iceberg::Json metadata = iceberg::FinishCommit(
@@ -1023,7 +1049,7 @@ bool IcebergCatalog::CommitBatchOnce(const EntityRecord& row,
   auto text = std::make_shared<const std::string>(iceberg::ToJsonText(metadata));
   auto answer_applied = [&](const Error& error) {
     for (size_t i : applied) answers[i] = error;
-    return false;
+    return BatchAttempt::kAnswered;
   };
   // The metadata file and every manifest list it points at are durable before the pointer moves.
   if (Status stored = WriteDeferredText(storage_, location, *text); !stored) {
@@ -1046,7 +1072,7 @@ bool IcebergCatalog::CommitBatchOnce(const EntityRecord& row,
       // Another writer moved the row: nothing of this attempt landed; redo every commit.
       DeleteQuietly(storage_, files);
       for (auto& answer : answers) answer.reset();
-      return true;
+      return BatchAttempt::kLostRace;
     }
     // The swap may or may not have happened: the outcome is unknown, never a retryable 409, and
     // the files stay (the row may point at them).
@@ -1058,7 +1084,7 @@ bool IcebergCatalog::CommitBatchOnce(const EntityRecord& row,
   head.location = location;
   head.metadata = std::make_shared<const iceberg::Json>(std::move(metadata));
   head.text = std::move(text);
-  return false;
+  return BatchAttempt::kAnswered;
 }
 
 Status IcebergCatalog::CommitTransaction(const CallContext& ctx,

@@ -198,24 +198,29 @@ class IcebergCatalog {
                                   const TableCommit& commit, std::vector<std::string>& written,
                                   bool& lost_race);
 
-  // Checks `commit`'s requirements against `base` and applies its updates; a fast append that
-  // lost a race against other appends is first rebased onto `base` (RebaseAppend), the new
-  // manifest list recorded in `written` (made durable by WriteNew, or only written when
-  // `defer_sync`: the caller then syncs it before pointing at it). `changed` false: nothing to do.
-  Result<iceberg::Json> ApplyCommit(const iceberg::Json& base, const TableCommit& commit,
-                                    int64_t now_ms, std::vector<std::string>& written,
-                                    bool& changed, bool defer_sync);
+  // Checks `commit`'s requirements against `base` and returns the updates to apply: its own, or,
+  // for a fast append that lost a race against other appends, the ones RebaseAppend made for
+  // `base` (the new manifest list recorded in `written`; made durable by WriteNew, or only
+  // written when `defer_sync`, and then the caller syncs it before pointing at it).
+  Result<iceberg::Json> CheckCommit(const iceberg::Json& base, const TableCommit& commit,
+                                    std::vector<std::string>& written, bool defer_sync);
   // One commit on its own, retried against the new head when it loses the compare-and-set.
   Result<LoadedObject> CommitAlone(const CallContext& ctx, const TableCommit& commit);
   // Commits `batch` (commits to one table, in order) and answers each, same order. `head` is the
   // last head this process wrote for the table, reused while the row still points at it.
   std::vector<Result<LoadedObject>> CommitBatch(const std::vector<QueuedTableCommit*>& batch,
                                                 CachedTableHead& head);
-  // One attempt of CommitBatch from `row`: fills `answers` (one per commit) and returns false,
-  // or returns true, answering none, when the compare-and-set lost (retry from the new row).
-  bool CommitBatchOnce(const store::EntityRecord& row, std::span<QueuedTableCommit* const> batch,
-                       std::span<std::optional<Result<LoadedObject>>> answers,
-                       CachedTableHead& head);
+  // One attempt of CommitBatch from `row`, for the commits whose answer is still empty.
+  //  kAnswered: every one of them has its answer;
+  //  kLostRace: the compare-and-set lost; none has (every answer was cleared): redo from the new
+  //  row; kRedo: one commit failed after the metadata so far was handed to it; it has its answer,
+  //  the
+  //   others have none: redo without it.
+  enum class BatchAttempt { kAnswered, kLostRace, kRedo };
+  BatchAttempt CommitBatchOnce(const store::EntityRecord& row,
+                               std::span<QueuedTableCommit* const> batch,
+                               std::span<std::optional<Result<LoadedObject>>> answers,
+                               CachedTableHead& head);
 
   CatalogInfo info_;
   store::MetadataStore& store_;

@@ -198,6 +198,18 @@ class GroupCommitTest : public ::testing::Test {
       id = s.contains("parent-snapshot-id") ? s["parent-snapshot-id"] : Json();
     }
     for (int64_t id : ids) EXPECT_EQ(ancestry.count(id), 1U) << "snapshot " << id;
+    // The head's manifest list holds every snapshot's own manifest once (the lists the rebases
+    // wrote carry each other's records on).
+    const Json& head = by_id[metadata["current-snapshot-id"].get<int64_t>()];
+    std::ifstream in(head["manifest-list"].get<std::string>(), std::ios::binary);
+    auto list = iceberg::ReadAvroFile(std::string((std::istreambuf_iterator<char>(in)), {}));
+    ASSERT_THAT(list, IsOk());
+    std::map<std::string, int> manifests;
+    for (const auto& m : list->records) ++manifests[m["manifest_path"].get<std::string>()];
+    EXPECT_EQ(manifests.size(), by_id.size());
+    for (const auto& [id, snapshot] : by_id) {
+      EXPECT_EQ(manifests[MetadataDir() + "/m-" + std::to_string(id)], 1) << "snapshot " << id;
+    }
   }
 
   fs::path root_;
@@ -233,7 +245,8 @@ TEST_F(GroupCommitTest, ConcurrentAppendsAllLandExactlyOnce) {
 
 // The leader of the first batch is held up (its stale append's manifest list is a FIFO nobody
 // writes yet), so the commits sent meanwhile queue and go in the next batch together: appends,
-// one whose requirement fails, a property change, a no-op and a stale schema assertion.
+// one whose requirement fails, a property change, a no-op, a stale schema assertion and an
+// append whose updates fail.
 TEST_F(GroupCommitTest, OneBatchAnswersEachCommitAsIfAlone) {
   ASSERT_THAT(catalog_->CommitTable(Ctx(), Append(Metadata(), 1)), IsOk());
   const Json base = Metadata();
@@ -268,6 +281,13 @@ TEST_F(GroupCommitTest, OneBatchAnswersEachCommitAsIfAlone) {
   commits.push_back(Updates(
       nlohmann::json::parse(R"([{"type": "assert-current-schema-id", "current-schema-id": 7}])"),
       nlohmann::json::parse(R"([{"action": "set-properties", "updates": {"never": "x"}}])")));
+  // A snapshot that exists: only applying it finds that out, after the appends before it were
+  // handed the metadata so far (the batch is then redone without it).
+  std::string unused;
+  TableCommit existing = Append(now, 1, &unused);
+  existing.requirements = nlohmann::json::array();
+  commits.push_back(existing);
+  commits.push_back(Append(now, 16));
   std::vector<std::optional<Result<LoadedObject>>> answers(commits.size());
   std::vector<std::thread> followers;
   for (size_t i = 0; i < commits.size(); ++i)
@@ -293,6 +313,10 @@ TEST_F(GroupCommitTest, OneBatchAnswersEachCommitAsIfAlone) {
   EXPECT_THAT(*answers[9], IsError(ErrorCode::kConflict));
   EXPECT_THAT(*answers[9],
               HasErrorMessage("Requirement failed: current schema changed: expected id 7 != 0"));
+  EXPECT_THAT(*answers[10], IsError(ErrorCode::kInvalidArgument));
+  EXPECT_THAT(*answers[10], HasErrorMessage("Snapshot already exists for id: 1"));
+  ASSERT_THAT(*answers[11], IsOk());
+  locations.insert((*answers[11])->metadata_location);
   // Everything that landed landed in one metadata file, the current one.
   EXPECT_EQ(locations.size(), 1U);
   const Json after = Metadata();
@@ -301,7 +325,7 @@ TEST_F(GroupCommitTest, OneBatchAnswersEachCommitAsIfAlone) {
   EXPECT_EQ(after["properties"]["kept"], "same");
   EXPECT_FALSE(after["properties"].contains("bad"));
   EXPECT_FALSE(after["properties"].contains("never"));
-  ExpectLanded({1, 2, 3, 10, 11, 12, 13, 14, 15});
+  ExpectLanded({1, 2, 3, 10, 11, 12, 13, 14, 15, 16});
   // The failed commits wrote nothing that stays: every manifest list is a snapshot's.
   std::set<std::string> lists;
   for (const auto& s : after["snapshots"]) lists.insert(s["manifest-list"].get<std::string>());
