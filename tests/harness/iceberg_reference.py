@@ -44,7 +44,7 @@ def ensure_reference_jar(log=print) -> str:
 def reference_argv_env(workdir, port: int) -> tuple[list[str], dict]:
     env = dict(os.environ,
                CATALOG_CATALOG__IMPL="org.apache.iceberg.jdbc.JdbcCatalog",
-               CATALOG_URI=f"jdbc:sqlite:{workdir}/peer.db",
+               CATALOG_URI=f"jdbc:sqlite:{workdir}/peer.db?journal_mode=WAL&busy_timeout=30000",
                CATALOG_JDBC_USER="user", CATALOG_JDBC_PASSWORD="password",
                CATALOG_WAREHOUSE=f"file://{workdir}/warehouse",
                CATALOG_REST_PORT=str(port))
