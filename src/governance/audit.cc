@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -80,10 +81,17 @@ Result<std::unique_ptr<AuditLog>> AuditLog::Open(std::string dir, uint64_t max_f
   std::unique_ptr<AuditLog> log(
       new AuditLog(std::move(dir), max_file_bytes, std::max(1, max_files)));
   CAIRN_RETURN_IF_ERROR(log->OpenFile());
+  log->syncer_ = std::thread([raw = log.get()] { raw->SyncLoop(); });
   return log;
 }
 
 AuditLog::~AuditLog() {
+  {
+    std::lock_guard lock(mu_);
+    closing_ = true;
+  }
+  cv_.notify_all();
+  if (syncer_.joinable()) syncer_.join();
   std::lock_guard lock(mu_);
   if (fd_ >= 0) {
     ::fdatasync(fd_);
@@ -121,20 +129,30 @@ void AuditLog::Write(const AuditRecord& record) {
   // One write() per record with O_APPEND: records never interleave, even across processes.
   const ssize_t n = ::write(fd_, line.data(), line.size());
   if (n > 0) size_ += static_cast<uint64_t>(n);
-  dirty_ = true;
-  const int64_t now = NowMillis();
-  if (now - last_sync_ms_ >= 1000) {
-    ::fdatasync(fd_);
-    last_sync_ms_ = now;
-    dirty_ = false;
-  }
+  dirty_ = true;  // the syncer makes it durable within a second, off the request's path
 }
 
 void AuditLog::Sync() {
-  std::lock_guard lock(mu_);
-  if (fd_ >= 0 && dirty_) {
-    ::fdatasync(fd_);
+  int fd = -1;
+  {
+    std::lock_guard lock(mu_);
+    if (fd_ < 0 || !dirty_) return;
+    fd = ::dup(fd_);  // stays valid if the file is rotated meanwhile
     dirty_ = false;
+  }
+  if (fd < 0) return;
+  ::fdatasync(fd);
+  ::close(fd);
+}
+
+void AuditLog::SyncLoop() {
+  std::unique_lock lock(mu_);
+  while (!closing_) {
+    cv_.wait_for(lock, std::chrono::seconds(1), [this] { return closing_; });
+    if (closing_) break;
+    lock.unlock();
+    Sync();  // never under mu_: writers go on while the disk catches up
+    lock.lock();
   }
 }
 

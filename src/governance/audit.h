@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <condition_variable>
 #include <cstdint>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "common/result.h"
@@ -40,7 +42,8 @@ struct AuditQuery {
 };
 
 /// A durable JSON-lines audit trail: one line per record, appended with O_APPEND and synced to
-/// disk at least once a second (and on close), rotated by size into `audit.log.1` ..
+/// disk at least once a second by a background thread (and on close), so no request waits for
+/// the disk; rotated by size into `audit.log.1` ..
 /// `audit.log.N`. Queries scan the files newest first. Safe to call from many threads.
 class AuditLog {
  public:
@@ -62,15 +65,18 @@ class AuditLog {
       : dir_(std::move(dir)), max_file_bytes_(max_file_bytes), max_files_(max_files) {}
   Status OpenFile();
   void RotateLocked();
+  void SyncLoop();
 
   std::string dir_;
   uint64_t max_file_bytes_;
   int max_files_;
   std::mutex mu_;
-  int fd_ = -1;               // guarded by mu_
-  uint64_t size_ = 0;         // guarded by mu_
-  int64_t last_sync_ms_ = 0;  // guarded by mu_
-  bool dirty_ = false;        // guarded by mu_
+  int fd_ = -1;           // guarded by mu_
+  uint64_t size_ = 0;     // guarded by mu_
+  bool dirty_ = false;    // guarded by mu_
+  bool closing_ = false;  // guarded by mu_
+  std::condition_variable cv_;
+  std::thread syncer_;  // fdatasync once a second when records were written
 };
 
 }  // namespace cairn::governance
