@@ -483,6 +483,7 @@ def bench_server(srv, p, tmp, is_ref, res):
     sch = os.path.join(tmp, "schema.json")
     auth = [] if is_ref else ["--auth", ADMIN["Authorization"]]
     have = 0
+    unacknowledged = 0  # creates answered 5xx or lost in transport: may or may not have landed
     if "create" in wl:
         cap = p["ref_create_cap_s"] if is_ref else p["create_cap_s"]
         r = driver("create", "--port", srv.port, "--base", srv.base, "--ns", "bulk", "--threads", 16,
@@ -490,6 +491,8 @@ def bench_server(srv, p, tmp, is_ref, res):
         r["requested"] = p["create_n"]
         res["create"] = r
         have = r["ok"]
+        unacknowledged += r.get("transport_errors", 0) + sum(
+            n for code, n in r.get("status", {}).items() if code.startswith("5"))
         log(f"  createTable: {r['ok']} in {r['seconds']:.1f}s = {r['throughput']:.0f}/s")
     if "commit" in wl:
         res.update(commit_workloads(srv, p, tmp))
@@ -504,11 +507,24 @@ def bench_server(srv, p, tmp, is_ref, res):
                    "--count", p["list_n"] - have, "--start", p["create_n"], "--prefix", "t_", "--schema", sch,
                    "--max-seconds", fill_cap, *auth)
         have += f["ok"]
+        unacknowledged += f.get("transport_errors", 0) + sum(
+            n for code, n in f.get("status", {}).items() if code.startswith("5"))
         res["fill"] = f
         log(f"  filled bulk to {have} tables ({f['throughput']:.0f}/s)")
     lr = list_tables(srv, p, have)
-    if any(n != have for n in lr["tables_per_pass"]):
-        raise HarnessError(f"{srv.name}: listTables saw {lr['tables_per_pass']} tables, expected {have}")
+    # Every acknowledged create must be listed, and nothing else, except that a create the peer
+    # answered with a 5xx (or that was lost in transport) may still have landed on the peer. Cairn
+    # gets no such slack: an error never leaves a partial write behind.
+    slack = unacknowledged if is_ref else 0
+    seen = lr["tables_per_pass"]
+    if any(n < have or n > have + slack for n in seen) or len(set(seen)) > 1:
+        raise HarnessError(f"{srv.name}: listTables saw {seen} tables, expected {have}"
+                           + (f" (up to {have + slack} counting unacknowledged creates)" if slack else ""))
+    if seen and seen[0] != have:
+        log(f"  {srv.name}: {seen[0] - have} of its {slack} failed creates left a table behind")
+        res["tables_left_by_failed_creates"] = seen[0] - have
+        have = seen[0]
+        lr["tables"] = have
     res["list"] = lr
     log(f"  listTables over {have}: p99 {lr['p99_ms']:.2f} ms/page, {lr['pass_s_median']:.2f} s to list all")
     res["startup"]["rss_after_tables_mb"] = rss_mb(srv.proc.pid)
