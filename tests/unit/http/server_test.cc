@@ -51,6 +51,14 @@ std::string Exchange(int port, const std::string& raw, const std::string& until 
   return out;
 }
 
+// Transport errors as plain text: the status and the server's message.
+Response PlainErrors(int status, std::string_view message, const Request& /*partial*/) {
+  Response r;
+  r.status = status;
+  r.body = std::string(message);
+  return r;
+}
+
 class ServerTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -90,12 +98,7 @@ class ServerTest : public ::testing::Test {
           if (r.path == "/throw") throw std::runtime_error("boom");
           return resp;
         },
-        [](int status, std::string_view message, const Request&) {
-          Response r;
-          r.status = status;
-          r.body = std::string(message);
-          return r;
-        });
+        PlainErrors);
     ASSERT_TRUE(server_->Listen().has_value());
     port_ = server_->port();
     thread_ = std::thread([this] { server_->Run(); });
@@ -178,13 +181,7 @@ TEST(ServerShutdown, IdleKeepAliveConnectionsDoNotDelayStop) {
   options.worker_threads = 3;
   options.shutdown_grace_ms = 10'000;
   Server server(
-      options, [](const Request&) { return Response{}; },
-      [](int status, std::string_view m, const Request&) {
-        Response r;
-        r.status = status;
-        r.body = std::string(m);
-        return r;
-      });
+      options, [](const Request&) { return Response{}; }, PlainErrors);
   ASSERT_TRUE(server.Listen().has_value());
   const int port = server.port();
   std::thread runner([&] { server.Run(); });
@@ -265,12 +262,7 @@ TEST(ServerShutdown, InFlightRequestFinishesOnStop) {
         r.body = "done";
         return r;
       },
-      [](int status, std::string_view m, const Request&) {
-        Response r;
-        r.status = status;
-        r.body = std::string(m);
-        return r;
-      });
+      PlainErrors);
   ASSERT_TRUE(server.Listen().has_value());
   const int port = server.port();
   std::thread runner([&] { server.Run(); });
