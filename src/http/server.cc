@@ -150,8 +150,8 @@ class Server::Impl {
   }
 
  private:
-  /// One open connection. Touched only on the connection's strand, except `in_list` bookkeeping
-  /// under `mu_`.
+  /// One open connection. Its fields are touched only on the connection's strand; the list of
+  /// connections that holds it is guarded by `mu_`.
   struct Connection {
     explicit Connection(Strand s) : strand(std::move(s)) {}
     Strand strand;
