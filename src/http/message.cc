@@ -24,16 +24,6 @@ std::optional<std::string> Request::Header(const std::string& name) const {
   return it->second;
 }
 
-std::string Response::BodyText() const {
-  if (!spliced && body_tail.empty()) return body;
-  std::string out;
-  out.reserve(BodySize());
-  out += body;
-  if (spliced) out += *spliced;
-  out += body_tail;
-  return out;
-}
-
 bool ParseTarget(std::string_view target, std::string& path,
                  std::vector<std::pair<std::string, std::string>>& query) {
   const size_t q = target.find('?');

@@ -48,8 +48,6 @@ struct Response {
   size_t BodySize() const {
     return body.size() + (spliced ? spliced->size() : 0) + body_tail.size();
   }
-  /// The whole body as one string (a copy when a document is spliced in).
-  std::string BodyText() const;
 };
 
 /// Splits `target` into path and decoded query parameters. False on malformed %-escapes.
