@@ -18,6 +18,7 @@
 #include "connector/iceberg/iceberg_catalog.h"
 #include "iceberg/append_rebase.h"
 #include "iceberg/table_metadata.h"
+#include "manifest_list_schema.h"
 #include "matchers.h"
 #include "store/metadata_store.h"
 
@@ -30,21 +31,7 @@ using cairn::testing::IsError;
 using cairn::testing::IsOk;
 using Json = nlohmann::ordered_json;
 
-// The v2 manifest list schema (the Iceberg spec's manifest_file), the fields a rebase needs.
-constexpr const char* kListSchema = R"({"type": "record", "name": "manifest_file", "fields": [
-  {"name": "manifest_path", "field-id": 500, "type": "string"},
-  {"name": "manifest_length", "field-id": 501, "type": "long"},
-  {"name": "partition_spec_id", "field-id": 502, "type": "int"},
-  {"name": "content", "field-id": 517, "type": "int"},
-  {"name": "sequence_number", "field-id": 515, "type": "long"},
-  {"name": "min_sequence_number", "field-id": 516, "type": "long"},
-  {"name": "added_snapshot_id", "field-id": 503, "type": "long"},
-  {"name": "added_files_count", "field-id": 504, "type": "int"},
-  {"name": "existing_files_count", "field-id": 505, "type": "int"},
-  {"name": "deleted_files_count", "field-id": 506, "type": "int"},
-  {"name": "added_rows_count", "field-id": 512, "type": "long"},
-  {"name": "existing_rows_count", "field-id": 513, "type": "long"},
-  {"name": "deleted_rows_count", "field-id": 514, "type": "long"}]})";
+constexpr const char* kListSchema = ::cairn::testing::kManifestListSchema;
 
 const Namespace kNs = {"db"};
 
