@@ -639,7 +639,7 @@ Response GravitinoApi::Credentials(const Request& request, const governance::Pri
       }
       locations.push_back(it->second);
     } else {
-      for (const auto& [name, location] : fileset->storage_locations) locations.push_back(location);
+      for (const auto& entry : fileset->storage_locations) locations.push_back(entry.second);
     }
   } else {
     return call.Fail(InvalidArgument(
