@@ -32,4 +32,8 @@ std::optional<int64_t> ParseInt64(std::string_view s);
 /// Decodes %XX escapes (and nothing else); nullopt when an escape is malformed.
 std::optional<std::string> PercentDecode(std::string_view s);
 
+/// `s` with every control character (below 0x20, and 0x7f) written as `\xNN`, for messages and
+/// logs that must not carry them.
+std::string EscapeControl(std::string_view s);
+
 }  // namespace cairn

@@ -73,6 +73,18 @@ struct FileInfo {
 Status ValidateMetalakeName(std::string_view name);
 Status ValidateCatalogName(std::string_view name);
 /// Default rule for schemas, tables and other leaf objects: ^\w[\w/=-]{0,63}$, not "*".
+/// Gravitino's rule for schema, table, fileset, ... names: `^\w[\w=-]{0,63}$`, not `*`, and the
+/// path-segment rule below. (Gravitino's default rule also allows `/`; Cairn does not, since
+/// these names become segments of storage locations.)
 Status ValidateObjectName(EntityKind kind, std::string_view name);
+
+/// The longest name, in bytes, a name that becomes a path segment may have.
+inline constexpr size_t kMaxSegmentNameBytes = 255;
+
+/// The rule for every name that becomes one segment of a storage path or URL (namespace levels,
+/// tables, views, filesets), on every interface: 1 to 255 bytes of valid UTF-8, not `.` or
+/// `..`, no `/` or `\`, no control character, not only white space. A violation is
+/// kInvalidArgument naming the kind and the rule.
+Status ValidateSegmentName(EntityKind kind, std::string_view name);
 
 }  // namespace cairn::model
