@@ -230,11 +230,88 @@ Result<std::string> NormalizeLocation(std::string_view location) {
   std::string loc(Trim(location));
   if (loc.empty()) return InvalidArgument("location must not be empty");
   while (loc.size() > 1 && loc.back() == '/') loc.pop_back();
-  if (loc.find("://") != std::string::npos || loc.rfind("file:", 0) == 0) return loc;
+  if (loc.find("://") != std::string::npos || loc.rfind("file:", 0) == 0) {
+    // A URI is kept as written, so it must not be able to name anything else.
+    CAIRN_RETURN_IF_ERROR(ParseLocation(loc));
+    return loc;
+  }
+  for (unsigned char c : loc) {
+    if (c < 0x20 || c == 0x7f) {
+      return InvalidArgument("location '{}' has a control character", EscapeControl(loc));
+    }
+  }
   std::error_code ec;
   fs::path p = fs::absolute(fs::path(loc), ec);
   if (ec) return InvalidArgument("location '{}' cannot be resolved: {}", loc, ec.message());
   return p.lexically_normal().string();
+}
+
+Result<LocationParts> ParseLocation(std::string_view location) {
+  LocationParts out;
+  std::string_view rest = location;
+  for (unsigned char c : location) {
+    if (c < 0x20 || c == 0x7f) {
+      return InvalidArgument("location '{}' has a control character", EscapeControl(location));
+    }
+    if (c == '\\') return InvalidArgument("location '{}' has a backslash", location);
+  }
+  if (rest.rfind("s3://", 0) == 0 || rest.rfind("s3a://", 0) == 0) {
+    rest.remove_prefix(rest.find("://") + 3);
+    const size_t slash = rest.find('/');
+    out.scheme = "s3";
+    out.authority = std::string(rest.substr(0, slash));
+    if (out.authority.empty()) return InvalidArgument("location '{}' has no bucket", location);
+    rest = slash == std::string_view::npos ? std::string_view() : rest.substr(slash);
+  } else if (rest.rfind("file:", 0) == 0) {
+    rest.remove_prefix(5);
+    if (rest.rfind("//", 0) == 0) {
+      rest.remove_prefix(2);
+      const size_t slash = rest.find('/');
+      if (slash != 0 && rest.substr(0, slash) != "localhost") {
+        return InvalidArgument("location '{}' names another host", location);
+      }
+      rest = slash == std::string_view::npos ? std::string_view() : rest.substr(slash);
+    }
+    out.scheme = "file";
+    if (rest.empty() || rest.front() != '/')
+      return InvalidArgument("location '{}' is not absolute", location);
+  } else if (!rest.empty() && rest.front() == '/') {
+    out.scheme = "file";
+  } else {
+    const size_t colon = rest.find("://");
+    if (colon == std::string_view::npos)
+      return InvalidArgument("location '{}' is not absolute", location);
+    out.scheme = std::string(rest.substr(0, colon));
+    rest.remove_prefix(colon + 3);
+    const size_t slash = rest.find('/');
+    out.authority = std::string(rest.substr(0, slash));
+    rest = slash == std::string_view::npos ? std::string_view() : rest.substr(slash);
+  }
+  size_t start = 0;
+  while (start < rest.size()) {
+    size_t end = rest.find('/', start);
+    if (end == std::string_view::npos) end = rest.size();
+    const std::string_view seg = rest.substr(start, end - start);
+    if (seg == "." || seg == "..") {
+      return InvalidArgument("location '{}' has a '{}' segment", location, seg);
+    }
+    if (!seg.empty()) out.segments.emplace_back(seg);
+    start = end + 1;
+  }
+  return out;
+}
+
+bool LocationWithin(std::string_view location, std::string_view base) {
+  auto l = ParseLocation(location);
+  auto b = ParseLocation(base);
+  if (!l || !b) return false;
+  if (l->scheme != b->scheme || l->authority != b->authority) return false;
+  if (l->segments.size() < b->segments.size()) return false;
+  return std::equal(b->segments.begin(), b->segments.end(), l->segments.begin());
+}
+
+bool LocationsOverlap(std::string_view a, std::string_view b) {
+  return LocationWithin(a, b) || LocationWithin(b, a);
 }
 
 }  // namespace cairn::storage

@@ -89,4 +89,24 @@ Result<std::unique_ptr<FileIO>> FileIOFor(std::string_view location,
 /// trailing slashes are dropped. kInvalidArgument for empty or relative-unresolvable input.
 Result<std::string> NormalizeLocation(std::string_view location);
 
+/// A location split for comparison: `scheme` is "file" for local disk (plain absolute paths and
+/// `file:` URIs alike) and "s3" for s3:// and s3a://; `authority` is the bucket (empty on local
+/// disk); `segments` the path, without empty segments.
+struct LocationParts {
+  std::string scheme;
+  std::string authority;
+  std::vector<std::string> segments;
+};
+
+/// kInvalidArgument for a location that could name something other than what it reads as: a
+/// `.` or `..` segment, a backslash, or a control character; or that is not absolute.
+Result<LocationParts> ParseLocation(std::string_view location);
+
+/// Whether `location` is `base` or lies under it, compared segment by segment (so `/wh/a` is not
+/// under `/wh/ab`). False when either does not parse.
+bool LocationWithin(std::string_view location, std::string_view base);
+
+/// Whether one of the two lies within the other.
+bool LocationsOverlap(std::string_view a, std::string_view b);
+
 }  // namespace cairn::storage
