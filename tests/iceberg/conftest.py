@@ -44,8 +44,9 @@ def base_url(server) -> str:
     return server.url
 
 
-def _make_catalog(base_url: str, warehouse_dir: Path) -> Ice:
-    """A fresh metalake + lakehouse-iceberg catalog, and an `Ice` handle on it."""
+def _make_catalog(base_url: str, warehouse_dir: Path, extra: dict | None = None) -> Ice:
+    """A fresh metalake + lakehouse-iceberg catalog (with `extra` catalog properties), and an
+    `Ice` handle on it."""
     ice = Ice(base_url, unique("ml"), unique("cat"), warehouse_dir)
     r = ice.api_post("metalakes", {"name": ice.metalake, "comment": "iceberg suite",
                                    "properties": {}})
@@ -53,7 +54,8 @@ def _make_catalog(base_url: str, warehouse_dir: Path) -> Ice:
     r = ice.api_post(f"metalakes/{ice.metalake}/catalogs", {
         "name": ice.catalog, "type": "relational", "provider": "lakehouse-iceberg",
         "comment": "iceberg suite",
-        "properties": {"catalog-backend": "managed", "warehouse": str(warehouse_dir)}})
+        "properties": {"catalog-backend": "managed", "warehouse": str(warehouse_dir),
+                       **(extra or {})}})
     assert r.status_code == 200, f"create catalog: {r.status_code} {r.text[:300]}"
     return ice
 

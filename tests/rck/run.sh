@@ -112,6 +112,9 @@ suffix="$(od -An -N4 -tx1 /dev/urandom | tr -d ' \n')"
 metalake="rck_$suffix"
 catalog="rck"
 warehouse_dir="$work/warehouse"
+# The kit asks for tables placed by hand under /tmp (CatalogTests' `file:/tmp/ns/table`): the
+# catalogs allow that besides their warehouses.
+RCK_LOCATIONS="file:/tmp/ns"
 api() {
   curl -s -o "$work/api.out" -w '%{http_code}' -X "$1" "$url/api/$2" \
     -H 'Content-Type: application/json' -H 'Accept: application/vnd.gravitino.v1+json' \
@@ -121,7 +124,7 @@ code="$(api POST metalakes "{\"name\":\"$metalake\",\"comment\":\"RCK\",\"proper
 [[ "$code" == 200 ]] || { log "create metalake: HTTP $code $(cat "$work/api.out")"; exit 1; }
 create_catalog() {  # create_catalog NAME WAREHOUSE_DIR
   mkdir -p "$2"
-  code="$(api POST "metalakes/$metalake/catalogs" "{\"name\":\"$1\",\"type\":\"relational\",\"provider\":\"lakehouse-iceberg\",\"comment\":\"RCK\",\"properties\":{\"catalog-backend\":\"managed\",\"warehouse\":\"$2\"}}")"
+  code="$(api POST "metalakes/$metalake/catalogs" "{\"name\":\"$1\",\"type\":\"relational\",\"provider\":\"lakehouse-iceberg\",\"comment\":\"RCK\",\"properties\":{\"catalog-backend\":\"managed\",\"warehouse\":\"$2\",\"allowed-locations\":\"$2,$RCK_LOCATIONS\"}}")"
   [[ "$code" == 200 ]] || { log "create catalog $1: HTTP $code $(cat "$work/api.out")"; exit 1; }
 }
 # One catalog per RCK class: each class insists on starting without its test namespaces.

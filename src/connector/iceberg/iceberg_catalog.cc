@@ -6,21 +6,25 @@
 #include <condition_variable>
 #include <deque>
 #include <exception>
+#include <filesystem>
 #include <functional>
 #include <list>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <tuple>
 #include <unordered_map>
 
 #include <spdlog/spdlog.h>
 
+#include "common/deadline.h"
 #include "common/util.h"
 #include "iceberg/append_rebase.h"
 #include "iceberg/commit.h"
 #include "iceberg/table_metadata.h"
 #include "iceberg/view_metadata.h"
+#include "model/entities.h"
 #include "storage/file_io.h"
 
 namespace cairn::connector {
@@ -31,6 +35,25 @@ using store::EntityType;
 namespace {
 
 constexpr int kMaxCommitAttempts = 32;
+
+// Table properties that name where a table's files go; each must lie within its location.
+constexpr const char* kPathProperties[] = {"write.data.path", "write.metadata.path",
+                                           "write.object-storage.path",
+                                           "write.folder-storage.path"};
+
+std::string_view StringMember(const iceberg::Json& doc, const char* key) {
+  if (!doc.is_object()) return {};
+  auto it = doc.find(key);
+  if (it == doc.end() || !it->is_string()) return {};
+  return it->get_ref<const std::string&>();
+}
+
+std::string_view PathProperty(const iceberg::Json& metadata, const char* key) {
+  if (!metadata.is_object()) return {};
+  auto props = metadata.find("properties");
+  if (props == metadata.end()) return {};
+  return StringMember(*props, key);
+}
 
 std::string HexEncode(std::string_view s) {
   static const char* kDigits = "0123456789abcdef";
@@ -355,6 +378,12 @@ IcebergCatalog::IcebergCatalog(CatalogInfo info, store::MetadataStore& store, st
   if (auto vendor = storage::CredentialVendor::FromProperties(info_.properties)) {
     credentials_ = *vendor;
   }
+  if (auto it = info_.properties.find(kAllowedLocationsProperty); it != info_.properties.end()) {
+    for (const auto& part : Split(it->second, ',')) {
+      if (auto normalized = storage::NormalizeLocation(part)) allowed_.push_back(*normalized);
+    }
+  }
+  if (allowed_.empty()) allowed_.push_back(warehouse_);
 }
 
 std::string IcebergCatalog::DefaultLocation(const Namespace& ns, std::string_view name) const {
@@ -396,14 +425,20 @@ Result<model::Properties> IcebergCatalog::CreateNamespace(const CallContext& ctx
                                                           const model::Properties& properties) {
   if (ns.empty()) return InvalidArgument("Namespace must not be empty");
   for (const auto& level : ns) {
-    if (level.empty())
-      return InvalidArgument("Namespace level must not be empty: {}", NamespaceText(ns));
+    CAIRN_RETURN_IF_ERROR(model::ValidateSegmentName(EntityKind::kSchema, level));
   }
   int64_t parent_id = info_.catalog_id;
   if (ns.size() > 1) {
     Namespace parent(ns.begin(), ns.end() - 1);
     CAIRN_ASSIGN_OR_RETURN(EntityRecord p, NamespaceRow(store_, parent));
     parent_id = p.id;
+    // Its tables would live inside the default location of a table of that name.
+    for (EntityType t : {EntityType::kTable, EntityType::kView}) {
+      if (store_.Get(t, parent_id, ns.back())) {
+        return AlreadyExists(EntityKind::kSchema, "{} with same name already exists: {}",
+                             t == EntityType::kView ? "View" : "Table", NamespaceText(ns));
+      }
+    }
   }
   EntityRecord row;
   row.type = EntityType::kSchema;
@@ -491,7 +526,14 @@ Result<EntityRecord> IcebergCatalog::ObjectRow(store::MetadataStore& store, Enti
 Status IcebergCatalog::CheckNameFree(store::MetadataStore& store, const EntityRecord& ns_row,
                                      const Namespace& ns, std::string_view name,
                                      EntityType creating) {
+  CAIRN_RETURN_IF_ERROR(model::ValidateSegmentName(
+      creating == EntityType::kView ? EntityKind::kView : EntityKind::kTable, name));
   const EntityType other = creating == EntityType::kTable ? EntityType::kView : EntityType::kTable;
+  // A nested namespace of that name would have its tables inside this one's default location.
+  if (store.Get(EntityType::kSchema, ns_row.id, name)) {
+    return AlreadyExists(creating == EntityType::kView ? EntityKind::kView : EntityKind::kTable,
+                         "Namespace with same name already exists: {}", ObjectText(ns, name));
+  }
   if (store.Get(creating, ns_row.id, name)) {
     return creating == EntityType::kTable
                ? AlreadyExists(EntityKind::kTable, "Table already exists: {}", ObjectText(ns, name))
@@ -565,7 +607,8 @@ Result<LoadedObject> IcebergCatalog::Load(EntityType type, const Namespace& ns,
 
 Status IcebergCatalog::Rename(const CallContext& ctx, EntityType type, const Namespace& from_ns,
                               std::string_view from, const Namespace& to_ns, std::string_view to) {
-  if (to.empty()) return InvalidArgument("Invalid destination name: must not be empty");
+  CAIRN_RETURN_IF_ERROR(model::ValidateSegmentName(
+      type == EntityType::kView ? EntityKind::kView : EntityKind::kTable, to));
   CAIRN_ASSIGN_OR_RETURN(EntityRecord target_ns, NamespaceRow(store_, to_ns));
   for (int attempt = 0; attempt < kMaxCommitAttempts; ++attempt) {
     CAIRN_ASSIGN_OR_RETURN(EntityRecord row, ObjectRow(store_, type, from_ns, from));
@@ -656,6 +699,7 @@ Result<LoadedObject> IcebergCatalog::StoreNew(const CallContext& ctx, EntityType
                                               const EntityRecord& ns_row, const Namespace& ns,
                                               std::string_view name,
                                               const iceberg::Json& metadata) {
+  CAIRN_RETURN_IF_ERROR(CheckLocations(ns, name, metadata, nullptr));
   const std::string text = iceberg::ToJsonText(metadata);
   const std::string metadata_location = NextLocation(metadata, "");
   CAIRN_RETURN_IF_ERROR(WriteText(storage_, metadata_location, text));
@@ -679,6 +723,7 @@ Result<LoadedObject> IcebergCatalog::UpdateTable(
     CAIRN_ASSIGN_OR_RETURN(auto base_text, ReadShared(storage_, *row.location));
     CAIRN_ASSIGN_OR_RETURN(iceberg::Json base, iceberg::ParseMetadata(*base_text));
     CAIRN_ASSIGN_OR_RETURN(iceberg::Json metadata, transform(base));
+    CAIRN_RETURN_IF_ERROR(CheckLocations(ns, name, metadata, &base));
     std::string new_location;
     std::shared_ptr<const std::string> text = base_text;
     if (metadata != base) {
@@ -744,13 +789,16 @@ Result<LoadedObject> IcebergCatalog::RegisterTable(const CallContext& ctx, const
   if (name.empty()) return InvalidArgument("Invalid table name: must not be empty");
   if (metadata_location.empty())
     return InvalidArgument("Invalid metadata-location: must not be empty");
+  CAIRN_RETURN_IF_ERROR(model::ValidateSegmentName(EntityKind::kTable, name));
   CAIRN_ASSIGN_OR_RETURN(EntityRecord ns_row, NamespaceRow(store_, ns));
+  CAIRN_RETURN_IF_ERROR(CheckAllowed("metadata-location", metadata_location));
   auto text = ReadText(storage_, metadata_location);
   if (!text) {
     return InvalidArgument("Cannot read metadata file '{}': {}", metadata_location,
                            text.error().message);
   }
-  CAIRN_RETURN_IF_ERROR(iceberg::ParseMetadata(*text));
+  CAIRN_ASSIGN_OR_RETURN(iceberg::Json registered, iceberg::ParseMetadata(*text));
+  CAIRN_RETURN_IF_ERROR(CheckLocations(ns, name, registered, nullptr));
   auto existing = store_.Get(EntityType::kTable, ns_row.id, name);
   if (existing && overwrite) {
     for (int attempt = 0; attempt < kMaxCommitAttempts; ++attempt) {
@@ -789,8 +837,9 @@ Result<LoadedObject> IcebergCatalog::CommitOnce(store::MetadataStore& store, con
     CAIRN_ASSIGN_OR_RETURN(iceberg::Json metadata,
                            iceberg::ApplyTableUpdates(nullptr, updates, ctx.now_ms));
     metadata = iceberg::FinishCommit(std::move(metadata), "", 0, ctx.now_ms);
-    if (metadata.value("location", "").empty())
+    if (StringMember(metadata, "location").empty())
       metadata["location"] = DefaultLocation(commit.ns, commit.name);
+    CAIRN_RETURN_IF_ERROR(CheckLocations(commit.ns, commit.name, metadata, nullptr));
     const std::string metadata_location = NextLocation(metadata, "");
     const std::string text = iceberg::ToJsonText(metadata);
     CAIRN_RETURN_IF_ERROR(WriteText(storage_, metadata_location, text));
@@ -823,6 +872,7 @@ Result<LoadedObject> IcebergCatalog::CommitOnce(store::MetadataStore& store, con
   CAIRN_ASSIGN_OR_RETURN(
       iceberg::Json metadata,
       iceberg::ApplyTableUpdates(&base, effective_updates, ctx.now_ms, &changed));
+  CAIRN_RETURN_IF_ERROR(CheckLocations(commit.ns, commit.name, metadata, &base));
   if (!changed) {
     // Nothing to write: the current metadata is the answer.
     std::string location = *row->location;
@@ -1017,6 +1067,12 @@ IcebergCatalog::BatchAttempt IcebergCatalog::CommitBatchOnce(
         adds_snapshot
             ? iceberg::ApplyTableUpdates(std::move(running), *updates, queued.ctx->now_ms, &changed)
             : iceberg::ApplyTableUpdates(current, *updates, queued.ctx->now_ms, &changed);
+    if (next) {
+      if (auto placed = CheckLocations(queued.commit->ns, queued.commit->name, *next, base.get());
+          !placed) {
+        next = std::move(placed).error();
+      }
+    }
     if (!next) {
       DeleteQuietly(storage_, written);
       answers[i] = std::move(next).error();
@@ -1130,44 +1186,208 @@ Result<bool> IcebergCatalog::DropTable(const Namespace& ns, std::string_view nam
   return dropped;
 }
 
-void IcebergCatalog::PurgeFiles(const std::string& metadata_location,
-                                const std::optional<iceberg::Json>& metadata) {
-  // The files this table's metadata refers to: every metadata file, manifest list and
-  // statistics file. Deleting by reference (not by directory) keeps a table that was created
-  // later at the same location intact.
-  std::vector<std::string> files = {metadata_location};
-  std::string table_location;
-  if (metadata) {
-    table_location = metadata->value("location", "");
-    for (const auto& entry : metadata->value("metadata-log", iceberg::Json::array())) {
-      files.push_back(entry.value("metadata-file", ""));
-    }
-    for (const auto& snapshot : metadata->value("snapshots", iceberg::Json::array())) {
-      files.push_back(snapshot.value("manifest-list", ""));
-    }
-    for (const char* key : {"statistics", "partition-statistics"}) {
-      for (const auto& stats : metadata->value(key, iceberg::Json::array())) {
-        files.push_back(stats.value("statistics-path", ""));
+Status IcebergCatalog::CheckAllowed(std::string_view field, std::string_view location) const {
+  if (auto parsed = storage::ParseLocation(location); !parsed) {
+    return InvalidArgument("Invalid {}: {}", field, parsed.error().message);
+  }
+  for (const auto& allowed : allowed_) {
+    if (storage::LocationWithin(location, allowed)) return Ok();
+  }
+  return InvalidArgument(
+      "Invalid {} '{}': it must lie under one of the catalog's allowed locations ({}; catalog "
+      "property '{}')",
+      field, location, Join(allowed_, ", "), kAllowedLocationsProperty);
+}
+
+Status IcebergCatalog::CheckLocations(const Namespace& ns, std::string_view name,
+                                      const iceberg::Json& metadata,
+                                      const iceberg::Json* base) const {
+  const std::string_view raw = StringMember(metadata, "location");
+  if (raw.empty()) return InvalidArgument("Invalid location: the metadata has none");
+  const bool moved = base == nullptr || StringMember(*base, "location") != raw;
+  if (moved) {
+    auto normalized = storage::NormalizeLocation(raw);
+    if (!normalized) return InvalidArgument("Invalid location: {}", normalized.error().message);
+    const std::string& location = *normalized;
+    CAIRN_RETURN_IF_ERROR(CheckAllowed("location", location));
+    auto default_location = storage::NormalizeLocation(DefaultLocation(ns, name));
+    const bool is_default = default_location &&
+                            storage::LocationWithin(location, *default_location) &&
+                            storage::LocationWithin(*default_location, location);
+    if (!is_default) {
+      // Placed by hand: it must not hold the warehouse or a namespace's directory (where default
+      // locations go), nor share files with another table or view.
+      if (storage::LocationWithin(warehouse_, location)) {
+        return InvalidArgument("Invalid location '{}': it holds the catalog's warehouse '{}'",
+                               location, warehouse_);
+      }
+      std::vector<std::pair<int64_t, Namespace>> pending = {{info_.catalog_id, {}}};
+      while (!pending.empty()) {
+        auto [parent_id, parent_ns] = std::move(pending.back());
+        pending.pop_back();
+        CAIRN_ASSIGN_OR_RETURN(auto children, store_.List(EntityType::kSchema, parent_id, "", 0));
+        for (auto& child : children) {
+          CAIRN_RETURN_IF_ERROR(CheckDeadline());
+          Namespace child_ns = parent_ns;
+          child_ns.push_back(child.name);
+          const std::string ns_dir = fmt::format("{}/{}", warehouse_, Join(child_ns, "/"));
+          if (storage::LocationWithin(ns_dir, location)) {
+            return InvalidArgument(
+                "Invalid location '{}': it holds the directory of namespace {} ('{}')", location,
+                NamespaceText(child_ns), ns_dir);
+          }
+          for (EntityType t : {EntityType::kTable, EntityType::kView}) {
+            CAIRN_ASSIGN_OR_RETURN(auto rows, store_.List(t, child.id, "", 0));
+            for (const auto& row : rows) {
+              if (!row.location || (child_ns == ns && row.name == name)) continue;
+              auto text = ReadShared(storage_, *row.location);
+              if (!text) continue;
+              auto other = iceberg::Json::parse(**text, nullptr, false);
+              const std::string_view other_location = StringMember(other, "location");
+              if (!other_location.empty() &&
+                  storage::LocationsOverlap(location, other_location)) {
+                return InvalidArgument(
+                    "Invalid location '{}': it overlaps the location of {} {} ('{}')", location,
+                    t == EntityType::kView ? "view" : "table", ObjectText(child_ns, row.name),
+                    other_location);
+              }
+            }
+          }
+          pending.emplace_back(child.id, std::move(child_ns));
+        }
       }
     }
   }
-  files.erase(std::remove(files.begin(), files.end(), std::string()), files.end());
-  DeleteQuietly(storage_, files);
-  if (table_location.empty()) return;
-  // Data files and manifests are known only to the manifests (Avro, not read here): the table's
-  // directory goes too, unless another table keeps its metadata there.
-  const std::string metadata_dir = metadata_location.substr(0, metadata_location.rfind('/'));
-  auto io = storage::FileIOFor(table_location, storage_);
-  if (!io) return;
-  auto names = (*io)->List(metadata_dir);
-  if (!names) return;
-  for (const auto& n : *names) {
-    if (n.size() > 14 && n.compare(n.size() - 14, 14, ".metadata.json") == 0) return;
+  for (const char* key : kPathProperties) {
+    const std::string_view value = PathProperty(metadata, key);
+    if (value.empty()) continue;
+    if (!moved && PathProperty(*base, key) == value) continue;
+    if (!storage::LocationWithin(value, raw)) {
+      return InvalidArgument("Invalid property '{}': '{}' must lie within the location '{}'", key,
+                             value, raw);
+    }
   }
-  auto s = (*io)->DeletePrefix(table_location);
-  if (!s)
-    spdlog::warn("event=purge_failed location=\"{}\" error=\"{}\"", table_location,
-                 s.error().message);
+  return Ok();
+}
+
+namespace {
+
+// The paths a manifest list or manifest names under `field` (a record member, or a member of
+// the record's `data_file` struct); empty when the file does not read.
+std::vector<std::string> AvroPaths(const storage::StorageOptions& storage_,
+                                   const std::string& location, const char* record_field,
+                                   const char* field) {
+  std::vector<std::string> out;
+  auto io = storage::FileIOFor(location, storage_);
+  if (!io) return out;
+  auto bytes = (*io)->Read(location);
+  if (!bytes) return out;
+  auto file = iceberg::ReadAvroFile(*bytes);
+  if (!file) {
+    spdlog::warn("event=purge_unreadable file=\"{}\" error=\"{}\"", location,
+                 file.error().message);
+    return out;
+  }
+  for (const auto& record : file->records) {
+    const iceberg::Json* holder = &record;
+    if (record_field != nullptr) {
+      auto it = record.find(record_field);
+      if (it == record.end() || !it->is_object()) continue;
+      holder = &*it;
+    }
+    auto path = holder->find(field);
+    if (path != holder->end() && path->is_string()) out.push_back(path->get<std::string>());
+  }
+  return out;
+}
+
+// Removes the empty directories under `root` (a local path), deepest first, and `root` itself
+// when it ends up empty. Directories holding anything are left alone.
+void PruneEmptyDirectories(const std::string& root) {
+  namespace fs = std::filesystem;
+  std::string path = root.rfind("file://", 0) == 0 ? root.substr(7)
+                     : root.rfind("file:", 0) == 0 ? root.substr(5)
+                                                    : root;
+  std::error_code ec;
+  if (!fs::is_directory(path, ec)) return;
+  std::vector<fs::path> dirs;
+  for (auto it = fs::recursive_directory_iterator(
+           path, fs::directory_options::skip_permission_denied, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (it->is_directory(ec) && !it->is_symlink(ec)) dirs.push_back(it->path());
+  }
+  std::sort(dirs.begin(), dirs.end(), [](const fs::path& a, const fs::path& b) {
+    return a.native().size() > b.native().size();
+  });
+  dirs.emplace_back(path);
+  for (const auto& d : dirs) {
+    if (fs::is_empty(d, ec) && !ec) fs::remove(d, ec);
+  }
+}
+
+}  // namespace
+
+void IcebergCatalog::PurgeFiles(const std::string& metadata_location,
+                                const std::optional<iceberg::Json>& metadata) {
+  // Only files this table's metadata refers to, and of those only the ones within its own
+  // location: a directory is never deleted wholesale (it may hold what another table or a
+  // person put there), and a path a commit pointed elsewhere is never followed out of it.
+  std::vector<std::string> files = {metadata_location};
+  std::string table_location;
+  if (metadata && metadata->is_object()) {
+    table_location = std::string(StringMember(*metadata, "location"));
+    auto member = [&](const char* key) -> const iceberg::Json* {
+      auto it = metadata->find(key);
+      return it != metadata->end() && it->is_array() ? &*it : nullptr;
+    };
+    if (const auto* log = member("metadata-log")) {
+      for (const auto& entry : *log) files.emplace_back(StringMember(entry, "metadata-file"));
+    }
+    if (const auto* snapshots = member("snapshots")) {
+      std::set<std::string> manifests;
+      for (const auto& snapshot : *snapshots) {
+        const std::string list(StringMember(snapshot, "manifest-list"));
+        if (list.empty()) continue;
+        files.push_back(list);
+        if (!storage::LocationWithin(list, table_location)) continue;
+        for (auto& m : AvroPaths(storage_, list, nullptr, "manifest_path")) {
+          manifests.insert(std::move(m));
+        }
+      }
+      for (const auto& manifest : manifests) {
+        if (!CheckDeadline()) break;  // the rest stays behind, as after a crash mid-purge
+        files.push_back(manifest);
+        if (!storage::LocationWithin(manifest, table_location)) continue;
+        for (auto& f : AvroPaths(storage_, manifest, "data_file", "file_path")) {
+          files.push_back(std::move(f));
+        }
+      }
+    }
+    for (const char* key : {"statistics", "partition-statistics"}) {
+      if (const auto* stats = member(key)) {
+        for (const auto& s : *stats) files.emplace_back(StringMember(s, "statistics-path"));
+      }
+    }
+  }
+  std::sort(files.begin(), files.end());
+  files.erase(std::unique(files.begin(), files.end()), files.end());
+  std::vector<std::string> owned;
+  size_t outside = 0;
+  for (auto& f : files) {
+    if (f.empty()) continue;
+    if (!table_location.empty() && storage::LocationWithin(f, table_location)) {
+      owned.push_back(std::move(f));
+    } else {
+      ++outside;
+    }
+  }
+  DeleteQuietly(storage_, owned);
+  if (outside > 0) {
+    spdlog::info("event=purge_kept files={} table_location=\"{}\" reason=outside_location",
+                 outside, table_location);
+  }
+  const bool local = table_location.rfind('/', 0) == 0 || table_location.rfind("file:", 0) == 0;
+  if (local) PruneEmptyDirectories(table_location);
 }
 
 // ---- views ----
@@ -1211,6 +1431,7 @@ Result<LoadedObject> IcebergCatalog::ReplaceView(const CallContext& ctx, const N
     CAIRN_RETURN_IF_ERROR(iceberg::CheckViewRequirements(&base, requirements));
     CAIRN_ASSIGN_OR_RETURN(iceberg::Json metadata,
                            iceberg::ApplyViewUpdates(base, updates, ctx.now_ms));
+    CAIRN_RETURN_IF_ERROR(CheckLocations(ns, name, metadata, &base));
     const std::string metadata_location = NextLocation(metadata, *row.location);
     const std::string text = iceberg::ToJsonText(metadata);
     CAIRN_RETURN_IF_ERROR(WriteText(storage_, metadata_location, text));
@@ -1232,12 +1453,20 @@ Result<LoadedObject> IcebergCatalog::ReplaceView(const CallContext& ctx, const N
 Result<LoadedObject> IcebergCatalog::RegisterView(const CallContext& ctx, const Namespace& ns,
                                                   std::string_view name,
                                                   const std::string& metadata_location) {
-  if (name.empty()) return InvalidArgument("Invalid view name: must not be empty");
+  CAIRN_RETURN_IF_ERROR(model::ValidateSegmentName(EntityKind::kView, name));
   CAIRN_ASSIGN_OR_RETURN(EntityRecord ns_row, NamespaceRow(store_, ns));
+  CAIRN_RETURN_IF_ERROR(CheckAllowed("metadata-location", metadata_location));
   auto text = ReadText(storage_, metadata_location);
   if (!text)
     return InvalidArgument("Cannot read metadata file '{}': {}", metadata_location,
                            text.error().message);
+  {
+    auto parsed = iceberg::Json::parse(*text, nullptr, false);
+    if (parsed.is_discarded() || !parsed.is_object())
+      return InvalidArgument("Metadata file '{}' is not a view metadata document",
+                             metadata_location);
+    CAIRN_RETURN_IF_ERROR(CheckLocations(ns, name, parsed, nullptr));
+  }
   CAIRN_RETURN_IF_ERROR(CheckNameFree(store_, ns_row, ns, name, EntityType::kView));
   return InsertObject(ctx, EntityType::kView, ns_row, ns, name, metadata_location, *text);
 }

@@ -78,6 +78,10 @@ struct NamespacePropertiesUpdate {
 /// kCommitStateUnknown (the store failed while swapping the pointer); kInvalidArgument.
 class IcebergCatalog {
  public:
+  /// Catalog property: comma-separated locations under which a table's location may be placed
+  /// explicitly (default: the warehouse).
+  static constexpr const char* kAllowedLocationsProperty = "allowed-locations";
+
   IcebergCatalog(CatalogInfo info, store::MetadataStore& store, std::string warehouse);
 
   const std::string& warehouse() const { return warehouse_; }
@@ -188,8 +192,20 @@ class IcebergCatalog {
   Status RenameTargetFree(const store::EntityRecord& target_ns, const Namespace& from_ns,
                           std::string_view from, const Namespace& to_ns, std::string_view to,
                           store::EntityType type);
+  // Deletes what a dropped table owns: the files its metadata references (metadata files,
+  // manifest lists, manifests, data and delete files, statistics) that lie within its location,
+  // then the directories under its location that this left empty. Nothing else.
   void PurgeFiles(const std::string& metadata_location,
                   const std::optional<nlohmann::ordered_json>& metadata);
+
+  // kInvalidArgument naming `field` unless `location` lies under an allowed location.
+  Status CheckAllowed(std::string_view field, std::string_view location) const;
+  // Where a table or view (new: `base` null; or changed from `base`) puts its files: its
+  // location is its default one, or lies under an allowed location outside the warehouse and
+  // overlaps no other table's or view's; each write.*.path property lies within it.
+  Status CheckLocations(const Namespace& ns, std::string_view name,
+                        const nlohmann::ordered_json& metadata,
+                        const nlohmann::ordered_json* base) const;
 
   // One commit attempt against `store` (the catalog store or a transaction view). Writes the
   // new metadata file and records it in `written` before the compare-and-set; sets `lost_race`
@@ -227,6 +243,7 @@ class IcebergCatalog {
   std::string warehouse_;
   storage::StorageOptions storage_;  // how to reach the warehouse (S3 endpoint and keys)
   storage::CredentialVendor credentials_;
+  std::vector<std::string> allowed_;  // normalized allowed locations (kAllowedLocationsProperty)
 };
 
 }  // namespace cairn::connector
