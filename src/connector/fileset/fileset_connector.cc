@@ -287,6 +287,7 @@ class FilesetConnector final : public Connector, public FilesetCatalog {
     CAIRN_RETURN_IF_ERROR(fileset::CheckLocationHierarchy(schema_locations, locations));
 
     const model::Properties storage_props = Merged({&info_.properties, &s.properties, &properties});
+    CAIRN_RETURN_IF_ERROR(CheckLocationsFree(request.type, locations, storage_props));
     CreatedDirectories dirs;
     for (const auto& [name, location] : locations) {
       if (auto made = dirs.Make(location, storage_props); !made) {
@@ -464,6 +465,49 @@ class FilesetConnector final : public Connector, public FilesetCatalog {
                       schema.name, name);
     }
     return row;
+  }
+
+  // A managed fileset's locations are deleted with it, so they are its alone: they overlap no
+  // other fileset's and hold nothing when it is created. An external fileset may share its
+  // locations with other external ones, never with a managed one.
+  Status CheckLocationsFree(model::FilesetType type, const LocationMap& locations,
+                            const model::Properties& props) {
+    const bool managed = type == model::FilesetType::kManaged;
+    CAIRN_ASSIGN_OR_RETURN(auto schemas,
+                           store_.List(EntityType::kSchema, info_.catalog_id, "", 0));
+    for (const auto& schema_row : schemas) {
+      CAIRN_ASSIGN_OR_RETURN(auto rows, store_.List(EntityType::kFileset, schema_row.id, "", 0));
+      for (const auto& row : rows) {
+        auto other = ToFileset(row);
+        if (!other) continue;
+        const bool other_managed = other->type == model::FilesetType::kManaged;
+        if (!managed && !other_managed) continue;
+        for (const auto& [other_name, other_location] : other->storage_locations) {
+          for (const auto& [location_name, location] : locations) {
+            if (!storage::LocationsOverlap(location, other_location)) continue;
+            return InvalidArgument(
+                "Storage location '{}' (location name '{}') overlaps location '{}' of the {} "
+                "fileset {}.{}.{}: a managed fileset's files are deleted with it, so its "
+                "locations are its alone",
+                location, location_name, other_location, model::FilesetTypeName(other->type),
+                info_.name, schema_row.name, row.name);
+          }
+        }
+      }
+    }
+    if (!managed) return Ok();
+    for (const auto& [location_name, location] : locations) {
+      CAIRN_ASSIGN_OR_RETURN(auto io, OpenIO(location, props));
+      auto entries = io->ListEntries(location);
+      if (entries && !entries->empty()) {
+        return InvalidArgument(
+            "Storage location '{}' (location name '{}') already holds files: a managed "
+            "fileset's files are deleted with it, so it starts empty (an external fileset can "
+            "point at files that exist)",
+            location, location_name);
+      }
+    }
+    return Ok();
   }
 
   Status DeleteLocation(const std::string& location, const model::Properties& props) {
