@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "service/authenticator.h"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 #include <openssl/evp.h>
 
@@ -16,6 +18,13 @@ using store::EntityRecord;
 using store::EntityType;
 
 namespace {
+
+bool HasControlCharacter(std::string_view s) {
+  return std::any_of(s.begin(), s.end(), [](char ch) {
+    const auto c = static_cast<unsigned char>(ch);
+    return c < 0x20 || c == 0x7f;
+  });
+}
 
 constexpr auto kVerifiedTtl = std::chrono::minutes(5);
 
@@ -138,6 +147,9 @@ Result<Principal> Authenticator::Authenticate(
 
 Result<Principal> Authenticator::Basic(const std::string& user, const std::string& password) const {
   if (user.empty()) return Unauthenticated("Invalid user name or password");
+  // HMAC pads a short key with zero bytes, so "pw" and "pw\0" hash alike; stored passwords
+  // hold no control character, and a presented one that does is wrong.
+  if (HasControlCharacter(password)) return Unauthenticated("Invalid user name or password");
   const std::string key = Sha256(user + '\0' + password);
   const auto now = std::chrono::steady_clock::now();
   {
@@ -166,6 +178,10 @@ Status Authenticator::AddBasicUser(const std::string& name, const std::string& p
   if (Trim(name).empty()) return InvalidArgument("Field 'user' must not be empty");
   if (password.size() < 8)
     return InvalidArgument("Field 'password' must have at least 8 characters");
+  if (HasControlCharacter(password))
+    return InvalidArgument("Field 'password' must not contain control characters");
+  if (HasControlCharacter(name))
+    return InvalidArgument("Field 'user' must not contain control characters");
   EntityRecord row;
   row.type = EntityType::kIdpUser;
   row.parent_id = 0;
