@@ -153,6 +153,7 @@ int Serve(Config config) {
   options.max_header_bytes = config.max_header_bytes;
   options.idle_timeout_ms = config.idle_timeout_ms;
   options.shutdown_grace_ms = config.shutdown_grace_ms;
+  options.request_deadline_ms = config.request_deadline_ms;
 
   Router router{gravitino,
                 iceberg,

@@ -22,6 +22,7 @@ const std::vector<std::string>& ConfigKeys() {
       "cairn.http.max-header-bytes",
       "cairn.http.idle-timeout-ms",
       "cairn.server.shutdown-grace-ms",
+      "cairn.server.request-deadline-ms",
       "cairn.log.level",
       "cairn.iceberg.default-metalake",
       "cairn.jdbc.connect-timeout-secs",
@@ -106,6 +107,9 @@ Status SetConfigValue(Config& c, const std::string& key, const std::string& raw)
   } else if (key == "cairn.server.shutdown-grace-ms") {
     CAIRN_ASSIGN_OR_RETURN(auto v, ParseNumber(key, value, 0, 3'600'000));
     c.shutdown_grace_ms = static_cast<int>(v);
+  } else if (key == "cairn.server.request-deadline-ms") {
+    CAIRN_ASSIGN_OR_RETURN(auto v, ParseNumber(key, value, 0, 3'600'000));
+    c.request_deadline_ms = static_cast<int>(v);
   } else if (key == "cairn.authenticators") {
     c.authenticators.clear();
     for (const auto& a : Split(value, ',')) {

@@ -25,6 +25,7 @@ struct Config {
   size_t max_header_bytes = 64 * 1024;
   int idle_timeout_ms = 60'000;
   int shutdown_grace_ms = 15'000;
+  int request_deadline_ms = 60'000;
   std::string log_level = "info";
   std::string iceberg_default_metalake;  // lets Iceberg clients name only the catalog
   std::vector<std::string> authenticators = {"simple"};

@@ -19,6 +19,7 @@
 #include <spdlog/spdlog.h>
 #include <sys/syscall.h>
 
+#include "common/deadline.h"
 #include "common/util.h"
 #include "http/asio.h"
 
@@ -307,7 +308,11 @@ class Server::Impl {
       slot->handlers.fetch_add(1, std::memory_order_relaxed);
       slot->in_handler.store(true, std::memory_order_relaxed);
     }
-    Response response = CallHandler(request);
+    Response response;
+    {
+      DeadlineScope deadline(std::chrono::milliseconds(options_.request_deadline_ms));
+      response = CallHandler(request);
+    }
     if (slot != nullptr) slot->in_handler.store(false, std::memory_order_relaxed);
     handlers_running_.fetch_sub(1, std::memory_order_relaxed);
     return response;
@@ -336,8 +341,21 @@ class Server::Impl {
       if (e) return;
       std::lock_guard<std::mutex> lock(mu_);
       if (!connections_.empty()) {
-        spdlog::warn("event=shutdown_forced open_connections={}", connections_.size());
+        spdlog::warn("event=shutdown_forced open_connections={} handlers_running={}",
+                     connections_.size(), handlers_running_.load(std::memory_order_relaxed));
         io_.stop();
+        // A handler that does not return cannot be stopped from outside its thread; the
+        // process ends without it shortly after.
+        std::thread([this] {
+          for (int i = 0; i < 20; ++i) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+            if (handlers_running_.load(std::memory_order_relaxed) == 0) return;
+          }
+          spdlog::warn("event=shutdown_exit handlers_running={}",
+                       handlers_running_.load(std::memory_order_relaxed));
+          spdlog::default_logger()->flush();
+          std::_Exit(0);
+        }).detach();
       }
     });
     grace_timer_ = timer;

@@ -22,6 +22,8 @@ struct ServerOptions {
   size_t max_header_bytes = 64 * 1024;
   int idle_timeout_ms = 60'000;    // keep-alive idle and slow-client read timeout
   int shutdown_grace_ms = 15'000;  // in-flight requests may finish within this
+  // A handler's work that runs past this is abandoned with a 503 (common/deadline.h); 0: none.
+  int request_deadline_ms = 60'000;
 };
 
 /// Handles one request on one of the server's threads. Must not throw (a throw becomes a 500).
@@ -49,7 +51,8 @@ class Server {
   /// The bound port (after Listen).
   int port() const;
   /// Serves until Stop() or SIGINT/SIGTERM, then lets in-flight requests finish (up to the grace
-  /// period) and returns.
+  /// period) and returns. A handler still running a moment after the grace ends the process
+  /// (exit status 0, with a warning logged): a stop never waits on a handler.
   void Run();
   /// Asks Run() to return; safe from any thread.
   void Stop();

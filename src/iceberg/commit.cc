@@ -5,6 +5,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "common/deadline.h"
 #include "common/util.h"
 #include "iceberg/partitioning.h"
 #include "iceberg/table_metadata.h"
@@ -1686,7 +1687,10 @@ Result<Json> ApplyTableUpdates(const Json* base, const Json& updates, int64_t no
     Prepare(start);
   }
   TableBuilder builder(std::move(start), now_ms);
-  for (const auto& u : updates) CAIRN_RETURN_IF_ERROR(builder.Apply(u));
+  for (const auto& u : updates) {
+    CAIRN_RETURN_IF_ERROR(CheckDeadline());
+    CAIRN_RETURN_IF_ERROR(builder.Apply(u));
+  }
   if (builder.changes() == 0 && base != nullptr) return *base;
   CAIRN_ASSIGN_OR_RETURN(Json out, builder.Build());
   if (changed != nullptr) *changed = true;
@@ -1704,7 +1708,10 @@ Result<Json> ApplyTableUpdates(Json&& base, const Json& updates, int64_t now_ms,
   if (members.capacity() < members.size() + 16) start = CopyWithRoom(start, 16);
   Prepare(start);
   TableBuilder builder(std::move(start), now_ms);
-  for (const auto& u : updates) CAIRN_RETURN_IF_ERROR(builder.Apply(u));
+  for (const auto& u : updates) {
+    CAIRN_RETURN_IF_ERROR(CheckDeadline());
+    CAIRN_RETURN_IF_ERROR(builder.Apply(u));
+  }
   const bool any = builder.changes() > 0;
   CAIRN_ASSIGN_OR_RETURN(Json out, builder.Build());
   if (changed != nullptr) *changed = any;
