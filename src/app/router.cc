@@ -271,7 +271,8 @@ http::Response Router::Handle(const http::Request& request) const {
     } else {
       response = api::gravitino::PlainErrorResponse(
           404, 1003, "NotFoundException",
-          fmt::format("No endpoint matches {} {}", request.method, path));
+          fmt::format("No endpoint matches {} {}", request.method,
+                      api::gravitino::DisplayPath(path)));
     }
   }
   Audit(request, principal.user, authenticated, response);

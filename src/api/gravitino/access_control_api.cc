@@ -132,7 +132,7 @@ Response GravitinoApi::HandleAccessControl(const Request& request,
   auto fail = [&](const Error& e) { return ErrorResponse(e, op); };
   auto not_allowed = [&] {
     return PlainErrorResponse(405, 1006, "UnsupportedOperationException",
-                              fmt::format("Method {} is not allowed on {}", method, request.path));
+                              fmt::format("Method {} is not allowed on {}", method, DisplayPath(request.path)));
   };
   if (!authz_.enabled()) {
     return PlainErrorResponse(
@@ -270,7 +270,7 @@ Response GravitinoApi::HandleAccessControl(const Request& request,
     }
     if (n != 4)
       return PlainErrorResponse(404, 1003, "NotFoundException",
-                                "No endpoint matches " + request.path);
+                                "No endpoint matches " + DisplayPath(request.path));
     const std::string& name = seg[3];
     op.name = name;
     if (method == "GET") {
@@ -360,7 +360,7 @@ Response GravitinoApi::HandleAccessControl(const Request& request,
     }
     if (n != 4)
       return PlainErrorResponse(404, 1003, "NotFoundException",
-                                "No endpoint matches " + request.path);
+                                "No endpoint matches " + DisplayPath(request.path));
     const std::string& name = seg[3];
     op.name = name;
     auto role_row = access.RoleRow(metalake, name);
@@ -472,7 +472,7 @@ Response GravitinoApi::HandleAccessControl(const Request& request,
       return Ok(OrderedJson{{"role", RoleToJson(*role)}});
     }
     return PlainErrorResponse(404, 1003, "NotFoundException",
-                              "No endpoint matches " + request.path);
+                              "No endpoint matches " + DisplayPath(request.path));
   }
 
   // ---- owners ----
@@ -530,7 +530,7 @@ Response GravitinoApi::HandleAccessControl(const Request& request,
     if (!roles) return fail(roles.error());
     return Ok(OrderedJson{{"names", *roles}});
   }
-  return PlainErrorResponse(404, 1003, "NotFoundException", "No endpoint matches " + request.path);
+  return PlainErrorResponse(404, 1003, "NotFoundException", "No endpoint matches " + DisplayPath(request.path));
 }
 
 }  // namespace cairn::api::gravitino

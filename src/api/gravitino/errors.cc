@@ -3,6 +3,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/util.h"
+
 namespace cairn::api::gravitino {
 
 namespace {
@@ -108,12 +110,35 @@ ErrorMapping MapError(const Error& error) {
   return {500, 1002, "RuntimeException"};
 }
 
+std::string DisplayPath(std::string_view path) {
+  std::string out;
+  out.reserve(path.size());
+  size_t start = 0;
+  while (start <= path.size()) {
+    size_t end = path.find('/', start);
+    if (end == std::string_view::npos) end = path.size();
+    const std::string_view raw = path.substr(start, end - start);
+    auto decoded = PercentDecode(raw);
+    out += decoded ? *decoded : std::string(raw);
+    if (end == path.size()) break;
+    out += '/';
+    start = end + 1;
+  }
+  return out;
+}
+
 http::Response PlainErrorResponse(int http_status, int code, std::string_view type,
                                   std::string_view message) {
+  std::string safe;
+  safe.reserve(message.size());
+  for (char c : message) {
+    safe += c;
+    if (c == '%') safe += '%';
+  }
   nlohmann::ordered_json body;
   body["code"] = code;
   body["type"] = type;
-  body["message"] = message;
+  body["message"] = std::move(safe);
   body["stack"] = nlohmann::json::array();
   http::Response r;
   r.status = http_status;

@@ -49,11 +49,11 @@ Response GravitinoApi::HandleFilesets(const Request& request,
   auto fail = [&](const Error& e) { return ErrorResponse(e, op); };
   auto not_allowed = [&] {
     return PlainErrorResponse(405, 1006, "UnsupportedOperationException",
-                              fmt::format("Method {} is not allowed on {}", method, request.path));
+                              fmt::format("Method {} is not allowed on {}", method, DisplayPath(request.path)));
   };
   auto no_route = [&] {
     return PlainErrorResponse(404, 1003, "NotFoundException",
-                              fmt::format("No endpoint matches {} {}", method, request.path));
+                              fmt::format("No endpoint matches {} {}", method, DisplayPath(request.path)));
   };
   auto guard = [&](Action action, const std::string& fileset) -> std::optional<Response> {
     if (!authz_.enabled()) return std::nullopt;
@@ -98,6 +98,7 @@ Response GravitinoApi::HandleFilesets(const Request& request,
     }
     if (method == "POST") {
       op.op = "CREATE";
+      if (auto d = guard(Action::kCreateFileset, "")) return *d;  // before the body is parsed
       auto body = ParseBody(request.body);
       if (!body) return fail(body.error());
       if (auto nm = OptionalString(*body, "name"); nm && *nm) op.name = **nm;

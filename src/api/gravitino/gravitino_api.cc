@@ -110,7 +110,7 @@ Response GravitinoApi::Handle(const Request& request,
   using service::Action;
   auto not_allowed = [&] {
     return PlainErrorResponse(405, 1006, "UnsupportedOperationException",
-                              fmt::format("Method {} is not allowed on {}", method, request.path));
+                              fmt::format("Method {} is not allowed on {}", method, DisplayPath(request.path)));
   };
   auto parse_body = [&]() -> Result<Json> { return ParseBody(request.body); };
 
@@ -132,7 +132,7 @@ Response GravitinoApi::Handle(const Request& request,
   }
   if (n == 0 || seg[0] != "metalakes") {
     return PlainErrorResponse(404, 1003, "NotFoundException",
-                              fmt::format("No endpoint matches {} {}", method, request.path));
+                              fmt::format("No endpoint matches {} {}", method, DisplayPath(request.path)));
   }
 
   // ---- metalakes ----
@@ -252,7 +252,7 @@ Response GravitinoApi::Handle(const Request& request,
   }
   if (seg[2] != "catalogs") {
     return PlainErrorResponse(404, 1003, "NotFoundException",
-                              fmt::format("No endpoint matches {} {}", method, request.path));
+                              fmt::format("No endpoint matches {} {}", method, DisplayPath(request.path)));
   }
 
   // ---- catalogs ----
@@ -306,6 +306,7 @@ Response GravitinoApi::Handle(const Request& request,
     }
     if (method == "POST") {
       call.op.op = "CREATE";
+      if (auto d = guard(Action::kCreateCatalog)) return *d;  // before the body is parsed
       auto body = parse_body();
       if (!body) return call.Fail(body.error());
       auto c = catalog_from_body(*body);
@@ -320,6 +321,7 @@ Response GravitinoApi::Handle(const Request& request,
   }
   if (n == 4 && seg[3] == "testConnection" && method == "POST") {
     call.op = {EntityKind::kCatalog, "", "CREATE", EntityKind::kMetalake, ml};
+    if (auto d = guard(Action::kCreateCatalog)) return *d;  // before the body is parsed
     auto body = parse_body();
     if (!body) return call.Fail(body.error());
     auto c = catalog_from_body(*body);
@@ -383,7 +385,7 @@ Response GravitinoApi::Handle(const Request& request,
   }
   if (seg[4] != "schemas") {
     return PlainErrorResponse(404, 1003, "NotFoundException",
-                              fmt::format("No endpoint matches {} {}", method, request.path));
+                              fmt::format("No endpoint matches {} {}", method, DisplayPath(request.path)));
   }
 
   // ---- schemas ----
@@ -401,6 +403,8 @@ Response GravitinoApi::Handle(const Request& request,
       return Ok(Identifiers({ml, cat}, filter(Action::kLoadSchema, std::move(*names), cat)));
     }
     call.op.op = "CREATE";
+    // Whoever may create a schema may use the catalog: decided before the body is parsed.
+    if (auto d = guard(Action::kLoadCatalog, cat)) return *d;
     auto body = parse_body();
     if (!body) return call.Fail(body.error());
     model::Schema s;
@@ -457,7 +461,7 @@ Response GravitinoApi::Handle(const Request& request,
   if (seg[6] == "filesets") return HandleFilesets(request, principal, seg);
   if (seg[6] != "tables") {
     return PlainErrorResponse(404, 1003, "NotFoundException",
-                              fmt::format("No endpoint matches {} {}", method, request.path));
+                              fmt::format("No endpoint matches {} {}", method, DisplayPath(request.path)));
   }
 
   // ---- tables ----
@@ -476,6 +480,7 @@ Response GravitinoApi::Handle(const Request& request,
           Identifiers({ml, cat, sch}, filter(Action::kLoadTable, std::move(*names), cat, {sch})));
     }
     call.op.op = "CREATE";
+    if (auto d = guard(Action::kCreateTable, cat, {sch})) return *d;  // before the body is parsed
     auto body = parse_body();
     if (!body) return call.Fail(body.error());
     auto table = TableFromJson(*body);
@@ -535,8 +540,29 @@ Response GravitinoApi::Handle(const Request& request,
     if (!dropped) return call.Fail(dropped.error());
     return Dropped(*dropped);
   }
+
+  // ---- partitions ----
+  // No provider served here has partition objects (Iceberg partitions are transforms, JDBC
+  // sources have none): the table is resolved and authorized as for any partition call, then the
+  // call gets Gravitino's "unsupported operation" answer for the table.
+  if (seg[8] == "partitions" && (n == 9 || n == 10)) {
+    const bool one = n == 10;
+    call.op = {EntityKind::kPartition, one ? seg[9] : "*", "", EntityKind::kTable,
+               schema_full + "." + tbl};
+    if (one && method != "GET" && method != "DELETE") return not_allowed();
+    if (!one && method != "GET" && method != "POST") return not_allowed();
+    call.op.op = method == "GET" ? (one ? "LOAD" : "LIST") : (one ? "DROP" : "CREATE");
+    const Action action = method == "GET" ? Action::kLoadTable : Action::kModifyTable;
+    if (auto d = guard(action, cat, {sch}, tbl)) return *d;
+    auto conn = service_.OpenCatalog(ml, cat);
+    if (!conn) return call.Fail(conn.error());
+    auto t = (*conn)->LoadTable(sch, tbl);
+    if (!t) return call.Fail(t.error());
+    return call.Fail(Unsupported("Table {} does not support partition operations",
+                                 schema_full + "." + tbl));
+  }
   return PlainErrorResponse(404, 1003, "NotFoundException",
-                            fmt::format("No endpoint matches {} {}", method, request.path));
+                            fmt::format("No endpoint matches {} {}", method, DisplayPath(request.path)));
 }
 
 // GET /metalakes/{m}/objects/{type}/{fullName}/credentials: storage keys scoped to the object's
@@ -552,7 +578,7 @@ Response GravitinoApi::Credentials(const Request& request, const governance::Pri
   if (request.method != "GET") {
     return PlainErrorResponse(
         405, 1001, "IllegalArgumentException",
-        fmt::format("Method {} is not allowed on {}", request.method, request.path));
+        fmt::format("Method {} is not allowed on {}", request.method, DisplayPath(request.path)));
   }
   const std::string type = ToLower(type_text);
   const std::vector<std::string> parts = Split(full_name, '.');
