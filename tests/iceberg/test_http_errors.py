@@ -76,6 +76,26 @@ def test_malformed_json_is_400(ice, ns):
     assert ice.load_table_json(ns, "t")["metadata-location"] == before
 
 
+def test_wrongly_typed_fields_are_400_naming_the_field(ice, ns):
+    create_table(ice, ns, "t")
+    cases = [
+        (f"namespaces/{ns}/tables", {"name": {}, "schema": SCHEMA_JSON}, "'name'"),
+        (f"namespaces/{ns}/tables", {"name": 5, "schema": SCHEMA_JSON}, "'name'"),
+        (f"namespaces/{ns}/views", {"name": 5, "schema": SCHEMA_JSON, "view-version": {}},
+         "'name'"),
+        (ice.table_path(ns, "t"), {"requirements": [5], "updates": []}, "'requirements[0]'"),
+        ("transactions/commit",
+         {"table-changes": [{"identifier": {"namespace": [ns], "name": "t"},
+                             "requirements": [{"type": {}}], "updates": []}]},
+         "'table-changes[0].requirements[0].type'"),
+    ]
+    for path, body, field in cases:
+        r = ice.rest("POST", path, body)
+        assert_iceberg_error(r, 400, "BadRequestException")
+        message = r.json()["error"]["message"]
+        assert field in message and "json.exception" not in message, (path, body, message)
+
+
 def test_unknown_update_action_and_requirement_are_400(ice, ns):
     create_table(ice, ns, "t")
     before = ice.load_table_json(ns, "t")["metadata-location"]

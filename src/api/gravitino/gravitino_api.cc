@@ -7,6 +7,7 @@
 
 #include "api/gravitino/errors.h"
 #include "api/gravitino/serde.h"
+#include "common/log.h"
 #include "common/util.h"
 #include "connector/iceberg/iceberg_catalog.h"
 #include "iceberg/table_metadata.h"
@@ -83,6 +84,22 @@ Response GravitinoApi::Health(std::string_view which) const {
 
 Response GravitinoApi::Handle(const Request& request,
                               const governance::Principal& principal) const {
+  try {
+    return Dispatch(request, principal);
+  } catch (const nlohmann::json::exception& e) {
+    // A reader that trusted a field's JSON type. The client learns only that its request was
+    // malformed; the library's text (which names no field) is for the server log.
+    spdlog::warn("event=json_type_error interface=gravitino request_id={} method={} path=\"{}\" "
+                 "error=\"{}\"",
+                 request.request_id, request.method, request.path, e.what());
+    return PlainErrorResponse(
+        400, 1001, "IllegalArgumentException",
+        "Malformed json request: a field of the request body has the wrong JSON type");
+  }
+}
+
+Response GravitinoApi::Dispatch(const Request& request,
+                                const governance::Principal& principal) const {
   if (!AcceptsV1(request)) {
     Response r;
     r.status = 406;

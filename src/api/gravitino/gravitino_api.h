@@ -23,12 +23,19 @@ class GravitinoApi {
                std::function<bool()> ready);
 
   /// Handles a request whose path starts with `/api`, for an authenticated principal.
+  /// Never throws for any request body: a wrongly typed field is a 400 (code 1001) naming it,
+  /// and a JSON type error that a reader missed is a 400 `IllegalArgumentException` whose
+  /// message does not carry the JSON library's text (that is logged instead).
   http::Response Handle(const http::Request& request, const governance::Principal& principal) const;
 
   /// `/health`, `/health/live`, `/health/ready` (also served outside `/api`).
   http::Response Health(std::string_view which) const;
 
  private:
+  /// Handle without the safety net: routing, authorization and the call.
+  http::Response Dispatch(const http::Request& request,
+                          const governance::Principal& principal) const;
+
   /// Users, groups, roles, permissions, owners and object roles (405 when authorization is off).
   http::Response HandleAccessControl(const http::Request& request,
                                      const governance::Principal& principal,

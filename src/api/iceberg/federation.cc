@@ -13,6 +13,7 @@
 #include "common/util.h"
 #include "connector/external_rows.h"
 #include "connector/iceberg/iceberg_proxy.h"
+#include "json/json_util.h"
 
 namespace cairn::api::iceberg {
 
@@ -72,7 +73,9 @@ bool CreatesTable(const Json& body) {
   auto reqs = body.find("requirements");
   if (reqs == body.end() || !reqs->is_array()) return false;
   for (const auto& r : *reqs) {
-    if (r.is_object() && r.value("type", "") == "assert-create") return true;
+    if (!r.is_object()) continue;
+    auto type = r.find("type");
+    if (type != r.end() && type->is_string() && *type == "assert-create") return true;
   }
   return false;
 }
@@ -94,7 +97,7 @@ void KeepRows(const Request& request, const std::vector<std::string>& seg,
   const size_t n = seg.size();
   const std::string& area = seg[2];
   auto body = [&]() -> Json {
-    Json j = Json::parse(request.body, nullptr, false);
+    Json j = json::ParseJsonOrDiscarded(request.body);
     return j.is_object() ? j : Json::object();
   };
   const bool read = m == "GET" || m == "HEAD";
@@ -187,7 +190,7 @@ Result<std::vector<Check>> RequiredChecks(const Request& request,
   const size_t n = seg.size();
   list = ListKind::kNone;
   auto body = [&]() -> Json {
-    Json j = Json::parse(request.body, nullptr, false);
+    Json j = json::ParseJsonOrDiscarded(request.body);
     return j.is_object() ? j : Json::object();
   };
   const bool read = m == "GET" || m == "HEAD";
@@ -261,7 +264,8 @@ Result<std::vector<Check>> RequiredChecks(const Request& request,
   if (n == 5 && (sub == "tables" || views)) {
     if (m == "POST") {
       checks.push_back(
-          {views ? Action::kCreateView : Action::kCreateTable, ns, body().value("name", ""), type});
+          {views ? Action::kCreateView : Action::kCreateTable, ns, StringField(body(), "name"),
+           type});
     } else {
       checks.push_back({Action::kLoadSchema, ns, ""});
       list = views ? ListKind::kViews : ListKind::kTables;
@@ -271,7 +275,7 @@ Result<std::vector<Check>> RequiredChecks(const Request& request,
   if (n == 5 && (sub == "register" || sub == "register-view")) {
     const bool view = sub == "register-view";
     checks.push_back({view ? Action::kCreateView : Action::kCreateTable, ns,
-                      body().value("name", ""), view ? ObjectType::kView : ObjectType::kTable});
+                      StringField(body(), "name"), view ? ObjectType::kView : ObjectType::kTable});
     return checks;
   }
   if ((sub == "tables" || views) && n >= 6) {
@@ -347,7 +351,7 @@ Response IcebergApi::Forward(const Request& request, const governance::Principal
   if (list == ListKind::kNone || r.status != 200) return r;
 
   // Keep only what the caller may see, as for a managed catalog's listings.
-  OrderedJson body = OrderedJson::parse(r.body, nullptr, false);
+  OrderedJson body = json::ParseOrderedJsonOrDiscarded(r.body);
   if (!body.is_object()) return r;
   const bool namespaces = list == ListKind::kNamespaces;
   const char* field = namespaces ? "namespaces" : "identifiers";
@@ -375,7 +379,8 @@ Response IcebergApi::Forward(const Request& request, const governance::Principal
     std::string name;
     if (namespaces && item.is_array() && !item.empty() && item[0].is_string()) {
       name = item[0].get<std::string>();
-    } else if (!namespaces && item.is_object() && item.contains("name")) {
+    } else if (!namespaces && item.is_object() && item.contains("name") &&
+               item["name"].is_string()) {
       name = item["name"].get<std::string>();
     }
     if (keep.count(name) != 0) filtered.push_back(std::move(item));

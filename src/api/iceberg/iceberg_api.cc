@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/iceberg/errors.h"
+#include "common/log.h"
 #include "common/util.h"
 #include "connector/iceberg/iceberg_catalog.h"
 #include "connector/iceberg/iceberg_proxy.h"
@@ -109,8 +110,8 @@ bool MatchesIfNoneMatch(const Request& r, const std::string& etag) {
 }
 
 Result<Json> ParseObject(const std::string& body) {
-  Json j = Json::parse(body, nullptr, false);
-  if (j.is_discarded()) return InvalidArgument("Malformed request: the body is not valid JSON");
+  CAIRN_ASSIGN_OR_RETURN(Json j,
+                         json::ParseJson(body, "Malformed request: the body is not valid JSON"));
   if (!j.is_object()) return InvalidArgument("Malformed request: the body must be a JSON object");
   return j;
 }
@@ -142,16 +143,79 @@ Result<model::Properties> StringMap(const Json& j, const char* field) {
   return out;
 }
 
-Result<std::pair<Namespace, std::string>> IdentifierFromJson(const Json& j, const char* field) {
+// `where` prefixes the field names in errors (e.g. "table-changes[2].").
+Result<std::pair<Namespace, std::string>> IdentifierFromJson(const Json& j, const char* field,
+                                                             const std::string& where = "") {
   auto it = j.find(field);
   if (it == j.end() || !it->is_object())
-    return InvalidArgument("Invalid field '{}': expected a table identifier", field);
-  CAIRN_ASSIGN_OR_RETURN(Namespace ns, NamespaceFromJson(*it, "namespace"));
+    return InvalidArgument("Invalid field '{}{}': expected a table identifier", where, field);
+  auto ns = NamespaceFromJson(*it, "namespace");
+  if (!ns) {
+    return InvalidArgument("Invalid field '{}{}.namespace': expected an array of strings", where,
+                           field);
+  }
   auto name = it->find("name");
   if (name == it->end() || !name->is_string()) {
-    return InvalidArgument("Invalid field '{}.name': expected a string", field);
+    return InvalidArgument("Invalid field '{}{}.name': expected a string", where, field);
   }
-  return std::make_pair(std::move(ns), name->get<std::string>());
+  return std::make_pair(std::move(*ns), name->get<std::string>());
+}
+
+// A request that does not have the protocol's shape (malformed JSON, a missing or wrongly typed
+// field): 400 BadRequestException, as Java's reference server answers a request it cannot parse.
+Response BadRequest(const Error& error) {
+  return PlainErrorResponse(400, "BadRequestException", error.message);
+}
+
+// The readers below name the field in every error; none of them throws on any JSON value.
+Result<std::string> RequiredString(const Json& j, const char* field) {
+  auto it = j.find(field);
+  if (it == j.end() || it->is_null()) {
+    return InvalidArgument("Missing field '{}': expected a string", field);
+  }
+  if (!it->is_string()) return InvalidArgument("Invalid field '{}': expected a string", field);
+  return it->get<std::string>();
+}
+
+Status OptionalOfType(const Json& j, const char* field, bool (Json::*is)() const noexcept,
+                      const char* expected) {
+  auto it = j.find(field);
+  if (it == j.end() || it->is_null() || ((*it).*is)()) return Ok();
+  return InvalidArgument("Invalid field '{}': expected {}", field, expected);
+}
+
+Result<bool> OptionalBool(const Json& j, const char* field, bool fallback) {
+  auto it = j.find(field);
+  if (it == j.end() || it->is_null()) return fallback;
+  if (!it->is_boolean()) return InvalidArgument("Invalid field '{}': expected a boolean", field);
+  return it->get<bool>();
+}
+
+// The top-level members of a CreateTableRequest or CreateViewRequest that this layer checks
+// before the catalog reads the request (nested schema fields are checked where they are parsed).
+Status CheckCreateRequest(const Json& body, bool view) {
+  CAIRN_RETURN_IF_ERROR(RequiredString(body, "name"));
+  CAIRN_RETURN_IF_ERROR(OptionalOfType(body, "location", &Json::is_string, "a string"));
+  CAIRN_RETURN_IF_ERROR(StringMap(body, "properties"));
+  if (view) {
+    for (const char* field : {"schema", "view-version"}) {
+      auto it = body.find(field);
+      if (it == body.end() || it->is_null()) {
+        return InvalidArgument("Missing field '{}': expected an object", field);
+      }
+      if (!it->is_object()) return InvalidArgument("Invalid field '{}': expected an object", field);
+    }
+    return Ok();
+  }
+  auto schema = body.find("schema");
+  if (schema == body.end() || schema->is_null()) {
+    return InvalidArgument("Missing field 'schema': expected an object");
+  }
+  if (!schema->is_object()) return InvalidArgument("Invalid field 'schema': expected an object");
+  CAIRN_RETURN_IF_ERROR(OptionalOfType(body, "partition-spec", &Json::is_object, "an object"));
+  CAIRN_RETURN_IF_ERROR(OptionalOfType(body, "write-order", &Json::is_object, "an object"));
+  CAIRN_RETURN_IF_ERROR(OptionalBool(body, "stage-create", false));
+  return Ok();
 }
 
 OrderedJson NamespaceJson(const Namespace& ns) {
@@ -249,7 +313,7 @@ Result<std::string> VendedAccessText(IcebergCatalog& catalog, const std::string&
 
 // Keeps only the snapshots that a branch or tag points to (snapshots=refs).
 std::string RefsOnly(const std::string& text) {
-  OrderedJson m = OrderedJson::parse(text, nullptr, false);
+  OrderedJson m = json::ParseOrderedJsonOrDiscarded(text);
   if (m.is_discarded() || !m.contains("snapshots")) return text;
   std::vector<int64_t> keep;
   if (m.contains("refs") && m["refs"].is_object()) {
@@ -279,15 +343,41 @@ Response ExistsResponse(const Result<T>& lookup) {
   return r;
 }
 
-// The `requirements` and `updates` arrays of a commit request (absent or null: empty).
-Result<std::pair<Json, Json>> CommitParts(const Json& body) {
+// Every element of `list` (the member `field` of a request) is an object whose `key` is a string:
+// the requirement `type` or update `action` that the commit engine dispatches on.
+Status CheckTaggedObjects(const Json& list, std::string_view field, const char* key) {
+  for (size_t i = 0; i < list.size(); ++i) {
+    const Json& e = list[i];
+    if (!e.is_object()) {
+      return InvalidArgument("Invalid field '{}[{}]': expected an object", field, i);
+    }
+    auto k = e.find(key);
+    if (k == e.end() || k->is_null()) {
+      return InvalidArgument("Missing field '{}[{}].{}'", field, i, key);
+    }
+    if (!k->is_string()) {
+      return InvalidArgument("Invalid field '{}[{}].{}': expected a string", field, i, key);
+    }
+  }
+  return Ok();
+}
+
+// The `requirements` and `updates` arrays of a commit request (absent or null: empty), each an
+// array of objects tagged with a string `type` / `action`. `where` prefixes the field names in
+// errors (e.g. "table-changes[2].").
+Result<std::pair<Json, Json>> CommitParts(const Json& body, const std::string& where = "") {
   Json requirements = Json::array();
   Json updates = Json::array();
   if (auto r = body.find("requirements"); r != body.end() && !r->is_null()) requirements = *r;
   if (auto u = body.find("updates"); u != body.end() && !u->is_null()) updates = *u;
-  if (!requirements.is_array() || !updates.is_array()) {
-    return InvalidArgument("Invalid commit: 'requirements' and 'updates' must be arrays");
+  if (!requirements.is_array()) {
+    return InvalidArgument("Invalid field '{}requirements': expected an array", where);
   }
+  if (!updates.is_array()) {
+    return InvalidArgument("Invalid field '{}updates': expected an array", where);
+  }
+  CAIRN_RETURN_IF_ERROR(CheckTaggedObjects(requirements, where + "requirements", "type"));
+  CAIRN_RETURN_IF_ERROR(CheckTaggedObjects(updates, where + "updates", "action"));
   return std::make_pair(std::move(requirements), std::move(updates));
 }
 
@@ -303,6 +393,22 @@ IcebergApi::IcebergApi(service::MetadataService& service, service::Authorizer& a
     : service_(service), authz_(authorizer), options_(std::move(options)) {}
 
 Response IcebergApi::Handle(const Request& request, const governance::Principal& principal) const {
+  try {
+    return Dispatch(request, principal);
+  } catch (const nlohmann::json::exception& e) {
+    // A reader that trusted a field's JSON type. The client learns only that its request was
+    // malformed; the library's text (which names no field) is for the server log.
+    spdlog::warn("event=json_type_error interface=iceberg request_id={} method={} path=\"{}\" "
+                 "error=\"{}\"",
+                 request.request_id, request.method, request.path, e.what());
+    return PlainErrorResponse(
+        400, "BadRequestException",
+        "Malformed request: a field of the request body has the wrong JSON type");
+  }
+}
+
+Response IcebergApi::Dispatch(const Request& request,
+                              const governance::Principal& principal) const {
   using governance::ObjectType;
   using service::Action;
   std::vector<std::string> seg;
@@ -448,11 +554,11 @@ Response IcebergApi::Handle(const Request& request, const governance::Principal&
     const bool view = area == "views";
     const ObjectType type = view ? ObjectType::kView : ObjectType::kTable;
     auto body = ParseObject(request.body);
-    if (!body) return fail(body.error());
+    if (!body) return BadRequest(body.error());
     auto source = IdentifierFromJson(*body, "source");
-    if (!source) return fail(source.error());
+    if (!source) return BadRequest(source.error());
     auto dest = IdentifierFromJson(*body, "destination");
-    if (!dest) return fail(dest.error());
+    if (!dest) return BadRequest(dest.error());
     if (auto d = guard(prefix, view ? Action::kManageView : Action::kDropTable, source->first,
                        source->second, type)) {
       return *d;
@@ -471,19 +577,23 @@ Response IcebergApi::Handle(const Request& request, const governance::Principal&
   if (n == 4 && area == "transactions" && seg[3] == "commit") {
     if (method != "POST") return not_allowed();
     auto body = ParseObject(request.body);
-    if (!body) return fail(body.error());
+    if (!body) return BadRequest(body.error());
     auto changes = body->find("table-changes");
     if (changes == body->end() || !changes->is_array()) {
-      return fail(InvalidArgument("Invalid field 'table-changes': expected an array"));
+      return BadRequest(InvalidArgument("Invalid field 'table-changes': expected an array"));
     }
     std::vector<connector::TableCommit> commits;
-    for (const auto& change : *changes) {
-      if (!change.is_object())
-        return fail(InvalidArgument("Invalid table change: expected an object"));
-      auto id = IdentifierFromJson(change, "identifier");
-      if (!id) return fail(InvalidArgument("Invalid table change: field 'identifier' is required"));
-      auto parts = CommitParts(change);
-      if (!parts) return fail(parts.error());
+    for (size_t i = 0; i < changes->size(); ++i) {
+      const Json& change = (*changes)[i];
+      const std::string where = fmt::format("table-changes[{}].", i);
+      if (!change.is_object()) {
+        return BadRequest(
+            InvalidArgument("Invalid field 'table-changes[{}]': expected an object", i));
+      }
+      auto id = IdentifierFromJson(change, "identifier", where);
+      if (!id) return BadRequest(id.error());
+      auto parts = CommitParts(change, where);
+      if (!parts) return BadRequest(parts.error());
       connector::TableCommit c{id->first, id->second, std::move(parts->first),
                                std::move(parts->second)};
       if (auto d = guard(prefix, Action::kModifyTable, c.ns, c.name)) return *d;
@@ -532,11 +642,11 @@ Response IcebergApi::Handle(const Request& request, const governance::Principal&
     }
     if (method == "POST") {
       auto body = ParseObject(request.body);
-      if (!body) return fail(body.error());
+      if (!body) return BadRequest(body.error());
       auto ns = NamespaceFromJson(*body, "namespace");
-      if (!ns) return fail(ns.error());
+      if (!ns) return BadRequest(ns.error());
       auto props = StringMap(*body, "properties");
-      if (!props) return fail(props.error());
+      if (!props) return BadRequest(props.error());
       if (auto d = guard(prefix, Action::kCreateSchema, *ns)) return *d;
       auto created = catalog.CreateNamespace(ctx.call, *ns, *props);
       if (!created) return fail(created.error());
@@ -570,19 +680,21 @@ Response IcebergApi::Handle(const Request& request, const governance::Principal&
   if (n == 5 && sub == "properties") {
     if (method != "POST") return not_allowed();
     auto body = ParseObject(request.body);
-    if (!body) return fail(body.error());
+    if (!body) return BadRequest(body.error());
     std::vector<std::string> removals;
     if (auto r = body->find("removals"); r != body->end() && !r->is_null()) {
       if (!r->is_array())
-        return fail(InvalidArgument("Invalid field 'removals': expected an array of strings"));
+        return BadRequest(
+            InvalidArgument("Invalid field 'removals': expected an array of strings"));
       for (const auto& k : *r) {
         if (!k.is_string())
-          return fail(InvalidArgument("Invalid field 'removals': expected an array of strings"));
+          return BadRequest(
+              InvalidArgument("Invalid field 'removals': expected an array of strings"));
         removals.push_back(k.get<std::string>());
       }
     }
     auto updates = StringMap(*body, "updates");
-    if (!updates) return fail(updates.error());
+    if (!updates) return BadRequest(updates.error());
     if (auto d = guard(prefix, Action::kManageSchema, ns)) return *d;
     for (const auto& k : removals) {
       if (updates->count(k) != 0) {
@@ -616,8 +728,9 @@ Response IcebergApi::Handle(const Request& request, const governance::Principal&
     }
     if (method == "POST") {
       auto body = ParseObject(request.body);
-      if (!body) return fail(body.error());
-      const std::string new_name = body->value("name", "");
+      if (!body) return BadRequest(body.error());
+      if (auto valid = CheckCreateRequest(*body, views); !valid) return BadRequest(valid.error());
+      const std::string new_name = (*body)["name"].get<std::string>();
       if (auto d = guard(prefix, views ? Action::kCreateView : Action::kCreateTable, ns, new_name,
                          views ? ObjectType::kView : ObjectType::kTable)) {
         return *d;
@@ -629,12 +742,7 @@ Response IcebergApi::Handle(const Request& request, const governance::Principal&
         SetLoadResult(r, *created, true, nullptr);
         return r;
       }
-      bool stage = false;
-      if (auto s = body->find("stage-create"); s != body->end() && !s->is_null()) {
-        if (!s->is_boolean())
-          return fail(InvalidArgument("Invalid field 'stage-create': expected a boolean"));
-        stage = s->get<bool>();
-      }
+      const bool stage = *OptionalBool(*body, "stage-create", false);
       auto created = catalog.CreateTable(ctx.call, ns, *body, stage);
       if (!created) return fail(created.error());
       Response r;
@@ -654,27 +762,20 @@ Response IcebergApi::Handle(const Request& request, const governance::Principal&
   if (n == 5 && (sub == "register" || sub == "register-view")) {
     if (method != "POST") return not_allowed();
     auto body = ParseObject(request.body);
-    if (!body) return fail(body.error());
-    auto name = body->find("name");
-    auto loc = body->find("metadata-location");
-    if (name == body->end() || !name->is_string())
-      return fail(InvalidArgument("Invalid field 'name': expected a string"));
-    if (loc == body->end() || !loc->is_string()) {
-      return fail(InvalidArgument("Invalid field 'metadata-location': expected a string"));
-    }
+    if (!body) return BadRequest(body.error());
+    auto name = RequiredString(*body, "name");
+    if (!name) return BadRequest(name.error());
+    auto loc = RequiredString(*body, "metadata-location");
+    if (!loc) return BadRequest(loc.error());
+    auto overwrite = OptionalBool(*body, "overwrite", false);
+    if (!overwrite) return BadRequest(overwrite.error());
     if (auto d = guard(prefix, sub == "register" ? Action::kCreateTable : Action::kCreateView, ns,
-                       name->get<std::string>(),
-                       sub == "register" ? ObjectType::kTable : ObjectType::kView)) {
+                       *name, sub == "register" ? ObjectType::kTable : ObjectType::kView)) {
       return *d;
     }
-    bool overwrite = false;
-    if (auto o = body->find("overwrite"); o != body->end() && o->is_boolean())
-      overwrite = o->get<bool>();
-    auto registered =
-        sub == "register"
-            ? catalog.RegisterTable(ctx.call, ns, name->get<std::string>(), loc->get<std::string>(),
-                                    overwrite)
-            : catalog.RegisterView(ctx.call, ns, name->get<std::string>(), loc->get<std::string>());
+    auto registered = sub == "register"
+                          ? catalog.RegisterTable(ctx.call, ns, *name, *loc, *overwrite)
+                          : catalog.RegisterView(ctx.call, ns, *name, *loc);
     if (!registered) return fail(registered.error());
     Response r;
     SetLoadResult(r, *registered, true, nullptr);
@@ -701,7 +802,7 @@ Response IcebergApi::Handle(const Request& request, const governance::Principal&
   if (n == 7 && sub == "tables" && seg[6] == "metrics") {
     if (method != "POST") return not_allowed();
     auto body = ParseObject(request.body);
-    if (!body) return fail(body.error());
+    if (!body) return BadRequest(body.error());
     if (auto d = guard(prefix, Action::kLoadTable, ns, name)) return *d;
     auto row = catalog.TableRow(ns, name);
     if (!row) return fail(row.error());
@@ -723,9 +824,9 @@ Response IcebergApi::Handle(const Request& request, const governance::Principal&
     if (method == "HEAD") return ExistsResponse(catalog.ViewRow(ns, name));
     if (method == "POST") {
       auto body = ParseObject(request.body);
-      if (!body) return fail(body.error());
+      if (!body) return BadRequest(body.error());
       auto parts = CommitParts(*body);
-      if (!parts) return fail(parts.error());
+      if (!parts) return BadRequest(parts.error());
       auto view = catalog.ReplaceView(ctx.call, ns, name, parts->first, parts->second);
       if (!view) return fail(view.error());
       Response r;
@@ -797,9 +898,9 @@ Response IcebergApi::Handle(const Request& request, const governance::Principal&
   if (method == "HEAD") return ExistsResponse(catalog.TableRow(ns, name));
   if (method == "POST") {
     auto body = ParseObject(request.body);
-    if (!body) return fail(body.error());
+    if (!body) return BadRequest(body.error());
     auto parts = CommitParts(*body);
-    if (!parts) return fail(parts.error());
+    if (!parts) return BadRequest(parts.error());
     connector::TableCommit c{ns, name, std::move(parts->first), std::move(parts->second)};
     auto committed = catalog.CommitTable(ctx.call, c);
     if (!committed) return fail(committed.error());

@@ -29,9 +29,15 @@ class IcebergApi {
              IcebergApiOptions options);
 
   /// Handles a request whose path starts with `/iceberg`, for an authenticated principal.
+  /// Never throws for any request body: a wrongly typed field is a 400 naming it, and a JSON type
+  /// error that a reader missed is a 400 `BadRequestException` whose message does not carry the
+  /// JSON library's text (that is logged instead).
   http::Response Handle(const http::Request& request, const governance::Principal& principal) const;
 
  private:
+  /// Handle without the safety net: routing, authorization and the call.
+  http::Response Dispatch(const http::Request& request,
+                          const governance::Principal& principal) const;
   /// A request for a federated catalog (catalog-backend `rest`): checked with the Authorizer
   /// when the catalog has `rest.check-privileges`, then forwarded (docs/federation.md); after a
   /// 2xx answer `rows` (the catalog's governance rows, when kept) follow what the remote did.
