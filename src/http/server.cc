@@ -474,6 +474,18 @@ class Server::Impl {
           Request partial;
           partial.method = std::string(parser.get().method_string());
           partial.target = std::string(parser.get().target());
+          if (partial.target.empty()) {
+            // A request line longer than the header limit is never parsed: take the method and
+            // target from the bytes read, so the error is in the addressed interface's format.
+            const auto raw_bytes = buffer.cdata();
+            std::string_view raw(static_cast<const char*>(raw_bytes.data()), raw_bytes.size());
+            raw = raw.substr(0, raw.find_first_of("\r\n"));
+            if (const size_t sp = raw.find(' '); sp != std::string_view::npos) {
+              partial.method = std::string(raw.substr(0, sp));
+              raw.remove_prefix(sp + 1);
+              partial.target = std::string(raw.substr(0, raw.find(' ')));
+            }
+          }
           std::vector<std::pair<std::string, std::string>> ignored_query;
           ParseTarget(partial.target, partial.path, ignored_query);
           partial.request_id = NextRequestId();

@@ -96,6 +96,17 @@ def test_wrongly_typed_fields_are_400_naming_the_field(ice, ns):
         assert field in message and "json.exception" not in message, (path, body, message)
 
 
+def test_oversized_request_head_is_an_iceberg_431(ice):
+    # A request line past cairn.http.max-header-bytes (64 KiB) is never parsed; the answer is
+    # still in the format of the interface the path names.
+    r = requests.get(f"{ice.uri}/v1/config", params={"warehouse": "w" * 70000}, timeout=30)
+    assert_iceberg_error(r, 431)
+    r = requests.get(f"{ice.uri}/v1/config", headers={"X-Big": "b" * 70000}, timeout=30)
+    assert_iceberg_error(r, 431)
+    r = requests.get(f"{ice.base}/api/metalakes", params={"x": "w" * 70000}, timeout=30)
+    assert r.status_code == 431 and r.json()["code"] == 1001, r.text[:300]
+
+
 def test_unknown_update_action_and_requirement_are_400(ice, ns):
     create_table(ice, ns, "t")
     before = ice.load_table_json(ns, "t")["metadata-location"]
