@@ -109,8 +109,13 @@ class MinioServer:
                 self.stop()
                 raise RuntimeError(f"MinIO not healthy after {timeout}s; see {self.dir}/minio.log")
             time.sleep(0.1)
+        # Healthy is not yet ready to write: under load MinIO answers 503 for a while longer.
         code = _curl_s3(self.endpoint, "PUT", f"/{BUCKET}")
+        while code == 503 and time.monotonic() < deadline:
+            time.sleep(0.5)
+            code = _curl_s3(self.endpoint, "PUT", f"/{BUCKET}")
         if code not in (200, 409):
+            self.stop()
             raise RuntimeError(f"creating bucket {BUCKET} answered HTTP {code}")
         (self.dir / "url").write_text(self.endpoint + "\n")
         (self.dir / "pid").write_text(f"{self.proc.pid}\n")

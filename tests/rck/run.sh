@@ -112,9 +112,9 @@ suffix="$(od -An -N4 -tx1 /dev/urandom | tr -d ' \n')"
 metalake="rck_$suffix"
 catalog="rck"
 warehouse_dir="$work/warehouse"
-# The kit asks for tables placed by hand under /tmp (CatalogTests' `file:/tmp/ns/table`): the
-# catalogs allow that besides their warehouses.
-RCK_LOCATIONS="file:/tmp/ns"
+# The kit asks for tables and views placed by hand under /tmp (`file:/tmp/ns/table`, its JUnit
+# temporary directories): the catalogs allow that besides their warehouses.
+RCK_LOCATIONS="file:/tmp"
 api() {
   curl -s -o "$work/api.out" -w '%{http_code}' -X "$1" "$url/api/$2" \
     -H 'Content-Type: application/json' -H 'Accept: application/vnd.gravitino.v1+json' \

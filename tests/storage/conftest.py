@@ -155,10 +155,12 @@ class Lake:
             {"fullName": f"{self.catalog}.{schema}", "type": "SCHEMA",
              "privileges": [{"name": "USE_SCHEMA", "condition": "ALLOW"}]},
         ]
-        if privileges:
-            objects.append({"fullName": f"{self.catalog}.{schema}" + (f".{table}" if table else ""),
-                            "type": "TABLE" if table else "SCHEMA",
-                            "privileges": [{"name": p, "condition": "ALLOW"} for p in privileges]})
+        granted = [{"name": p, "condition": "ALLOW"} for p in privileges]
+        if privileges and table:
+            objects.append({"fullName": f"{self.catalog}.{schema}.{table}", "type": "TABLE",
+                            "privileges": granted})
+        else:  # schema-level privileges go on the schema's one securable object
+            objects[1]["privileges"] += granted
         self.admin.ok("POST", f"metalakes/{ml}/roles",
                       {"name": role, "properties": {}, "securableObjects": objects})
         self.admin.ok("PUT", f"metalakes/{ml}/permissions/users/{user}/grant",
