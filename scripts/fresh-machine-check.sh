@@ -20,6 +20,7 @@
 #   --no-gtest       neither GoogleTest package
 #   --gmock          googletest + libgtest-dev + libgmock-dev
 #   --test           run `make test` (CI=true) instead of `make run`
+#   --rev REV        copy the committed files of REV instead of HEAD (an earlier commit, say)
 #   --port N         port for `make run` (default: a free one)
 #   --timeout S      give up after S seconds (default 3600 for make run, 10800 for --test)
 #   --ccache[=DIR]   bind DIR (default ~/.cache/cairn/fresh-ccache) as the root's ccache, so a
@@ -65,6 +66,7 @@ with_go=1
 keep=0
 refresh=0
 log=""
+rev=HEAD
 
 usage() { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "${BASH_SOURCE[0]}"; }
 die() { echo "$prog: $*" >&2; exit 2; }
@@ -76,6 +78,8 @@ while [[ $# -gt 0 ]]; do
     --no-gtest) variant=no-gtest ;;
     --gmock) variant=gmock ;;
     --test) mode="test" ;;
+    --rev) [[ $# -ge 2 ]] || die "--rev needs a value"; rev=$2; shift ;;
+    --rev=*) rev=${1#*=} ;;
     --port) [[ $# -ge 2 ]] || die "--port needs a value"; port=$2; shift ;;
     --port=*) port=${1#*=} ;;
     --timeout) [[ $# -ge 2 ]] || die "--timeout needs a value"; timeout=$2; shift ;;
@@ -98,6 +102,7 @@ if [[ -z "$timeout" ]]; then
   if [[ $mode == test ]]; then timeout=10800; else timeout=3600; fi
 fi
 [[ $(id -u) -eq 0 ]] || die "needs root (debootstrap, mount, chroot)"
+git -C "$REPO" rev-parse --verify -q "$rev^{commit}" >/dev/null || die "not a commit: $rev"
 
 case "$variant" in
   gtest) variant_pkgs=(googletest libgtest-dev); variant_desc="gtest without gmock" ;;
@@ -202,10 +207,14 @@ save_root() {  # save_root DIR TARBALL: pack DIR atomically into TARBALL
 
 unpack_root() {  # unpack_root TARBALL DIR
   tar -C "$2" --numeric-owner --xattrs -xpf "$1" "${tar_compress[@]}"
+  chmod 755 "$2"  # the tarball's "." may carry mktemp's 0700
 }
 
 new_root() {  # a fresh temporary directory for a root
-  mktemp -d "$TMPBASE/cairn-fresh-root.XXXXXX"
+  local d
+  d=$(mktemp -d "$TMPBASE/cairn-fresh-root.XXXXXX")
+  chmod 755 "$d"  # mktemp's 0700 would keep every user but root out of the root's /
+  echo "$d"
 }
 
 bind() {  # bind SRC DEST [ro]: bind-mount, remembered for unmount_all
@@ -350,13 +359,13 @@ if [[ -n "$ccache_dir" ]]; then
 fi
 
 # Only what is committed counts.
-head_rev=$(git -C "$REPO" rev-parse --short HEAD)
+head_rev=$(git -C "$REPO" rev-parse --short "$rev")
 mkdir -p "$root/root/cairn"
-git -C "$REPO" archive --format=tar HEAD | tar -x -C "$root/root/cairn"
+git -C "$REPO" archive --format=tar "$rev" | tar -x -C "$root/root/cairn"
 dirty=$(git -C "$REPO" status --porcelain --untracked-files=no | wc -l)
 note=""
 [[ $dirty -eq 0 ]] || note=" ($dirty tracked files differ from HEAD in the work tree)"
-say "copied the committed files of HEAD $head_rev (git archive HEAD): only committed files count, uncommitted changes are not included$note"
+say "copied the committed files of $rev $head_rev (git archive $rev): only committed files count, uncommitted changes are not included$note"
 
 free_port() {
   local p i
@@ -374,7 +383,7 @@ fail() {
   say "----- last 60 lines of $log -----"
   tail -n 60 "$log" >&2
   say "-----"
-  echo "$prog: FAIL $1 ($variant_desc): $2 after $(elapsed) s; log: $log"
+  echo "$prog: FAIL $1 ($variant_desc): $2 after $(elapsed) s ($rev $head_rev; log: $log)"
   exit 1
 }
 
@@ -403,7 +412,7 @@ if [[ $mode == run ]]; then
         say "GET $url -> 200 $(head -c 300 "$body")"
         rm -f "$body"
         stop_root_procs
-        echo "$prog: PASS make run ($variant_desc), /api/version answered after $t s (HEAD $head_rev; log: $log)"
+        echo "$prog: PASS make run ($variant_desc), /api/version answered after $t s ($rev $head_rev; log: $log)"
         exit 0
       fi
       say "GET $url -> 200 but not JSON: $(head -c 200 "$body")"
@@ -442,5 +451,5 @@ else
       grep -vE '^[0-9]+:(Get|Hit|Ign):' | head -n 40 >&2 || true
     fail "$what" "make test exited with status $rc"
   fi
-  echo "$prog: PASS make test ($variant_desc), passed after $(elapsed) s (HEAD $head_rev; log: $log)"
+  echo "$prog: PASS make test ($variant_desc), passed after $(elapsed) s ($rev $head_rev; log: $log)"
 fi
