@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "model/types.h"
 
+#include <algorithm>
+#include <utility>
+
 #include <fmt/format.h>
 
 #include "common/util.h"
@@ -18,6 +21,38 @@ bool TypesEqual(const TypePtr& a, const TypePtr& b) {
   return *a == *b;
 }
 
+namespace {
+
+// Moves the children of `t` (owned by no one else) onto `out`.
+void TakeChildren(Type& t, std::vector<TypePtr>& out) {
+  for (auto& f : t.fields) {
+    if (f.type) out.push_back(std::move(f.type));
+  }
+  for (TypePtr* child : {&t.element, &t.key, &t.value}) {
+    if (*child) out.push_back(std::move(*child));
+  }
+  for (auto& m : t.types) {
+    if (m) out.push_back(std::move(m));
+  }
+  t.fields.clear();
+  t.types.clear();
+}
+
+}  // namespace
+
+Type::~Type() {
+  std::vector<TypePtr> pending;
+  TakeChildren(*this, pending);
+  while (!pending.empty()) {
+    TypePtr child = std::move(pending.back());
+    pending.pop_back();
+    // The last owner empties the child before it goes, so its own destructor has nothing to
+    // recurse into. Every Type is made non-const (make_shared<Type>), so this is no write to a
+    // const object; a child someone else still holds is left alone.
+    if (child.use_count() == 1) TakeChildren(const_cast<Type&>(*child), pending);
+  }
+}
+
 bool Type::operator==(const Type& o) const {
   if (kind != o.kind || is_unsigned != o.is_unsigned || precision != o.precision ||
       scale != o.scale || length != o.length || fields != o.fields ||
@@ -33,6 +68,30 @@ bool Type::operator==(const Type& o) const {
     if (!TypesEqual(types[i], o.types[i])) return false;
   }
   return true;
+}
+
+int TypeDepth(const TypePtr& type, int limit) {
+  int deepest = 0;
+  std::vector<std::pair<const Type*, int>> pending;
+  if (type) pending.emplace_back(type.get(), 1);
+  while (!pending.empty()) {
+    const auto [t, depth] = pending.back();
+    pending.pop_back();
+    const bool complex = t->kind == TypeKind::kStruct || t->kind == TypeKind::kList ||
+                         t->kind == TypeKind::kMap || t->kind == TypeKind::kUnion;
+    if (!complex) continue;
+    deepest = std::max(deepest, depth);
+    if (deepest > limit) return limit + 1;
+    auto push = [&](const TypePtr& child) {
+      if (child) pending.emplace_back(child.get(), depth + 1);
+    };
+    for (const auto& f : t->fields) push(f.type);
+    push(t->element);
+    push(t->key);
+    push(t->value);
+    for (const auto& m : t->types) push(m);
+  }
+  return deepest;
 }
 
 TypePtr MakePrimitive(TypeKind kind) {

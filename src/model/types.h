@@ -43,6 +43,14 @@ enum class TypeKind {
 struct Type;
 using TypePtr = std::shared_ptr<const Type>;
 
+/// The deepest nesting of struct, list, map and union types a column may have: a primitive is
+/// depth 0, `list<int>` depth 1, `list<struct<a: map<int, int>>>` depth 3. Schemas coming in
+/// through either API are checked against it before anything walks them recursively (Iceberg
+/// JSON needs up to 3 JSON levels per type level, so a schema at the limit stays far below
+/// json::kMaxJsonDepth). No real schema comes near it (Spark, Trino and Parquet tools handle a
+/// few dozen at most). See docs/limits.md.
+inline constexpr int kMaxTypeDepth = 100;
+
 struct StructField {
   std::string name;
   TypePtr type;
@@ -67,6 +75,15 @@ struct Type {
   std::vector<TypePtr> types;       // union
   std::string raw;                  // unparsed / external
 
+  Type() = default;
+  Type(const Type&) = default;
+  Type(Type&&) = default;
+  Type& operator=(const Type&) = default;
+  Type& operator=(Type&&) = default;
+  /// Releases the children without recursing, so that dropping a deep tree (however it was
+  /// built) cannot exhaust the stack.
+  ~Type();
+
   bool operator==(const Type& o) const;
 };
 
@@ -79,6 +96,10 @@ TypePtr MakeList(TypePtr element, bool element_nullable);
 TypePtr MakeMap(TypePtr key, TypePtr value, bool value_nullable);
 
 bool TypesEqual(const TypePtr& a, const TypePtr& b);
+
+/// The nesting depth of `type` as kMaxTypeDepth counts it, computed without recursion; stops
+/// counting (and returns `limit + 1`) as soon as the depth passes `limit`. 0 for nullptr.
+int TypeDepth(const TypePtr& type, int limit = kMaxTypeDepth);
 
 /// The primitive type's text form as Gravitino writes it ("decimal(10,2)", "timestamp_tz(6)",
 /// "integer unsigned"); empty for complex types.
