@@ -360,12 +360,14 @@ fi
 
 # Only what is committed counts.
 head_rev=$(git -C "$REPO" rev-parse --short "$rev")
+rev_desc="$rev $head_rev"
+[[ $head_rev == "$rev"* || $rev == "$head_rev"* ]] && rev_desc=$head_rev
 mkdir -p "$root/root/cairn"
 git -C "$REPO" archive --format=tar "$rev" | tar -x -C "$root/root/cairn"
 dirty=$(git -C "$REPO" status --porcelain --untracked-files=no | wc -l)
 note=""
 [[ $dirty -eq 0 ]] || note=" ($dirty tracked files differ from HEAD in the work tree)"
-say "copied the committed files of $rev $head_rev (git archive $rev): only committed files count, uncommitted changes are not included$note"
+say "copied the committed files of $rev_desc (git archive $rev): only committed files count, uncommitted changes are not included$note"
 
 free_port() {
   local p i
@@ -383,7 +385,7 @@ fail() {
   say "----- last 60 lines of $log -----"
   tail -n 60 "$log" >&2
   say "-----"
-  echo "$prog: FAIL $1 ($variant_desc): $2 after $(elapsed) s ($rev $head_rev; log: $log)"
+  echo "$prog: FAIL $1 ($variant_desc): $2 after $(elapsed) s ($rev_desc; log: $log)"
   exit 1
 }
 
@@ -412,7 +414,7 @@ if [[ $mode == run ]]; then
         say "GET $url -> 200 $(head -c 300 "$body")"
         rm -f "$body"
         stop_root_procs
-        echo "$prog: PASS make run ($variant_desc), /api/version answered after $t s ($rev $head_rev; log: $log)"
+        echo "$prog: PASS make run ($variant_desc), /api/version answered after $t s ($rev_desc; log: $log)"
         exit 0
       fi
       say "GET $url -> 200 but not JSON: $(head -c 200 "$body")"
@@ -451,5 +453,5 @@ else
       grep -vE '^[0-9]+:(Get|Hit|Ign):' | head -n 40 >&2 || true
     fail "$what" "make test exited with status $rc"
   fi
-  echo "$prog: PASS make test ($variant_desc), passed after $(elapsed) s ($rev $head_rev; log: $log)"
+  echo "$prog: PASS make test ($variant_desc), passed after $(elapsed) s ($rev_desc; log: $log)"
 fi
