@@ -48,14 +48,49 @@ bool SameJson(const Json& a, const Json& b) { return nlohmann::json(a) == nlohma
 
 // --- Schemas --------------------------------------------------------------------------------
 
-Result<Json> ParseType(const Json& type, std::vector<int>* ids);
+// Where a value sits in a request, for messages: a chain of members and array indexes, turned
+// into text ("schema.fields[2].type.element") only when an error names it, so that walking a
+// deep type costs nothing per level.
+struct JsonPath {
+  const JsonPath* parent = nullptr;
+  std::string_view member;  // empty: the array index `index`
+  size_t index = 0;
+};
 
-Result<Json> ParseStructFields(const Json& fields_node, std::vector<int>* ids) {
+std::string PathText(const JsonPath& path) {
+  std::vector<const JsonPath*> chain;
+  for (const JsonPath* p = &path; p != nullptr; p = p->parent) chain.push_back(p);
+  std::string out;
+  for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+    if ((*it)->member.empty()) {
+      out += fmt::format("[{}]", (*it)->index);
+    } else {
+      if (!out.empty()) out += '.';
+      out += (*it)->member;
+    }
+  }
+  return out;
+}
+
+Result<Json> ParseType(const Json& type, const JsonPath& path, std::vector<int>* ids);
+
+// An empty object with room for `members`: growing an ordered_json object copies its members
+// (their keys are const), so a type member followed by more keys would copy the whole subtree
+// at every level of a nested type.
+Json ObjectWithRoom(size_t members) {
+  Json out = Json::object();
+  out.get_ref<Json::object_t&>().reserve(members);
+  return out;
+}
+
+Result<Json> ParseStructFields(const Json& fields_node, const JsonPath& path,
+                               std::vector<int>* ids) {
   if (!fields_node.is_array()) {
     return InvalidArgument("Cannot parse struct fields from non-array: {}", Text(fields_node));
   }
   Json fields = Json::array();
-  for (const auto& f : fields_node) {
+  for (size_t i = 0; i < fields_node.size(); ++i) {
+    const Json& f = fields_node[i];
     if (!f.is_object())
       return InvalidArgument("Cannot parse struct field from non-object: {}", Text(f));
     CAIRN_ASSIGN_OR_RETURN(int id, JsonGetInt(f, "id"));
@@ -67,10 +102,11 @@ Result<Json> ParseStructFields(const Json& fields_node, std::vector<int>* ids) {
     }
     CAIRN_ASSIGN_OR_RETURN(const Json* type_node, JsonGetField(f, "type"));
     ids->push_back(id);
-    CAIRN_ASSIGN_OR_RETURN(Json type, ParseType(*type_node, ids));
-    Json out = Json::object();
+    const JsonPath field_path{&path, {}, i};
+    CAIRN_ASSIGN_OR_RETURN(Json type, ParseType(*type_node, JsonPath{&field_path, "type"}, ids));
+    Json out = ObjectWithRoom(7);
     out["id"] = id;
-    out["name"] = name;
+    out["name"] = std::move(name);
     out["required"] = req->get<bool>();
     out["type"] = std::move(type);
     for (const char* key : {"doc", "initial-default", "write-default"}) {
@@ -81,17 +117,25 @@ Result<Json> ParseStructFields(const Json& fields_node, std::vector<int>* ids) {
   return fields;
 }
 
-Result<Json> ParseType(const Json& type, std::vector<int>* ids) {
-  if (type.is_string()) return type;
+// Recursion is bounded: ParseSchemaJson checks the nesting (CheckTypeDepth) before calling this.
+Result<Json> ParseType(const Json& type, const JsonPath& path, std::vector<int>* ids) {
+  if (type.is_string()) {
+    auto canonical = CanonicalPrimitiveType(type.get_ref<const std::string&>());
+    if (!canonical) {
+      return InvalidArgument("{} (at {})", canonical.error().message, PathText(path));
+    }
+    return Json(std::move(*canonical));
+  }
   if (!type.is_object() || !type.contains("type") || !type["type"].is_string()) {
     return InvalidArgument("Cannot parse type from json: {}", Text(type));
   }
   const std::string kind = type["type"].get<std::string>();
-  Json out = Json::object();
+  Json out = ObjectWithRoom(6);
   if (kind == "struct") {
     CAIRN_ASSIGN_OR_RETURN(const Json* fields, JsonGetField(type, "fields"));
     out["type"] = "struct";
-    CAIRN_ASSIGN_OR_RETURN(out["fields"], ParseStructFields(*fields, ids));
+    CAIRN_ASSIGN_OR_RETURN(out["fields"],
+                           ParseStructFields(*fields, JsonPath{&path, "fields"}, ids));
     return out;
   }
   auto required_flag = [&](const char* key) -> Result<bool> {
@@ -108,7 +152,7 @@ Result<Json> ParseType(const Json& type, std::vector<int>* ids) {
     ids->push_back(element_id);
     out["type"] = "list";
     out["element-id"] = element_id;
-    CAIRN_ASSIGN_OR_RETURN(out["element"], ParseType(*element, ids));
+    CAIRN_ASSIGN_OR_RETURN(out["element"], ParseType(*element, JsonPath{&path, "element"}, ids));
     out["element-required"] = element_required;
     return out;
   }
@@ -122,33 +166,39 @@ Result<Json> ParseType(const Json& type, std::vector<int>* ids) {
     ids->push_back(value_id);
     out["type"] = "map";
     out["key-id"] = key_id;
-    CAIRN_ASSIGN_OR_RETURN(out["key"], ParseType(*key, ids));
+    CAIRN_ASSIGN_OR_RETURN(out["key"], ParseType(*key, JsonPath{&path, "key"}, ids));
     out["value-id"] = value_id;
-    CAIRN_ASSIGN_OR_RETURN(out["value"], ParseType(*value, ids));
+    CAIRN_ASSIGN_OR_RETURN(out["value"], ParseType(*value, JsonPath{&path, "value"}, ids));
     out["value-required"] = value_required;
     return out;
   }
   return InvalidArgument("Cannot parse type from json: {}", Text(type));
 }
 
-// The struct field with `id` and whether every struct on the way is required, or nullptr.
-const Json* FindStructFieldById(const Json& struct_type, int id, bool* all_required) {
-  auto fields = struct_type.find("fields");
-  if (fields == struct_type.end() || !fields->is_array()) return nullptr;
-  for (const auto& f : *fields) {
-    if (f.value("id", -1) == id) return &f;
-  }
-  for (const auto& f : *fields) {
-    const Json& t = f["type"];
-    if (t.is_object() && t.value("type", "") == "struct") {
-      bool nested_required = *all_required && f.value("required", false);
-      if (const Json* found = FindStructFieldById(t, id, &nested_required)) {
-        *all_required = nested_required;
-        return found;
+// Every field reachable through structs alone (where identifier fields may live), by id, with
+// whether every struct on the way to it is required; the first of duplicate ids wins. One pass,
+// so that checking n identifier ids costs n lookups rather than n walks of the schema.
+std::unordered_map<int, std::pair<const Json*, bool>> StructFieldsById(const Json& fields) {
+  std::unordered_map<int, std::pair<const Json*, bool>> out;
+  std::vector<std::pair<const Json*, bool>> pending{{&fields, true}};
+  while (!pending.empty()) {
+    const auto [list, all_required] = pending.back();
+    pending.pop_back();
+    if (!list->is_array()) continue;
+    for (const auto& f : *list) {
+      if (!f.is_object()) continue;
+      if (auto id = f.find("id"); id != f.end() && IsInt(*id)) {
+        out.try_emplace(id->get<int>(), &f, all_required);
+      }
+      auto t = f.find("type");
+      if (t != f.end() && t->is_object() && t->value("type", "") == "struct") {
+        if (auto nested = t->find("fields"); nested != t->end()) {
+          pending.emplace_back(&*nested, all_required && f.value("required", false));
+        }
       }
     }
   }
-  return nullptr;
+  return out;
 }
 
 std::vector<int> IdentifierIds(const Json& schema) {
@@ -161,36 +211,36 @@ std::vector<int> IdentifierIds(const Json& schema) {
   return ids;
 }
 
-// Java's assignFreshIds: a struct numbers its own fields first, then visits their types; a list
-// takes its element id before its element type; a map its key and value ids before their types.
-Json AssignFreshIds(const Json& type, int* last_id, std::unordered_map<int, int>* mapping) {
-  if (!type.is_object()) return type;
+// Java's assignFreshIds, in place (a copy per level would make it quadratic in the depth): a
+// struct numbers its own fields first, then visits their types; a list takes its element id
+// before its element type; a map its key and value ids before their types. Runs on a schema
+// ParseSchemaJson accepted, so ids are ints and the nesting is bounded.
+void AssignFreshIds(Json& type, int* last_id, std::unordered_map<int, int>* mapping) {
+  if (!type.is_object()) return;
   const std::string kind = type.value("type", "");
-  Json out = type;
   if (kind == "struct") {
-    Json& fields = out["fields"];
+    Json& fields = type["fields"];
     for (auto& f : fields) {
       const int id = ++*last_id;
       (*mapping)[f["id"].get<int>()] = id;
       f["id"] = id;
     }
-    for (auto& f : fields) f["type"] = AssignFreshIds(f["type"], last_id, mapping);
+    for (auto& f : fields) AssignFreshIds(f["type"], last_id, mapping);
   } else if (kind == "list") {
     const int id = ++*last_id;
-    (*mapping)[out["element-id"].get<int>()] = id;
-    out["element-id"] = id;
-    out["element"] = AssignFreshIds(out["element"], last_id, mapping);
+    (*mapping)[type["element-id"].get<int>()] = id;
+    type["element-id"] = id;
+    AssignFreshIds(type["element"], last_id, mapping);
   } else if (kind == "map") {
     const int key_id = ++*last_id;
     const int value_id = ++*last_id;
-    (*mapping)[out["key-id"].get<int>()] = key_id;
-    (*mapping)[out["value-id"].get<int>()] = value_id;
-    out["key-id"] = key_id;
-    out["value-id"] = value_id;
-    out["key"] = AssignFreshIds(out["key"], last_id, mapping);
-    out["value"] = AssignFreshIds(out["value"], last_id, mapping);
+    (*mapping)[type["key-id"].get<int>()] = key_id;
+    (*mapping)[type["value-id"].get<int>()] = value_id;
+    type["key-id"] = key_id;
+    type["value-id"] = value_id;
+    AssignFreshIds(type["key"], last_id, mapping);
+    AssignFreshIds(type["value"], last_id, mapping);
   }
-  return out;
 }
 
 Json WithSchemaId(const Json& schema, int id) {
@@ -207,14 +257,20 @@ Json WithSchemaId(const Json& schema, int id) {
 // Schema.checkCompatibility: types and initial defaults the format version cannot hold.
 Status CheckSchemaForVersion(const Json& schema, int format_version) {
   std::map<int, std::string> problems;
-  auto visit = [&](auto&& self, const Json& type, const model::FieldName& prefix) -> void {
+  // One path, grown and shrunk on the way (a copy per level would be quadratic in the depth);
+  // it becomes text only for a problem. Recursion is bounded by the parsers' nesting limits.
+  model::FieldName path;
+  auto visit = [&](auto&& self, const Json& type) -> void {
     if (!type.is_object()) return;
     const std::string kind = type.value("type", "");
-    auto check = [&](int id, const model::FieldName& path, const Json& t, const Json* field) {
-      const int min = MinFormatVersion(t.is_string() ? t : Json("struct"));
-      if (t.is_string() && min > format_version) {
-        problems[id] = fmt::format("Invalid type for {}: {} is not supported until v{}",
-                                   JoinFieldName(path), t.get<std::string>(), min);
+    auto check = [&](int id, std::string name, const Json& t, const Json* field) {
+      path.push_back(std::move(name));
+      if (t.is_string()) {
+        const int min = MinFormatVersion(t);
+        if (min > format_version) {
+          problems[id] = fmt::format("Invalid type for {}: {} is not supported until v{}",
+                                     JoinFieldName(path), t.get<std::string>(), min);
+        }
       }
       if (field != nullptr && format_version < 3) {
         auto d = field->find("initial-default");
@@ -224,28 +280,21 @@ Status CheckSchemaForVersion(const Json& schema, int format_version) {
               JoinFieldName(path), Text(*d));
         }
       }
-      self(self, t, path);
+      self(self, t);
+      path.pop_back();
     };
     if (kind == "struct") {
       for (const auto& f : type["fields"]) {
-        model::FieldName path = prefix;
-        path.push_back(f.value("name", ""));
-        check(f.value("id", 0), path, f["type"], &f);
+        check(f.value("id", 0), f.value("name", ""), f["type"], &f);
       }
     } else if (kind == "list") {
-      model::FieldName path = prefix;
-      path.push_back("element");
-      check(type.value("element-id", 0), path, type["element"], nullptr);
+      check(type.value("element-id", 0), "element", type["element"], nullptr);
     } else if (kind == "map") {
-      model::FieldName kp = prefix;
-      kp.push_back("key");
-      check(type.value("key-id", 0), kp, type["key"], nullptr);
-      model::FieldName vp = prefix;
-      vp.push_back("value");
-      check(type.value("value-id", 0), vp, type["value"], nullptr);
+      check(type.value("key-id", 0), "key", type["key"], nullptr);
+      check(type.value("value-id", 0), "value", type["value"], nullptr);
     }
   };
-  visit(visit, schema, {});
+  visit(visit, schema);
   if (problems.empty()) return Ok();
   std::string message = fmt::format("Invalid schema for v{}:", format_version);
   for (const auto& [id, p] : problems) message += "\n- " + p;
@@ -1575,7 +1624,19 @@ Result<Json> ParseSchemaJson(const Json& schema) {
   }
   std::vector<int> ids;
   CAIRN_ASSIGN_OR_RETURN(const Json* fields_node, JsonGetField(schema, "fields"));
-  CAIRN_ASSIGN_OR_RETURN(Json fields, ParseStructFields(*fields_node, &ids));
+  // Bound the nesting before anything below recurses into a type.
+  if (fields_node->is_array()) {
+    for (size_t i = 0; i < fields_node->size(); ++i) {
+      const Json& f = (*fields_node)[i];
+      if (!f.is_object()) continue;
+      if (auto t = f.find("type"); t != f.end()) {
+        CAIRN_RETURN_IF_ERROR(CheckTypeDepth(*t, fmt::format("schema.fields[{}].type", i)));
+      }
+    }
+  }
+  const JsonPath root{nullptr, "schema"};
+  CAIRN_ASSIGN_OR_RETURN(Json fields,
+                         ParseStructFields(*fields_node, JsonPath{&root, "fields"}, &ids));
   std::sort(ids.begin(), ids.end());
   if (auto dup = std::adjacent_find(ids.begin(), ids.end()); dup != ids.end()) {
     return InvalidArgument("Invalid schema: multiple fields for id {}", *dup);
@@ -1589,8 +1650,7 @@ Result<Json> ParseSchemaJson(const Json& schema) {
       return InvalidArgument(
           "Cannot parse JSON array from non-array value: identifier-field-ids: {}", Text(*it));
     }
-    Json struct_type = Json::object();
-    struct_type["fields"] = fields;
+    const auto by_id = StructFieldsById(fields);
     Json id_list = Json::array();
     for (const auto& v : *it) {
       if (!IsInt(v)) {
@@ -1598,8 +1658,9 @@ Result<Json> ParseSchemaJson(const Json& schema) {
             "Cannot parse integer from non-int value in identifier-field-ids: {}", Text(v));
       }
       const int id = v.get<int>();
-      bool all_required = true;
-      const Json* f = FindStructFieldById(struct_type, id, &all_required);
+      auto found = by_id.find(id);
+      const Json* f = found == by_id.end() ? nullptr : found->second.first;
+      const bool all_required = found != by_id.end() && found->second.second;
       if (f == nullptr) {
         return InvalidArgument("Cannot add fieldId {} as an identifier field: field does not exist",
                                id);
@@ -1748,7 +1809,8 @@ Result<Json> NewTableMetadataFromRest(const Json& create_request, const std::str
   // Fresh ids; old -> new follows the structure, which is what Java's lookup by name yields.
   int last_column_id = 0;
   std::unordered_map<int, int> mapping;
-  Json fresh = AssignFreshIds(schema, &last_column_id, &mapping);
+  Json fresh = schema;
+  AssignFreshIds(fresh, &last_column_id, &mapping);
   Json fresh_schema = Json::object();
   fresh_schema["type"] = "struct";
   fresh_schema["schema-id"] = 0;
@@ -1758,7 +1820,7 @@ Result<Json> NewTableMetadataFromRest(const Json& create_request, const std::str
     for (int id : identifiers) ids.push_back(mapping.at(id));
     fresh_schema["identifier-field-ids"] = std::move(ids);
   }
-  fresh_schema["fields"] = fresh["fields"];
+  fresh_schema["fields"] = std::move(fresh["fields"]);
   CAIRN_RETURN_IF_ERROR(CheckSchemaForVersion(fresh_schema, version));
 
   auto remap = [&](int old_id, const char* what) -> Result<int> {

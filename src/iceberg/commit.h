@@ -83,9 +83,14 @@ Result<Json> NewTableMetadataFromRest(const Json& create_request, const std::str
 // --- Helpers shared with view metadata (Java's SchemaParser / JsonUtil semantics) ---------------
 
 /// Validates an Iceberg schema JSON (with field ids) and returns it in SchemaParser's field order
-/// ({"type":"struct","schema-id"?, "identifier-field-ids"? (when non-empty), "fields"}).
-/// kInvalidArgument naming what is wrong (missing id/name/required/type, duplicate field ids,
-/// identifier fields that are missing, optional or not primitive).
+/// ({"type":"struct","schema-id"?, "identifier-field-ids"? (when non-empty), "fields"}), every
+/// primitive type in the text Java writes (CanonicalPrimitiveType: "decimal(10, 2)").
+/// kInvalidArgument naming what is wrong: missing id/name/required/type, duplicate field ids,
+/// identifier fields that are missing, optional or not primitive, a primitive type the spec does
+/// not define ("Cannot parse type string to primitive: blob (at schema.fields[2].type)"), and a
+/// column nesting struct/list/map types deeper than model::kMaxTypeDepth ("Invalid type at
+/// schema.fields[0].type: ... deeper than 100 levels"), checked before any recursion. Time is
+/// linear in the size of the schema.
 Result<Json> ParseSchemaJson(const Json& schema);
 
 /// Whether two schemas are the same apart from their schema ids (Schema.sameSchema).

@@ -274,7 +274,129 @@ const Json* FindTypeImpl(const Json& type, int id) {
   return nullptr;
 }
 
+// Digits only, as Java's \d+ and Integer.parseInt: nullopt when empty, not digits or above int.
+std::optional<int64_t> ParseDigits(std::string_view text) {
+  text = Trim(text);
+  if (text.empty() || text.size() > 10) return std::nullopt;
+  int64_t v = 0;
+  for (const char c : text) {
+    if (c < '0' || c > '9') return std::nullopt;
+    v = v * 10 + (c - '0');
+  }
+  if (v > 2'147'483'647) return std::nullopt;
+  return v;
+}
+
+// "name(inside)" / "name[inside]", blanks allowed before the bracket: the inside, else nullopt.
+std::optional<std::string_view> Bracketed(std::string_view text, std::string_view name, char open,
+                                          char close) {
+  if (text.substr(0, name.size()) != name) return std::nullopt;
+  std::string_view rest = text.substr(name.size());
+  while (!rest.empty() && (rest.front() == ' ' || rest.front() == '\t')) rest.remove_prefix(1);
+  if (rest.size() < 2 || rest.front() != open || rest.back() != close) return std::nullopt;
+  return rest.substr(1, rest.size() - 2);
+}
+
 }  // namespace
+
+Result<std::string> CanonicalPrimitiveType(std::string_view text) {
+  static const char* const kNames[] = {"boolean",     "int",          "long",           "float",
+                                       "double",      "date",         "time",           "timestamp",
+                                       "timestamptz", "timestamp_ns", "timestamptz_ns", "string",
+                                       "uuid",        "binary",       "unknown",        "variant"};
+  const std::string lower = ToLower(text);
+  for (const char* name : kNames) {
+    if (lower == name) return lower;
+  }
+  if (auto inside = Bracketed(lower, "decimal", '(', ')')) {
+    auto parts = Split(*inside, ',');
+    std::optional<int64_t> p;
+    std::optional<int64_t> s;
+    if (parts.size() == 2) {
+      p = ParseDigits(parts[0]);
+      s = ParseDigits(parts[1]);
+    }
+    if (!p || !s || *p < 1 || *p > 38 || *s > *p) {
+      return InvalidArgument(
+          "Invalid decimal type {}: the precision must be 1 to 38 and the scale 0 to the precision",
+          text);
+    }
+    return fmt::format("decimal({}, {})", *p, *s);
+  }
+  if (auto inside = Bracketed(lower, "fixed", '[', ']')) {
+    auto length = ParseDigits(*inside);
+    if (!length || *length < 1) {
+      return InvalidArgument("Invalid fixed type {}: the length must be 1 to 2147483647", text);
+    }
+    return fmt::format("fixed[{}]", *length);
+  }
+  // Geospatial types keep the CRS as written (Java matches them case-insensitively on the
+  // original text).
+  if (lower == "geometry" || lower == "geography") return lower;
+  for (std::string_view name : {std::string_view("geometry"), std::string_view("geography")}) {
+    auto inside = Bracketed(lower, name, '(', ')');
+    if (!inside) continue;
+    // Same offsets in the original text: lower-casing keeps the length.
+    const size_t at = static_cast<size_t>(inside->data() - lower.data());
+    auto parts = Split(text.substr(at, inside->size()), ',');
+    const std::string crs(parts.empty() ? std::string_view() : Trim(parts[0]));
+    const bool geography = name == "geography";
+    bool ok = !crs.empty() && crs.find_first_of("()") == std::string::npos &&
+              parts.size() <= (geography ? 2U : 1U);
+    std::string algorithm;
+    if (ok && parts.size() == 2) {
+      algorithm = ToLower(Trim(parts[1]));
+      static const char* const kAlgorithms[] = {"spherical", "vincenty", "thomas", "andoyer",
+                                                "karney"};
+      ok = std::any_of(std::begin(kAlgorithms), std::end(kAlgorithms),
+                       [&](const char* a) { return algorithm == a; });
+    }
+    if (!ok) {
+      return InvalidArgument("Invalid {} type {}: expected {}(crs{}) with a non-empty CRS", name,
+                             text, name,
+                             geography ? "[, spherical|vincenty|thomas|andoyer|karney]" : "");
+    }
+    if (algorithm.empty()) return fmt::format("{}({})", name, crs);
+    return fmt::format("{}({}, {})", name, crs, algorithm);
+  }
+  return InvalidArgument("Cannot parse type string to primitive: {}", text);
+}
+
+Status CheckTypeDepth(const Json& type, std::string_view field) {
+  std::vector<std::pair<const Json*, int>> pending;
+  pending.emplace_back(&type, 1);
+  while (!pending.empty()) {
+    const auto [node, depth] = pending.back();
+    pending.pop_back();
+    if (!node->is_object()) continue;
+    auto kind_it = node->find("type");
+    if (kind_it == node->end() || !kind_it->is_string()) continue;
+    const auto& kind = kind_it->get_ref<const std::string&>();
+    const bool is_struct = kind == "struct";
+    if (!is_struct && kind != "list" && kind != "map") continue;
+    if (depth > model::kMaxTypeDepth) {
+      return InvalidArgument(
+          "Invalid type at {}: struct, list and map types nest deeper than {} levels", field,
+          model::kMaxTypeDepth);
+    }
+    auto push = [&](const Json& parent, const char* member) {
+      if (auto it = parent.find(member); it != parent.end()) pending.emplace_back(&*it, depth + 1);
+    };
+    if (is_struct) {
+      if (const Json* fields = FieldsOf(*node)) {
+        for (const auto& f : *fields) {
+          if (f.is_object()) push(f, "type");
+        }
+      }
+    } else if (kind == "list") {
+      push(*node, "element");
+    } else {
+      push(*node, "key");
+      push(*node, "value");
+    }
+  }
+  return Ok();
+}
 
 std::string ModelTypeText(const model::TypePtr& type) {
   if (!type) return "null";
@@ -344,6 +466,12 @@ Result<IcebergSchema> ToIcebergSchema(const std::vector<model::Column>& columns,
     }
     if (!names.insert(c.name).second) {
       return InvalidArgument("Cannot create a schema with duplicate column name: {}", c.name);
+    }
+    // Before ToIcebergType recurses into it.
+    if (model::TypeDepth(c.type) > model::kMaxTypeDepth) {
+      return InvalidArgument(
+          "Invalid type of column '{}': struct, list and map types nest deeper than {} levels",
+          c.name, model::kMaxTypeDepth);
     }
     fields.push_back(model::StructField{c.name, c.type, c.nullable, c.comment});
   }

@@ -91,6 +91,23 @@ bool IsPromotionAllowed(const Json& from, const Json& to);
 /// timestamptz_ns, variant, geometry, geography; else 1).
 int MinFormatVersion(const Json& type);
 
+/// Checks an Iceberg primitive type string as Java's Types.fromTypeName reads it (letters
+/// case-insensitive, blanks allowed inside the brackets) and returns the text Java writes for it:
+/// boolean, int, long, float, double, date, time, timestamp, timestamptz, timestamp_ns,
+/// timestamptz_ns, string, uuid, binary, unknown, variant, "fixed[L]" (1 <= L <= 2^31-1),
+/// "decimal(P, S)" (1 <= P <= 38, 0 <= S <= P), "geometry" / "geometry(crs)" and "geography" /
+/// "geography(crs)" / "geography(crs, algorithm)" (spherical, vincenty, thomas, andoyer, karney;
+/// the CRS keeps its case). Which format version may hold a type is MinFormatVersion's business.
+/// kInvalidArgument naming the text otherwise ("Cannot parse type string to primitive: blob",
+/// Java's words; "Invalid decimal type decimal(40, 2): ..."); the caller adds where it was.
+Result<std::string> CanonicalPrimitiveType(std::string_view text);
+
+/// Checks that the Iceberg type JSON `type` (found at `field`, for the message) nests struct,
+/// list and map types at most model::kMaxTypeDepth deep, in one pass without recursion and
+/// before anything walks it recursively. Members that are not types are ignored (the parsers
+/// report them). kInvalidArgument naming `field` and the limit.
+Status CheckTypeDepth(const Json& type, std::string_view field);
+
 /// Whether a type JSON is primitive (a string).
 inline bool IsPrimitive(const Json& type) { return type.is_string(); }
 

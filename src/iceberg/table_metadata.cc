@@ -6,6 +6,7 @@
 
 #include "common/util.h"
 #include "iceberg/partitioning.h"
+#include "json/json_util.h"
 
 namespace cairn::iceberg {
 
@@ -196,6 +197,11 @@ Status AddColumn(Working& w, const model::TableChange& c) {
   f["type"] = std::move(type);
   if (c.comment) f["doc"] = *c.comment;
   fields.push_back(std::move(f));
+  // The new type is within the limit on its own, but not necessarily where it was put: check
+  // the top-level column that now holds it, so that alters cannot deepen a schema step by step.
+  if (auto top = IndexOf(w.schema["fields"], c.field_name.front())) {
+    CAIRN_RETURN_IF_ERROR(CheckTypeDepth(w.schema["fields"][*top]["type"], name));
+  }
   w.last_column_id = last;
   return MoveField(fields, fields.size() - 1, c.position, name);
 }
@@ -588,10 +594,10 @@ std::string ToJsonText(const Json& value) {
 }
 
 Result<Json> ParseMetadata(std::string_view text) {
-  Json md = Json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
-  if (md.is_discarded() || !md.is_object()) {
-    return InvalidArgument("Invalid table metadata: not a JSON object");
-  }
+  auto parsed = json::ParseOrderedJson(text, "not a JSON object");
+  if (!parsed) return InvalidArgument("Invalid table metadata: {}", parsed.error().message);
+  Json md = std::move(*parsed);
+  if (!md.is_object()) return InvalidArgument("Invalid table metadata: not a JSON object");
   auto v = md.find("format-version");
   if (v == md.end() || !v->is_number_integer()) {
     return InvalidArgument("Invalid table metadata: missing format-version");
@@ -665,7 +671,7 @@ Result<model::Table> TableFromMetadata(const Json& metadata) {
 
 std::vector<std::string> StorageLocations(std::string_view metadata_text) {
   std::vector<std::string> out;
-  auto m = Json::parse(metadata_text, nullptr, false);
+  const Json m = json::ParseOrderedJsonOrDiscarded(metadata_text);
   if (!m.is_object()) return out;
   auto add = [&](const Json& v) {
     if (!v.is_string()) return;
