@@ -2,6 +2,7 @@
 #include "api/gravitino/serde.h"
 
 #include "common/util.h"
+#include "json/json_util.h"
 
 namespace cairn::api::gravitino {
 
@@ -127,9 +128,8 @@ OrderedJson FieldNameToJson(const model::FieldName& f) {
 }  // namespace
 
 Result<Json> ParseBody(const std::string& body) {
-  Json j = Json::parse(body, nullptr, false);
-  if (j.is_discarded())
-    return InvalidArgument("Malformed json request: the body is not valid JSON");
+  CAIRN_ASSIGN_OR_RETURN(
+      Json j, json::ParseJson(body, "Malformed json request: the body is not valid JSON"));
   if (!j.is_object())
     return InvalidArgument("Malformed json request: the body must be a JSON object");
   return j;
@@ -167,36 +167,112 @@ Result<model::Properties> PropertiesFromJson(const Json& j, const char* field) {
 
 // ---- types ----
 
-Result<model::TypePtr> TypeFromJson(const Json& j, const std::string& field) {
+namespace {
+
+// Where a type sits in the body ("columns[0].type.elementType"), as a chain that becomes text
+// only when an error names it: building the text at every level would cost the square of the
+// depth.
+struct TypePath {
+  const std::string* root = nullptr;  // the field TypeFromJson was called with
+  const TypePath* parent = nullptr;
+  const char* member = nullptr;  // ".member", or "member[index]" with has_index
+  size_t index = 0;
+  bool has_index = false;
+
+  std::string Text() const {
+    std::vector<const TypePath*> chain;
+    for (const TypePath* p = this; p != nullptr; p = p->parent) chain.push_back(p);
+    std::string out = *chain.back()->root;
+    for (auto it = chain.rbegin() + 1; it != chain.rend(); ++it) {
+      out += '.';
+      out += (*it)->member;
+      if ((*it)->has_index) out += fmt::format("[{}]", (*it)->index);
+    }
+    return out;
+  }
+};
+
+// Bounds the nesting of a Gravitino type JSON (struct fields, list elementType, map keyType and
+// valueType, union types) in one pass without recursion, before TypeFromJsonAt recurses.
+Status CheckTypeDepth(const Json& j, const std::string& field) {
+  std::vector<std::pair<const Json*, int>> pending{{&j, 1}};
+  while (!pending.empty()) {
+    const auto [node, depth] = pending.back();
+    pending.pop_back();
+    const Json* kind = Find(*node, "type");
+    if (kind == nullptr || !kind->is_string()) continue;
+    const std::string k = ToLower(kind->get_ref<const std::string&>());
+    if (k != "struct" && k != "list" && k != "map" && k != "union") continue;
+    if (depth > model::kMaxTypeDepth) {
+      return InvalidArgument(
+          "Field '{}' nests struct, list, map and union types deeper than {} levels", field,
+          model::kMaxTypeDepth);
+    }
+    auto push = [&](const Json* child) {
+      if (child != nullptr) pending.emplace_back(child, depth + 1);
+    };
+    push(Find(*node, "elementType"));
+    push(Find(*node, "keyType"));
+    push(Find(*node, "valueType"));
+    for (const char* list : {"fields", "types"}) {
+      const Json* members = Find(*node, list);
+      if (members == nullptr || !members->is_array()) continue;
+      for (const auto& m : *members) push(list[0] == 'f' ? Find(m, "type") : &m);
+    }
+  }
+  return Ok();
+}
+
+Result<std::string> StringAt(const Json& j, const char* field, const TypePath& path) {
+  const Json* v = Find(j, field);
+  if (v == nullptr) return InvalidArgument("Field '{}' is required", Path(path.Text(), field));
+  if (!v->is_string()) return WrongType(Path(path.Text(), field), "a string", *v);
+  return v->get<std::string>();
+}
+
+Result<bool> OptionalBoolAt(const Json& j, const char* field, bool fallback, const TypePath& path) {
+  const Json* v = Find(j, field);
+  if (v == nullptr) return fallback;
+  if (!v->is_boolean()) return WrongType(Path(path.Text(), field), "a boolean", *v);
+  return v->get<bool>();
+}
+
+// Recursion is bounded: TypeFromJson checks the nesting first.
+Result<model::TypePtr> TypeFromJsonAt(const Json& j, const TypePath& path) {
   if (j.is_string()) {
     auto t = model::ParsePrimitiveType(j.get<std::string>());
-    if (!t)
-      return InvalidArgument("Field '{}' has an invalid type '{}'", field, j.get<std::string>());
+    if (!t) {
+      return InvalidArgument("Field '{}' has an invalid type '{}'", path.Text(),
+                             j.get<std::string>());
+    }
     return t;
   }
-  if (!j.is_object()) return WrongType(field, "a type string or object", j);
-  CAIRN_ASSIGN_OR_RETURN(std::string kind, StringIn(j, "type", field));
+  if (!j.is_object()) return WrongType(path.Text(), "a type string or object", j);
+  CAIRN_ASSIGN_OR_RETURN(std::string kind, StringAt(j, "type", path));
   kind = ToLower(kind);
   if (kind == "struct") {
     const Json* fields = Find(j, "fields");
     if (fields == nullptr || !fields->is_array()) {
-      return InvalidArgument("Field '{}.fields' is required and must be an array", field);
+      return InvalidArgument("Field '{}.fields' is required and must be an array", path.Text());
     }
     std::vector<model::StructField> out;
+    out.reserve(fields->size());
     for (size_t i = 0; i < fields->size(); ++i) {
       const Json& f = (*fields)[i];
-      const std::string path = fmt::format("{}.fields[{}]", field, i);
-      if (!f.is_object()) return WrongType(path, "an object", f);
+      const TypePath field_path{nullptr, &path, "fields", i, true};
+      if (!f.is_object()) return WrongType(field_path.Text(), "an object", f);
       model::StructField sf;
-      CAIRN_ASSIGN_OR_RETURN(sf.name, StringIn(f, "name", path));
-      if (sf.name.empty()) return InvalidArgument("Field '{}.name' must not be empty", path);
+      CAIRN_ASSIGN_OR_RETURN(sf.name, StringAt(f, "name", field_path));
+      if (sf.name.empty()) {
+        return InvalidArgument("Field '{}.name' must not be empty", field_path.Text());
+      }
       const Json* ft = Find(f, "type");
-      if (ft == nullptr) return InvalidArgument("Field '{}.type' is required", path);
-      CAIRN_ASSIGN_OR_RETURN(sf.type, TypeFromJson(*ft, path + ".type"));
-      CAIRN_ASSIGN_OR_RETURN(sf.nullable, OptionalBool(f, "nullable", true, path));
+      if (ft == nullptr) return InvalidArgument("Field '{}.type' is required", field_path.Text());
+      CAIRN_ASSIGN_OR_RETURN(sf.type, TypeFromJsonAt(*ft, TypePath{nullptr, &field_path, "type"}));
+      CAIRN_ASSIGN_OR_RETURN(sf.nullable, OptionalBoolAt(f, "nullable", true, field_path));
       const Json* c = Find(f, "comment");
       if (c != nullptr) {
-        if (!c->is_string()) return WrongType(path + ".comment", "a string", *c);
+        if (!c->is_string()) return WrongType(field_path.Text() + ".comment", "a string", *c);
         sf.comment = c->get<std::string>();
       }
       out.push_back(std::move(sf));
@@ -205,77 +281,114 @@ Result<model::TypePtr> TypeFromJson(const Json& j, const std::string& field) {
   }
   if (kind == "list") {
     const Json* e = Find(j, "elementType");
-    if (e == nullptr) return InvalidArgument("Field '{}.elementType' is required", field);
-    CAIRN_ASSIGN_OR_RETURN(auto element, TypeFromJson(*e, field + ".elementType"));
-    CAIRN_ASSIGN_OR_RETURN(bool contains_null, OptionalBool(j, "containsNull", true, field));
-    return model::MakeList(element, contains_null);
+    if (e == nullptr) return InvalidArgument("Field '{}.elementType' is required", path.Text());
+    CAIRN_ASSIGN_OR_RETURN(auto element,
+                           TypeFromJsonAt(*e, TypePath{nullptr, &path, "elementType"}));
+    CAIRN_ASSIGN_OR_RETURN(bool contains_null, OptionalBoolAt(j, "containsNull", true, path));
+    return model::MakeList(std::move(element), contains_null);
   }
   if (kind == "map") {
     const Json* k = Find(j, "keyType");
     const Json* v = Find(j, "valueType");
-    if (k == nullptr) return InvalidArgument("Field '{}.keyType' is required", field);
-    if (v == nullptr) return InvalidArgument("Field '{}.valueType' is required", field);
-    CAIRN_ASSIGN_OR_RETURN(auto key, TypeFromJson(*k, field + ".keyType"));
-    CAIRN_ASSIGN_OR_RETURN(auto value, TypeFromJson(*v, field + ".valueType"));
-    CAIRN_ASSIGN_OR_RETURN(bool value_null, OptionalBool(j, "valueContainsNull", true, field));
-    return model::MakeMap(key, value, value_null);
+    if (k == nullptr) return InvalidArgument("Field '{}.keyType' is required", path.Text());
+    if (v == nullptr) return InvalidArgument("Field '{}.valueType' is required", path.Text());
+    CAIRN_ASSIGN_OR_RETURN(auto key, TypeFromJsonAt(*k, TypePath{nullptr, &path, "keyType"}));
+    CAIRN_ASSIGN_OR_RETURN(auto value, TypeFromJsonAt(*v, TypePath{nullptr, &path, "valueType"}));
+    CAIRN_ASSIGN_OR_RETURN(bool value_null, OptionalBoolAt(j, "valueContainsNull", true, path));
+    return model::MakeMap(std::move(key), std::move(value), value_null);
   }
   if (kind == "union") {
     const Json* types = Find(j, "types");
     if (types == nullptr || !types->is_array() || types->empty()) {
-      return InvalidArgument("Field '{}.types' is required and must be a non-empty array", field);
+      return InvalidArgument("Field '{}.types' is required and must be a non-empty array",
+                             path.Text());
     }
     auto t = std::make_shared<model::Type>();
     t->kind = TypeKind::kUnion;
+    t->types.reserve(types->size());
     for (size_t i = 0; i < types->size(); ++i) {
-      CAIRN_ASSIGN_OR_RETURN(auto member,
-                             TypeFromJson((*types)[i], fmt::format("{}.types[{}]", field, i)));
-      t->types.push_back(member);
+      CAIRN_ASSIGN_OR_RETURN(
+          auto member, TypeFromJsonAt((*types)[i], TypePath{nullptr, &path, "types", i, true}));
+      t->types.push_back(std::move(member));
     }
     return model::TypePtr(t);
   }
   if (kind == "unparsed") {
     auto t = std::make_shared<model::Type>();
     t->kind = TypeKind::kUnparsed;
-    CAIRN_ASSIGN_OR_RETURN(t->raw, StringIn(j, "unparsedType", field));
+    CAIRN_ASSIGN_OR_RETURN(t->raw, StringAt(j, "unparsedType", path));
     return model::TypePtr(t);
   }
   if (kind == "external") {
     auto t = std::make_shared<model::Type>();
     t->kind = TypeKind::kExternal;
-    CAIRN_ASSIGN_OR_RETURN(t->raw, StringIn(j, "catalogString", field));
+    CAIRN_ASSIGN_OR_RETURN(t->raw, StringAt(j, "catalogString", path));
     return model::TypePtr(t);
   }
-  return InvalidArgument("Field '{}.type' has an unknown complex type '{}'", field, kind);
+  return InvalidArgument("Field '{}.type' has an unknown complex type '{}'", path.Text(), kind);
 }
 
+}  // namespace
+
+Result<model::TypePtr> TypeFromJson(const Json& j, const std::string& field) {
+  CAIRN_RETURN_IF_ERROR(CheckTypeDepth(j, field));
+  return TypeFromJsonAt(j, TypePath{&field});
+}
+
+namespace {
+
+// An empty object with room for `members`: growing an ordered_json object copies its members
+// (their keys are const), which for a type member is its whole subtree, at every level.
+OrderedJson ObjectWithRoom(size_t members) {
+  OrderedJson out = OrderedJson::object();
+  out.get_ref<OrderedJson::object_t&>().reserve(members);
+  return out;
+}
+
+}  // namespace
+
+// Recursion is bounded by the depth of `t`: model::kMaxTypeDepth for types from a request, the
+// JSON nesting limit for types read from metadata.
 OrderedJson TypeToJson(const model::Type& t) {
   switch (t.kind) {
     case TypeKind::kStruct: {
       OrderedJson fields = OrderedJson::array();
+      fields.get_ref<OrderedJson::array_t&>().reserve(t.fields.size());
       for (const auto& f : t.fields) {
-        OrderedJson o;
+        OrderedJson o = ObjectWithRoom(4);
         o["name"] = f.name;
         o["type"] = TypeToJson(*f.type);
         o["nullable"] = f.nullable;
         if (f.comment) o["comment"] = *f.comment;
         fields.push_back(std::move(o));
       }
-      return OrderedJson{{"type", "struct"}, {"fields", std::move(fields)}};
+      OrderedJson o = ObjectWithRoom(2);
+      o["type"] = "struct";
+      o["fields"] = std::move(fields);
+      return o;
     }
-    case TypeKind::kList:
-      return OrderedJson{{"type", "list"},
-                         {"containsNull", t.element_nullable},
-                         {"elementType", TypeToJson(*t.element)}};
-    case TypeKind::kMap:
-      return OrderedJson{{"type", "map"},
-                         {"keyType", TypeToJson(*t.key)},
-                         {"valueType", TypeToJson(*t.value)},
-                         {"valueContainsNull", t.value_nullable}};
+    case TypeKind::kList: {
+      OrderedJson o = ObjectWithRoom(3);
+      o["type"] = "list";
+      o["containsNull"] = t.element_nullable;
+      o["elementType"] = TypeToJson(*t.element);
+      return o;
+    }
+    case TypeKind::kMap: {
+      OrderedJson o = ObjectWithRoom(4);
+      o["type"] = "map";
+      o["keyType"] = TypeToJson(*t.key);
+      o["valueType"] = TypeToJson(*t.value);
+      o["valueContainsNull"] = t.value_nullable;
+      return o;
+    }
     case TypeKind::kUnion: {
       OrderedJson types = OrderedJson::array();
       for (const auto& m : t.types) types.push_back(TypeToJson(*m));
-      return OrderedJson{{"type", "union"}, {"types", std::move(types)}};
+      OrderedJson o = ObjectWithRoom(2);
+      o["type"] = "union";
+      o["types"] = std::move(types);
+      return o;
     }
     case TypeKind::kUnparsed:
       return OrderedJson{{"type", "unparsed"}, {"unparsedType", t.raw}};
@@ -433,12 +546,12 @@ OrderedJson TransformToJson(const model::Transform& t) {
     o["fieldNames"] = std::move(names);
     o["assignments"] = t.assignments_json.empty()
                            ? OrderedJson::array()
-                           : OrderedJson::parse(t.assignments_json, nullptr, false);
+                           : json::ParseOrderedJsonOrDiscarded(t.assignments_json);
   } else if (s == "range") {
     o["fieldName"] = FieldNameToJson(t.field_name);
     o["assignments"] = t.assignments_json.empty()
                            ? OrderedJson::array()
-                           : OrderedJson::parse(t.assignments_json, nullptr, false);
+                           : json::ParseOrderedJsonOrDiscarded(t.assignments_json);
   } else if (s == "function") {
     o["funcName"] = t.func_name;
     OrderedJson args = OrderedJson::array();
