@@ -10,6 +10,7 @@
 #include "api/iceberg/errors.h"
 #include "common/util.h"
 #include "connector/connector.h"
+#include "json/json_util.h"
 
 namespace cairn::app {
 
@@ -162,7 +163,7 @@ void AddCreatedName(AuditSubject& subject, std::string_view method, const std::s
   const size_t slash = subject.operation.rfind('/');
   const std::string last = subject.operation.substr(slash + 1);
   if (NameKeywords().count(last) == 0) return;
-  auto j = nlohmann::json::parse(body, nullptr, false);
+  auto j = json::ParseJsonOrDiscarded(body);
   if (!j.is_object()) return;
   std::string name;
   if (auto n = j.find("name"); n != j.end() && n->is_string()) name = n->get<std::string>();

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/util.h"
+#include "json/json_util.h"
 
 namespace cairn::governance {
 
@@ -91,7 +92,7 @@ std::vector<SecurableObject> ObjectsFromJson(const Json& j) {
 }
 
 Json Payload(const EntityRecord& row) {
-  Json j = Json::parse(row.payload.empty() ? "{}" : row.payload, nullptr, false);
+  Json j = json::ParseJsonOrDiscarded(row.payload.empty() ? "{}" : row.payload);
   if (j.is_discarded() || !j.is_object()) j = Json::object();
   return j;
 }
@@ -224,7 +225,7 @@ Owner OwnerOf(const EntityRecord& row) {
 }
 
 std::string WithOwner(const std::string& payload, const Owner& owner) {
-  Json p = Json::parse(payload.empty() ? "{}" : payload, nullptr, false);
+  Json p = json::ParseJsonOrDiscarded(payload.empty() ? "{}" : payload);
   if (p.is_discarded() || !p.is_object()) p = Json::object();
   p["owner"] = {{"name", owner.name}, {"type", owner.is_group ? "group" : "user"}};
   return p.dump(-1, ' ', false, Json::error_handler_t::replace);

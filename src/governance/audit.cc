@@ -165,7 +165,7 @@ Result<std::vector<std::string>> AuditLog::Query(const AuditQuery& query) {
     std::string line;
     while (std::getline(in, line)) lines.push_back(std::move(line));
     for (auto it = lines.rbegin(); it != lines.rend() && out.size() < query.limit; ++it) {
-      auto j = nlohmann::json::parse(*it, nullptr, false);
+      auto j = json::ParseJsonOrDiscarded(*it);
       if (j.is_discarded() || !j.is_object()) continue;
       const int64_t t = j.value("timeMs", int64_t{0});
       if (query.from_ms && t < *query.from_ms) continue;

@@ -7,6 +7,7 @@
 #include <openssl/evp.h>
 
 #include "common/util.h"
+#include "json/json_util.h"
 #include "security/base64.h"
 #include "security/jwks_fetch.h"
 #include "security/password.h"
@@ -163,7 +164,7 @@ Result<Principal> Authenticator::Basic(const std::string& user, const std::strin
       return Unauthenticated("Invalid user name or password");
     return std::move(row).error();
   }
-  auto payload = nlohmann::json::parse(row->payload, nullptr, false);
+  auto payload = json::ParseJsonOrDiscarded(row->payload);
   const std::string encoded = payload.is_object() ? payload.value("password", "") : "";
   if (!security::VerifyPassword(password, encoded))
     return Unauthenticated("Invalid user name or password");

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/util.h"
+#include "json/json_util.h"
 
 namespace cairn::service {
 
@@ -213,7 +214,7 @@ Result<model::Catalog> MetadataService::ToCatalog(std::string_view metalake,
   c.properties = row.properties;
   c.in_use = row.in_use;
   c.audit = row.audit;
-  auto payload = nlohmann::json::parse(row.payload, nullptr, false);
+  auto payload = json::ParseJsonOrDiscarded(row.payload);
   if (payload.is_discarded() || !payload.is_object()) {
     return Internal("catalog {} has a corrupt stored definition", row.name);
   }

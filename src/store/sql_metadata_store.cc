@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/util.h"
+#include "json/json_util.h"
 
 namespace cairn::store {
 namespace {
@@ -64,7 +65,7 @@ std::string DumpProperties(const model::Properties& properties) {
 }
 
 Result<model::Properties> ParseProperties(const std::string& text) {
-  const nlohmann::json object = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  const nlohmann::json object = json::ParseJsonOrDiscarded(text);
   if (!object.is_object()) {
     return Internal("stored properties are not a JSON object");
   }

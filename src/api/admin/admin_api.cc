@@ -5,6 +5,7 @@
 
 #include "api/gravitino/errors.h"
 #include "common/util.h"
+#include "json/json_util.h"
 
 namespace cairn::api {
 
@@ -50,8 +51,7 @@ std::optional<http::Response> AdminApi::Handle(const http::Request& request,
     auto records = audit_.Query(q);
     if (!records) return ErrorResponse(records.error(), op);
     nlohmann::ordered_json arr = nlohmann::ordered_json::array();
-    for (const auto& line : *records)
-      arr.push_back(nlohmann::ordered_json::parse(line, nullptr, false));
+    for (const auto& line : *records) arr.push_back(json::ParseOrderedJsonOrDiscarded(line));
     return Ok({{"records", arr}});
   }
   // idp users
@@ -67,7 +67,7 @@ std::optional<http::Response> AdminApi::Handle(const http::Request& request,
       return Ok({{"names", *names}});
     }
     if (request.method == "POST") {
-      auto body = nlohmann::json::parse(request.body, nullptr, false);
+      auto body = json::ParseJsonOrDiscarded(request.body);
       if (body.is_discarded() || !body.is_object()) {
         return ErrorResponse(InvalidArgument("Malformed json request"), op);
       }

@@ -6,6 +6,7 @@
 #include "api/gravitino/gravitino_api.h"
 #include "api/gravitino/serde.h"
 #include "common/util.h"
+#include "json/json_util.h"
 
 namespace cairn::api::gravitino {
 
@@ -100,7 +101,7 @@ Status CheckCatalogTypeOfPrivileges(const std::vector<Privilege>& privileges, Ob
   if ((type != ObjectType::kCatalog && type != ObjectType::kSchema) || !target.catalog_row) {
     return cairn::Ok();
   }
-  const Json payload = Json::parse(target.catalog_row->payload, nullptr, false);
+  const Json payload = json::ParseJsonOrDiscarded(target.catalog_row->payload);
   const std::string catalog_type =
       payload.is_object() ? payload.value("type", std::string()) : std::string();
   for (const auto& p : privileges) {

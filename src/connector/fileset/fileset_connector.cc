@@ -10,6 +10,7 @@
 #include "common/util.h"
 #include "connector/fileset/fileset_locations.h"
 #include "connector/schema_rows.h"
+#include "json/json_util.h"
 #include "storage/credentials.h"
 #include "storage/file_io.h"
 #include "store/metadata_store.h"
@@ -532,7 +533,7 @@ class FilesetConnector final : public Connector, public FilesetCatalog {
   static model::Schema ToSchema(const EntityRecord& row) { return SchemaFromRow(row); }
 
   static Result<model::Fileset> ToFileset(const EntityRecord& row) {
-    auto payload = nlohmann::json::parse(row.payload, nullptr, false);
+    auto payload = json::ParseJsonOrDiscarded(row.payload);
     if (payload.is_discarded() || !payload.is_object()) {
       return Internal("fileset {} has a corrupt stored definition", row.name);
     }

@@ -24,6 +24,7 @@
 #include "iceberg/commit.h"
 #include "iceberg/table_metadata.h"
 #include "iceberg/view_metadata.h"
+#include "json/json_util.h"
 #include "model/entities.h"
 #include "storage/file_io.h"
 
@@ -669,7 +670,7 @@ Result<IcebergCatalog::CreateRequest> IcebergCatalog::PrepareCreate(const Namesp
     location = loc->get<std::string>();
   }
   CAIRN_ASSIGN_OR_RETURN(out.location, storage::NormalizeLocation(location));
-  out.request = iceberg::Json::parse(request.dump());
+  out.request = json::ToOrderedJson(request);
   return out;
 }
 
@@ -824,8 +825,8 @@ Result<LoadedObject> IcebergCatalog::CommitOnce(store::MetadataStore& store, con
   auto row = ObjectRow(store, EntityType::kTable, commit.ns, commit.name);
   if (!row) {
     if (row.error().code != ErrorCode::kNotFound) return std::move(row).error();
-    const iceberg::Json requirements = iceberg::Json::parse(commit.requirements.dump());
-    const iceberg::Json updates = iceberg::Json::parse(commit.updates.dump());
+    const iceberg::Json requirements = json::ToOrderedJson(commit.requirements);
+    const iceberg::Json updates = json::ToOrderedJson(commit.updates);
     // A create transaction: assert-create on a table that does not exist yet.
     bool asserts_create = false;
     for (const auto& r : requirements)
@@ -907,8 +908,8 @@ Result<iceberg::Json> IcebergCatalog::CheckCommit(const iceberg::Json& base,
                                                   const TableCommit& commit,
                                                   std::vector<std::string>& written,
                                                   bool defer_sync) {
-  const iceberg::Json requirements = iceberg::Json::parse(commit.requirements.dump());
-  iceberg::Json updates = iceberg::Json::parse(commit.updates.dump());
+  const iceberg::Json requirements = json::ToOrderedJson(commit.requirements);
+  iceberg::Json updates = json::ToOrderedJson(commit.updates);
   if (auto met = iceberg::CheckTableRequirements(&base, requirements); !met) {
     if (met.error().code != ErrorCode::kConflict) return std::move(met).error();
     // A fast append whose parent is no longer main's head: append its manifests on top of the
@@ -1242,7 +1243,7 @@ Status IcebergCatalog::CheckLocations(const Namespace& ns, std::string_view name
               if (!row.location || (child_ns == ns && row.name == name)) continue;
               auto text = ReadShared(storage_, *row.location);
               if (!text) continue;
-              auto other = iceberg::Json::parse(**text, nullptr, false);
+              auto other = json::ParseOrderedJsonOrDiscarded(**text);
               const std::string_view other_location = StringMember(other, "location");
               if (!other_location.empty() &&
                   storage::LocationsOverlap(location, other_location)) {
@@ -1420,13 +1421,13 @@ Result<LoadedObject> IcebergCatalog::ReplaceView(const CallContext& ctx, const N
                                                  std::string_view name,
                                                  const nlohmann::json& requirements_in,
                                                  const nlohmann::json& updates_in) {
-  const iceberg::Json requirements = iceberg::Json::parse(requirements_in.dump());
-  const iceberg::Json updates = iceberg::Json::parse(updates_in.dump());
+  const iceberg::Json requirements = json::ToOrderedJson(requirements_in);
+  const iceberg::Json updates = json::ToOrderedJson(updates_in);
   for (int attempt = 0; attempt < kMaxCommitAttempts; ++attempt) {
     CAIRN_ASSIGN_OR_RETURN(EntityRecord row, ObjectRow(store_, EntityType::kView, ns, name));
     if (!row.location) return Internal("{} has no metadata location", ObjectText(ns, name));
     CAIRN_ASSIGN_OR_RETURN(std::string base_text, ReadText(storage_, *row.location));
-    auto base = iceberg::Json::parse(base_text, nullptr, false);
+    auto base = json::ParseOrderedJsonOrDiscarded(base_text);
     if (base.is_discarded()) return Internal("view metadata '{}' is not valid JSON", *row.location);
     CAIRN_RETURN_IF_ERROR(iceberg::CheckViewRequirements(&base, requirements));
     CAIRN_ASSIGN_OR_RETURN(iceberg::Json metadata,
@@ -1461,7 +1462,7 @@ Result<LoadedObject> IcebergCatalog::RegisterView(const CallContext& ctx, const 
     return InvalidArgument("Cannot read metadata file '{}': {}", metadata_location,
                            text.error().message);
   {
-    auto parsed = iceberg::Json::parse(*text, nullptr, false);
+    auto parsed = json::ParseOrderedJsonOrDiscarded(*text);
     if (parsed.is_discarded() || !parsed.is_object())
       return InvalidArgument("Metadata file '{}' is not a view metadata document",
                              metadata_location);

@@ -4,6 +4,7 @@
 #include <array>
 
 #include "common/util.h"
+#include "json/json_util.h"
 
 namespace cairn::connector {
 
@@ -159,7 +160,7 @@ Result<std::optional<std::string>> IcebergProxy::ClientCredentialsToken() {
               "&scope=" + HttpClient::Escape(options_.scope);
   if (!id.empty()) call.body += "&client_id=" + HttpClient::Escape(id);
   CAIRN_ASSIGN_OR_RETURN(HttpReply reply, Send(std::move(call)));
-  auto body = OrderedJson::parse(reply.body, nullptr, false);
+  auto body = json::ParseOrderedJsonOrDiscarded(reply.body);
   if (reply.status != 200 || !body.is_object() || !body.contains("access_token") ||
       !body["access_token"].is_string()) {
     return MakeError(ErrorCode::kUnauthenticated, EntityKind::kCatalog,
@@ -208,7 +209,7 @@ Result<RemoteConfig> IcebergProxy::Config(const std::optional<std::string>& call
     if (failure != nullptr) *failure = std::move(r);
     return e;
   }
-  auto body = OrderedJson::parse(reply.body, nullptr, false);
+  auto body = json::ParseOrderedJsonOrDiscarded(reply.body);
   if (!body.is_object()) {
     return Unreachable(Error{ErrorCode::kUnavailable, EntityKind::kCatalog,
                              "its /v1/config answer is not a JSON object"});
@@ -282,7 +283,7 @@ Result<ProxyResponse> IcebergProxy::Forward(const ProxyRequest& request) {
 Error IcebergProxy::RemoteError(const ProxyResponse& response, EntityKind entity) const {
   std::string type;
   std::string message;
-  auto body = OrderedJson::parse(response.body, nullptr, false);
+  auto body = json::ParseOrderedJsonOrDiscarded(response.body);
   if (body.is_object() && body.contains("error") && body["error"].is_object()) {
     const auto& e = body["error"];
     if (e.contains("type") && e["type"].is_string()) type = e["type"].get<std::string>();
@@ -337,7 +338,7 @@ Result<OrderedJson> IcebergProxy::Call(
   CAIRN_ASSIGN_OR_RETURN(ProxyResponse reply, Forward(r));
   if (reply.status < 200 || reply.status >= 300) return RemoteError(reply, entity);
   if (reply.status == 204 || reply.body.empty()) return OrderedJson();
-  auto parsed = OrderedJson::parse(reply.body, nullptr, false);
+  auto parsed = json::ParseOrderedJsonOrDiscarded(reply.body);
   if (parsed.is_discarded()) {
     return Internal("Catalog {}: the remote Iceberg REST catalog answered with invalid JSON",
                     options_.catalog);

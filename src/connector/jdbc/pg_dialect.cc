@@ -4,6 +4,7 @@
 #include "common/util.h"
 #include "connector/jdbc/jdbc_dialect.h"
 #include "connector/jdbc/jdbc_types.h"
+#include "json/json_util.h"
 
 namespace cairn::connector::jdbc {
 
@@ -215,7 +216,7 @@ class PostgresDialect final : public Dialect {
       model::Index index;
       index.index_type = r[1].value_or("f") == "t" ? "PRIMARY_KEY" : "UNIQUE_KEY";
       index.name = r[0];
-      auto names = nlohmann::json::parse(r[2].value_or("[]"), nullptr, false);
+      auto names = json::ParseJsonOrDiscarded(r[2].value_or("[]"));
       if (names.is_array()) {
         for (const auto& f : names) {
           if (f.is_string()) index.field_names.push_back({f.get<std::string>()});
