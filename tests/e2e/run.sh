@@ -13,7 +13,8 @@
 #    CAIRN_TEST_PG_URL set, so unit tests share the same PostgreSQL lifetime.
 # 4. Runs pytest on tests/e2e once per store in CAIRN_E2E_STORES (default "sqlite postgres").
 # 5. Then, per store, the suites named in CAIRN_ICEBERG_SUITES (default
-#    "pytest rck upstream security storage federation jdbc"): tests/iceberg (pytest + PyIceberg),
+#    "pytest rck upstream security storage federation jdbc schemathesis"): tests/iceberg (pytest +
+#    PyIceberg),
 #    tests/rck/run.sh (Iceberg's REST Compatibility Kit, needs mvn + a JDK 17),
 #    tests/iceberg/pyiceberg_upstream/run.py (PyIceberg's own test_catalog.py), tests/security
 #    (authentication, the authorization access matrix, audit), tests/storage (S3 warehouses,
@@ -22,7 +23,9 @@
 #    the first store only, its remotes keep their own state) and tests/jdbc (jdbc-postgresql /
 #    jdbc-mysql catalogs against the shared PostgreSQL and one throwaway MariaDB,
 #    tests/harness/mariadb.sh, started once for the run and exported as
-#    CAIRN_TEST_MYSQL_{HOST,PORT,USER,PASSWORD,SOCKET}).
+#    CAIRN_TEST_MYSQL_{HOST,PORT,USER,PASSWORD,SOCKET}) and tests/schemathesis/run.py
+#    (generated requests over Cairn's descriptions of /api and /iceberg, bounded to about 3.5
+#    minutes; no 5xx allowed; once per run, with the first store, like federation).
 #    Skipped when test paths were named on the command line.
 #
 # Environment: CAIRN_BIN (default build/cairn), CAIRN_E2E_STORES, CAIRN_ICEBERG_SUITES, PYTHON
@@ -71,7 +74,7 @@ for a in "${pytest_args[@]}"; do
     break
   fi
 done
-ICEBERG_SUITES="${CAIRN_ICEBERG_SUITES:-pytest rck upstream security storage federation jdbc}"
+ICEBERG_SUITES="${CAIRN_ICEBERG_SUITES:-pytest rck upstream security storage federation jdbc schemathesis}"
 if [[ ${#default_paths[@]} -eq 0 ]]; then
   log "test paths given: Iceberg REST suites skipped"
   ICEBERG_SUITES=""
@@ -231,8 +234,17 @@ for store in $STORES; do
         src=$?
         [[ $src -eq 5 && ${#pytest_args[@]} -gt 0 ]] && src=0
         ;;
+      schemathesis)
+        # Once per run: a fuzzing budget, not a per-store behaviour check.
+        if [[ "$store" != "${STORES%% *}" ]]; then
+          log "suite schemathesis already ran with store=${STORES%% *}"
+          continue
+        fi
+        (cd "$REPO" && env "${extra_env[@]}" "$VENV/bin/python" tests/schemathesis/run.py)
+        src=$?
+        ;;
       *)
-        log "unknown suite '$suite' in CAIRN_ICEBERG_SUITES (pytest rck upstream security storage federation jdbc)"
+        log "unknown suite '$suite' in CAIRN_ICEBERG_SUITES (pytest rck upstream security storage federation jdbc schemathesis)"
         src=1
         ;;
     esac
