@@ -727,6 +727,11 @@ Response IcebergApi::Dispatch(const Request& request,
       return JsonResponse(body);
     }
     if (method == "POST") {
+      // The create privilege does not depend on the body: decided before it is parsed.
+      if (auto d = guard(prefix, views ? Action::kCreateView : Action::kCreateTable, ns, "",
+                         views ? ObjectType::kView : ObjectType::kTable)) {
+        return *d;
+      }
       auto body = ParseObject(request.body);
       if (!body) return BadRequest(body.error());
       if (auto valid = CheckCreateRequest(*body, views); !valid) return BadRequest(valid.error());
