@@ -250,7 +250,9 @@ Json WithSchemaId(const Json& schema, int id) {
   if (auto ids = schema.find("identifier-field-ids"); ids != schema.end() && !ids->empty()) {
     out["identifier-field-ids"] = *ids;
   }
-  out["fields"] = schema["fields"];
+  // A document read from storage may have no fields at all (const operator[] would be UB).
+  auto fields = schema.find("fields");
+  out["fields"] = fields != schema.end() ? *fields : Json::array();
   return out;
 }
 
@@ -407,7 +409,7 @@ Json SpecJson(int spec_id, const std::vector<SpecField>& fields) {
 
 // PartitionSpec.compatibleWith: same fields by source, transform and name (ids ignored).
 bool CompatibleSpec(const Json& spec, const std::vector<SpecField>& fields) {
-  const Json& existing = spec["fields"];
+  const Json& existing = MemberOrNull(spec, "fields");
   if (!existing.is_array() || existing.size() != fields.size()) return false;
   for (size_t i = 0; i < fields.size(); ++i) {
     const Json& e = existing[i];
@@ -474,7 +476,7 @@ Json SortOrderJson(int order_id, const std::vector<SortField>& fields) {
 }
 
 bool SameOrder(const Json& order, const std::vector<SortField>& fields) {
-  const Json& existing = order["fields"];
+  const Json& existing = MemberOrNull(order, "fields");
   if (!existing.is_array() || existing.size() != fields.size()) return false;
   for (size_t i = 0; i < fields.size(); ++i) {
     const Json& e = existing[i];
@@ -1288,7 +1290,7 @@ Result<Json> TableBuilder::Build() {
   if (spec == nullptr) {
     return InvalidArgument("Cannot find default partition spec: {}", Text(md_["default-spec-id"]));
   }
-  for (const auto& f : (*spec)["fields"]) {
+  for (const auto& f : MemberOrNull(*spec, "fields")) {
     if (CanonicalTransform(f.value("transform", "")) != "void" &&
         FindTypeById(schema, f.value("source-id", -1)) == nullptr) {
       return InvalidArgument("Cannot find source column for partition field: {}: {}: {}({})",
@@ -1362,7 +1364,7 @@ Result<Json> TableBuilder::Build() {
   if (md_["encryption-keys"].empty()) md_.erase("encryption-keys");
   if (format_version_ == 1) {
     md_["schema"] = schema;
-    md_["partition-spec"] = (*spec)["fields"];
+    md_["partition-spec"] = MemberOrNull(*spec, "fields");
   }
   md_["last-updated-ms"] = now_ms_;
   if (!md_.contains("metadata-log")) md_["metadata-log"] = Json::array();
@@ -1616,7 +1618,9 @@ Result<std::vector<std::string>> JsonGetStringList(const Json& node, std::string
   return out;
 }
 
-Result<Json> ParseSchemaJson(const Json& schema) {
+namespace {
+
+Result<Json> ParseSchemaJsonUnguarded(const Json& schema) {
   if (!schema.is_object())
     return InvalidArgument("Cannot parse schema from non-object: {}", Text(schema));
   if (schema.value("type", "") != "struct") {
@@ -1687,6 +1691,12 @@ Result<Json> ParseSchemaJson(const Json& schema) {
   return out;
 }
 
+}  // namespace
+
+Result<Json> ParseSchemaJson(const Json& schema) {
+  return CatchJsonErrors("Invalid schema", [&] { return ParseSchemaJsonUnguarded(schema); });
+}
+
 bool SameSchemaJson(const Json& a, const Json& b) {
   std::vector<int> ia = IdentifierIds(a);
   std::vector<int> ib = IdentifierIds(b);
@@ -1697,7 +1707,9 @@ bool SameSchemaJson(const Json& a, const Json& b) {
 
 // --- Entry points -------------------------------------------------------------------------
 
-Status CheckTableRequirements(const Json* base, const Json& requirements) {
+namespace {
+
+Status CheckTableRequirementsUnguarded(const Json* base, const Json& requirements) {
   CAIRN_ASSIGN_OR_RETURN(std::vector<Requirement> reqs, ParseRequirements(requirements));
   const bool is_create = std::any_of(
       reqs.begin(), reqs.end(), [](const Requirement& r) { return r.type == "assert-create"; });
@@ -1733,8 +1745,17 @@ Status CheckTableRequirements(const Json* base, const Json& requirements) {
   return Ok();
 }
 
-Result<Json> ApplyTableUpdates(const Json* base, const Json& updates, int64_t now_ms,
-                               bool* changed) {
+}  // namespace
+
+Status CheckTableRequirements(const Json* base, const Json& requirements) {
+  return CatchJsonErrors("Invalid table metadata or commit requirements",
+                         [&] { return CheckTableRequirementsUnguarded(base, requirements); });
+}
+
+namespace {
+
+Result<Json> ApplyTableUpdatesUnguarded(const Json* base, const Json& updates, int64_t now_ms,
+                                        bool* changed) {
   if (changed != nullptr) *changed = false;
   if (!updates.is_array()) {
     return InvalidArgument("Cannot parse metadata updates from non-array: {}", Text(updates));
@@ -1758,7 +1779,19 @@ Result<Json> ApplyTableUpdates(const Json* base, const Json& updates, int64_t no
   return out;
 }
 
-Result<Json> ApplyTableUpdates(Json&& base, const Json& updates, int64_t now_ms, bool* changed) {
+}  // namespace
+
+Result<Json> ApplyTableUpdates(const Json* base, const Json& updates, int64_t now_ms,
+                               bool* changed) {
+  return CatchJsonErrors("Invalid table metadata or commit updates", [&] {
+    return ApplyTableUpdatesUnguarded(base, updates, now_ms, changed);
+  });
+}
+
+namespace {
+
+Result<Json> ApplyTableUpdatesUnguarded(Json&& base, const Json& updates, int64_t now_ms,
+                                        bool* changed) {
   if (changed != nullptr) *changed = false;
   if (!updates.is_array()) {
     return InvalidArgument("Cannot parse metadata updates from non-array: {}", Text(updates));
@@ -1779,8 +1812,18 @@ Result<Json> ApplyTableUpdates(Json&& base, const Json& updates, int64_t now_ms,
   return out;
 }
 
-Result<Json> NewTableMetadataFromRest(const Json& create_request, const std::string& location,
-                                      int64_t now_ms) {
+}  // namespace
+
+Result<Json> ApplyTableUpdates(Json&& base, const Json& updates, int64_t now_ms, bool* changed) {
+  return CatchJsonErrors("Invalid table metadata or commit updates", [&] {
+    return ApplyTableUpdatesUnguarded(std::move(base), updates, now_ms, changed);
+  });
+}
+
+namespace {
+
+Result<Json> NewTableMetadataFromRestUnguarded(const Json& create_request,
+                                               const std::string& location, int64_t now_ms) {
   const Json& req = create_request;
   if (!req.is_object()) {
     return InvalidArgument("Cannot parse create table request from non-object: {}", Text(req));
@@ -1899,6 +1942,15 @@ Result<Json> NewTableMetadataFromRest(const Json& create_request, const std::str
   md["snapshot-log"] = Json::array();
   md["metadata-log"] = Json::array();
   return md;
+}
+
+}  // namespace
+
+Result<Json> NewTableMetadataFromRest(const Json& create_request, const std::string& location,
+                                      int64_t now_ms) {
+  return CatchJsonErrors("Invalid create table request", [&] {
+    return NewTableMetadataFromRestUnguarded(create_request, location, now_ms);
+  });
 }
 
 }  // namespace cairn::iceberg

@@ -366,7 +366,8 @@ Status CheckTypeDepth(const Json& type, std::string_view field) {
   std::vector<std::pair<const Json*, int>> pending;
   pending.emplace_back(&type, 1);
   while (!pending.empty()) {
-    const auto [node, depth] = pending.back();
+    const Json* const node = pending.back().first;
+    const int depth = pending.back().second;
     pending.pop_back();
     if (!node->is_object()) continue;
     auto kind_it = node->find("type");
@@ -396,6 +397,13 @@ Status CheckTypeDepth(const Json& type, std::string_view field) {
     }
   }
   return Ok();
+}
+
+const Json& MemberOrNull(const Json& object, std::string_view key) {
+  static const Json kNull;
+  if (!object.is_object()) return kNull;
+  auto it = object.find(key);
+  return it != object.end() ? *it : kNull;
 }
 
 std::string ModelTypeText(const model::TypePtr& type) {
@@ -550,7 +558,9 @@ Result<model::TypePtr> FromIcebergType(const Json& type) {
                          type.dump(-1, ' ', false, Json::error_handler_t::replace));
 }
 
-Result<std::vector<model::Column>> FromIcebergSchema(const Json& schema) {
+namespace {
+
+Result<std::vector<model::Column>> FromIcebergSchemaUnguarded(const Json& schema) {
   const Json* fields = FieldsOf(schema);
   if (fields == nullptr) return InvalidArgument("Invalid Iceberg schema: missing fields");
   std::vector<model::Column> out;
@@ -565,6 +575,13 @@ Result<std::vector<model::Column>> FromIcebergSchema(const Json& schema) {
     out.push_back(std::move(c));
   }
   return out;
+}
+
+}  // namespace
+
+Result<std::vector<model::Column>> FromIcebergSchema(const Json& schema) {
+  return CatchJsonErrors("Invalid Iceberg schema",
+                         [&] { return FromIcebergSchemaUnguarded(schema); });
 }
 
 const Json* FindField(const Json& schema, const model::FieldName& path) {

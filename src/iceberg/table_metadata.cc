@@ -63,14 +63,22 @@ bool SameJson(const Json& a, const Json& b) { return nlohmann::json(a) == nlohma
 std::vector<int> IdentifierIds(const Json& schema) {
   std::vector<int> ids;
   if (auto it = schema.find("identifier-field-ids"); it != schema.end() && it->is_array()) {
-    for (const auto& v : *it) ids.push_back(v.get<int>());
+    for (const auto& v : *it) {
+      if (v.is_number_integer()) ids.push_back(v.get<int>());
+    }
   }
   std::sort(ids.begin(), ids.end());
   return ids;
 }
 
+// A schema's fields, or an empty array for a stored schema without them.
+Json FieldsOrEmpty(const Json& schema) {
+  auto it = schema.find("fields");
+  return it != schema.end() ? *it : Json::array();
+}
+
 bool SameSchema(const Json& a, const Json& b) {
-  return SameJson(a["fields"], b["fields"]) && IdentifierIds(a) == IdentifierIds(b);
+  return SameJson(FieldsOrEmpty(a), FieldsOrEmpty(b)) && IdentifierIds(a) == IdentifierIds(b);
 }
 
 // --- Working on a mutable schema -------------------------------------------------------------
@@ -450,8 +458,11 @@ std::string NextMetadataLocation(std::string_view table_location,
   return fmt::format("{}/metadata/{}", table_location, MetadataFileName(next, RandomUuid()));
 }
 
-Result<Json> ApplyTableChanges(const Json& metadata, const std::vector<model::TableChange>& changes,
-                               int64_t now_ms) {
+namespace {
+
+Result<Json> ApplyTableChangesUnguarded(const Json& metadata,
+                                        const std::vector<model::TableChange>& changes,
+                                        int64_t now_ms) {
   using Kind = model::TableChange::Kind;
   const Json* current = CurrentSchema(metadata);
   if (current == nullptr) return InvalidArgument("Invalid table metadata: no current schema");
@@ -513,6 +524,14 @@ Result<Json> ApplyTableChanges(const Json& metadata, const std::vector<model::Ta
   CommitSchema(w, *current);
   w.metadata["last-updated-ms"] = now_ms;
   return NormalizeMetadata(std::move(w.metadata));
+}
+
+}  // namespace
+
+Result<Json> ApplyTableChanges(const Json& metadata, const std::vector<model::TableChange>& changes,
+                               int64_t now_ms) {
+  return CatchJsonErrors("Invalid table metadata",
+                         [&] { return ApplyTableChangesUnguarded(metadata, changes, now_ms); });
 }
 
 Json FinishCommit(Json new_metadata, const std::string& previous_metadata_location,
@@ -652,7 +671,9 @@ model::Properties PropertiesOf(const Json& metadata) {
   return out;
 }
 
-Result<model::Table> TableFromMetadata(const Json& metadata) {
+namespace {
+
+Result<model::Table> TableFromMetadataUnguarded(const Json& metadata) {
   const Json* schema = CurrentSchema(metadata);
   if (schema == nullptr) return InvalidArgument("Invalid table metadata: no current schema");
   model::Table t;
@@ -667,6 +688,13 @@ Result<model::Table> TableFromMetadata(const Json& metadata) {
   }
   t.distribution = DistributionFromProperties(t.properties);
   return t;
+}
+
+}  // namespace
+
+Result<model::Table> TableFromMetadata(const Json& metadata) {
+  return CatchJsonErrors("Invalid table metadata",
+                         [&] { return TableFromMetadataUnguarded(metadata); });
 }
 
 std::vector<std::string> StorageLocations(std::string_view metadata_text) {

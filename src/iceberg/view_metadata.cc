@@ -446,8 +446,10 @@ Result<Json> ViewBuilder::Build() {
 
 }  // namespace
 
-Result<Json> NewViewMetadata(const Json& create_view_request, const std::string& location,
-                             int64_t now_ms) {
+namespace {
+
+Result<Json> NewViewMetadataUnguarded(const Json& create_view_request, const std::string& location,
+                                      int64_t now_ms) {
   const Json& req = create_view_request;
   if (!req.is_object()) {
     return InvalidArgument("Cannot parse create view request from non-object: {}", Text(req));
@@ -491,7 +493,18 @@ Result<Json> NewViewMetadata(const Json& create_view_request, const std::string&
   return builder.Build();
 }
 
-Status CheckViewRequirements(const Json* base, const Json& requirements) {
+}  // namespace
+
+Result<Json> NewViewMetadata(const Json& create_view_request, const std::string& location,
+                             int64_t now_ms) {
+  return CatchJsonErrors("Invalid create view request", [&] {
+    return NewViewMetadataUnguarded(create_view_request, location, now_ms);
+  });
+}
+
+namespace {
+
+Status CheckViewRequirementsUnguarded(const Json* base, const Json& requirements) {
   if (!requirements.is_array()) {
     return InvalidArgument("Cannot parse requirements from non-array: {}", Text(requirements));
   }
@@ -542,8 +555,17 @@ Status CheckViewRequirements(const Json* base, const Json& requirements) {
   return Ok();
 }
 
-Result<Json> ApplyViewUpdates(const Json& base, const Json& updates, int64_t now_ms,
-                              bool* changed) {
+}  // namespace
+
+Status CheckViewRequirements(const Json* base, const Json& requirements) {
+  return CatchJsonErrors("Invalid view metadata or commit requirements",
+                         [&] { return CheckViewRequirementsUnguarded(base, requirements); });
+}
+
+namespace {
+
+Result<Json> ApplyViewUpdatesUnguarded(const Json& base, const Json& updates, int64_t now_ms,
+                                       bool* changed) {
   if (changed != nullptr) *changed = false;
   if (!base.is_object()) return InvalidArgument("Invalid view metadata: not a JSON object");
   if (!updates.is_array()) {
@@ -555,6 +577,14 @@ Result<Json> ApplyViewUpdates(const Json& base, const Json& updates, int64_t now
   CAIRN_ASSIGN_OR_RETURN(Json out, builder.Build());
   if (changed != nullptr) *changed = true;
   return out;
+}
+
+}  // namespace
+
+Result<Json> ApplyViewUpdates(const Json& base, const Json& updates, int64_t now_ms,
+                              bool* changed) {
+  return CatchJsonErrors("Invalid view metadata or commit updates",
+                         [&] { return ApplyViewUpdatesUnguarded(base, updates, now_ms, changed); });
 }
 
 }  // namespace cairn::iceberg

@@ -73,7 +73,9 @@ class OrderedBuilder {
     if (indexed) index.reserve(f.members.size());
     // ordered_map hides the vector's operator[]: members are reached through iterators. The
     // index views the keys already in `members`, which never reallocates (reserved above).
-    for (auto& [k, v] : f.members) {
+    for (auto& member : f.members) {
+      std::string& k = member.first;
+      J& v = member.second;
       auto at = members.end();
       if (indexed) {
         if (auto it = index.find(k); it != index.end()) {
@@ -81,7 +83,7 @@ class OrderedBuilder {
         }
       } else {
         at = std::find_if(members.begin(), members.end(),
-                          [&](const auto& member) { return member.first == k; });
+                          [&](const auto& m) { return m.first == k; });
       }
       if (at != members.end()) {
         at->second = std::move(v);

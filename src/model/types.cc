@@ -75,7 +75,8 @@ int TypeDepth(const TypePtr& type, int limit) {
   std::vector<std::pair<const Type*, int>> pending;
   if (type) pending.emplace_back(type.get(), 1);
   while (!pending.empty()) {
-    const auto [t, depth] = pending.back();
+    const Type* const t = pending.back().first;
+    const int depth = pending.back().second;
     pending.pop_back();
     const bool complex = t->kind == TypeKind::kStruct || t->kind == TypeKind::kList ||
                          t->kind == TypeKind::kMap || t->kind == TypeKind::kUnion;

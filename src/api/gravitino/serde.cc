@@ -197,7 +197,8 @@ struct TypePath {
 Status CheckTypeDepth(const Json& j, const std::string& field) {
   std::vector<std::pair<const Json*, int>> pending{{&j, 1}};
   while (!pending.empty()) {
-    const auto [node, depth] = pending.back();
+    const Json* const node = pending.back().first;
+    const int depth = pending.back().second;
     pending.pop_back();
     const Json* kind = Find(*node, "type");
     if (kind == nullptr || !kind->is_string()) continue;
