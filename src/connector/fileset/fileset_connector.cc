@@ -288,7 +288,8 @@ class FilesetConnector final : public Connector, public FilesetCatalog {
     CAIRN_RETURN_IF_ERROR(fileset::CheckLocationHierarchy(schema_locations, locations));
 
     const model::Properties storage_props = Merged({&info_.properties, &s.properties, &properties});
-    CAIRN_RETURN_IF_ERROR(CheckLocationsFree(request.type, locations, storage_props));
+    CAIRN_RETURN_IF_ERROR(
+        CheckLocationsFree(s.id, request.name, request.type, locations, storage_props));
     CreatedDirectories dirs;
     for (const auto& [name, location] : locations) {
       if (auto made = dirs.Make(location, storage_props); !made) {
@@ -471,14 +472,18 @@ class FilesetConnector final : public Connector, public FilesetCatalog {
   // A managed fileset's locations are deleted with it, so they are its alone: they overlap no
   // other fileset's and hold nothing when it is created. An external fileset may share its
   // locations with other external ones, never with a managed one.
-  Status CheckLocationsFree(model::FilesetType type, const LocationMap& locations,
-                            const model::Properties& props) {
+  Status CheckLocationsFree(int64_t schema_id, std::string_view name, model::FilesetType type,
+                            const LocationMap& locations, const model::Properties& props) {
     const bool managed = type == model::FilesetType::kManaged;
     CAIRN_ASSIGN_OR_RETURN(auto schemas,
                            store_.List(EntityType::kSchema, info_.catalog_id, "", 0));
     for (const auto& schema_row : schemas) {
       CAIRN_ASSIGN_OR_RETURN(auto rows, store_.List(EntityType::kFileset, schema_row.id, "", 0));
       for (const auto& row : rows) {
+        // A racing create of the same fileset won: that is a 409, not an overlap.
+        if (schema_row.id == schema_id && row.name == name) {
+          return FilesetExists(schema_row.name, name);
+        }
         auto other = ToFileset(row);
         if (!other) continue;
         const bool other_managed = other->type == model::FilesetType::kManaged;
