@@ -8,7 +8,7 @@ pkgs=(build-essential cmake ninja-build ccache pkg-config libboost-dev nlohmann-
       zlib1g-dev libmariadb-dev)
 if [ "$profile" = test ]; then
   pkgs+=(googletest libgtest-dev libgmock-dev postgresql postgresql-client python3 python3-venv curl
-         libssl-dev maven mariadb-server mariadb-client)
+         libssl-dev maven mariadb-server mariadb-client clang-14 libclang-rt-14-dev)
   # The REST compatibility kit runs on a JDK 17; keep a preinstalled one.
   command -v javac >/dev/null 2>&1 || pkgs+=(openjdk-17-jdk-headless)
 fi
