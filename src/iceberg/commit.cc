@@ -287,13 +287,13 @@ Status CheckSchemaForVersion(const Json& schema, int format_version) {
     };
     if (kind == "struct") {
       for (const auto& f : type["fields"]) {
-        check(f.value("id", 0), f.value("name", ""), f["type"], &f);
+        check(IntOr(f, "id", 0), f.value("name", ""), f["type"], &f);
       }
     } else if (kind == "list") {
-      check(type.value("element-id", 0), "element", type["element"], nullptr);
+      check(IntOr(type, "element-id", 0), "element", type["element"], nullptr);
     } else if (kind == "map") {
-      check(type.value("key-id", 0), "key", type["key"], nullptr);
-      check(type.value("value-id", 0), "value", type["value"], nullptr);
+      check(IntOr(type, "key-id", 0), "key", type["key"], nullptr);
+      check(IntOr(type, "value-id", 0), "value", type["value"], nullptr);
     }
   };
   visit(visit, schema);
@@ -368,7 +368,7 @@ Result<std::vector<SpecField>> BindSpec(std::vector<SpecField> fields, const Jso
   for (auto& f : fields) {
     const bool source_exists = FindTypeById(schema, f.source_id) != nullptr;
     if (const Json* same_name = FindField(schema, Split(f.name, '.'));
-        same_name != nullptr && source_exists && same_name->value("id", -1) != f.source_id) {
+        same_name != nullptr && source_exists && IntOr(*same_name, "id", -1) != f.source_id) {
       return InvalidArgument(
           "Cannot create identity partition sourced from different field in schema: {}", f.name);
     }
@@ -413,7 +413,7 @@ bool CompatibleSpec(const Json& spec, const std::vector<SpecField>& fields) {
   if (!existing.is_array() || existing.size() != fields.size()) return false;
   for (size_t i = 0; i < fields.size(); ++i) {
     const Json& e = existing[i];
-    if (e.value("source-id", -1) != fields[i].source_id ||
+    if (IntOr(e, "source-id", -1) != fields[i].source_id ||
         CanonicalTransform(e.value("transform", "")) != fields[i].transform ||
         e.value("name", "") != fields[i].name) {
       return false;
@@ -480,7 +480,7 @@ bool SameOrder(const Json& order, const std::vector<SortField>& fields) {
   if (!existing.is_array() || existing.size() != fields.size()) return false;
   for (size_t i = 0; i < fields.size(); ++i) {
     const Json& e = existing[i];
-    if (e.value("source-id", -1) != fields[i].source_id ||
+    if (IntOr(e, "source-id", -1) != fields[i].source_id ||
         CanonicalTransform(e.value("transform", "")) != fields[i].transform ||
         ToLower(e.value("direction", "")) != fields[i].direction ||
         ToLower(e.value("null-order", "")) != fields[i].null_order) {
@@ -683,7 +683,7 @@ Json CopyWithRoom(const Json& object, size_t extra) {
 // Fills what TableMetadataParser derives for older documents (v1 "schema"/"partition-spec", no
 // sort orders, refs implied by current-snapshot-id) so the builder sees Java's in-memory model.
 void Prepare(Json& md) {
-  const int version = md.value("format-version", 1);
+  const int version = IntOr(md, "format-version", 1);
   if (!md.contains("schemas") || !md["schemas"].is_array()) {
     Json schema = md.contains("schema") ? md["schema"] : Json::object();
     if (!schema.contains("schema-id")) schema = WithSchemaId(schema, 0);
@@ -703,7 +703,7 @@ void Prepare(Json& md) {
     int last = kPartitionDataIdStart - 1;
     for (const auto& s : md["partition-specs"]) {
       for (const auto& f : s.value("fields", Json::array()))
-        last = std::max(last, f.value("field-id", 0));
+        last = std::max(last, IntOr(f, "field-id", 0));
     }
     md["last-partition-id"] = last;
   }
@@ -744,9 +744,9 @@ void Prepare(Json& md) {
 class TableBuilder {
  public:
   TableBuilder(Json md, int64_t now_ms) : md_(std::move(md)), now_ms_(now_ms) {
-    format_version_ = md_.value("format-version", 1);
-    last_sequence_number_ = md_.value("last-sequence-number", int64_t{0});
-    next_row_id_ = md_.value("next-row-id", int64_t{0});
+    format_version_ = IntOr(md_, "format-version", 1);
+    last_sequence_number_ = LongOr(md_, "last-sequence-number", int64_t{0});
+    next_row_id_ = LongOr(md_, "next-row-id", int64_t{0});
   }
 
   Status Apply(const Json& update);
@@ -771,22 +771,22 @@ class TableBuilder {
 
   const Json* SchemaById(int id) const {
     for (const auto& s : md_["schemas"]) {
-      if (s.value("schema-id", -1) == id) return &s;
+      if (IntOr(s, "schema-id", -1) == id) return &s;
     }
     return nullptr;
   }
-  const Json* CurrentSchemaJson() const { return SchemaById(md_.value("current-schema-id", 0)); }
+  const Json* CurrentSchemaJson() const { return SchemaById(IntOr(md_, "current-schema-id", 0)); }
   bool HasSpec(int id) const {
     return std::any_of(md_["partition-specs"].begin(), md_["partition-specs"].end(),
-                       [&](const Json& s) { return s.value("spec-id", -1) == id; });
+                       [&](const Json& s) { return IntOr(s, "spec-id", -1) == id; });
   }
   bool HasOrder(int id) const {
     return std::any_of(md_["sort-orders"].begin(), md_["sort-orders"].end(),
-                       [&](const Json& s) { return s.value("order-id", -1) == id; });
+                       [&](const Json& s) { return IntOr(s, "order-id", -1) == id; });
   }
   const Json* SnapshotById(int64_t id) const {
     for (const auto& s : md_["snapshots"]) {
-      if (s.value("snapshot-id", int64_t{-1}) == id) return &s;
+      if (LongOr(s, "snapshot-id", int64_t{-1}) == id) return &s;
     }
     return nullptr;
   }
@@ -844,15 +844,15 @@ Status TableBuilder::UpgradeFormatVersion(const Json& u) {
 Status TableBuilder::AddSchema(const Json& u) {
   CAIRN_ASSIGN_OR_RETURN(const Json* node, JsonGetField(u, "schema"));
   CAIRN_ASSIGN_OR_RETURN(Json schema, ParseSchemaJson(*node));
-  const int last_column_id = md_.value("last-column-id", 0);
+  const int last_column_id = IntOr(md_, "last-column-id", 0);
   const int new_last = std::max(last_column_id, MaxFieldId(schema));
   CAIRN_RETURN_IF_ERROR(CheckSchemaForVersion(schema, format_version_));
 
   // reuseOrCreateNewSchemaId: an identical schema's id, else one more than the highest.
-  int new_id = md_.value("current-schema-id", 0);
+  int new_id = IntOr(md_, "current-schema-id", 0);
   bool found = false;
   for (const auto& s : md_["schemas"]) {
-    const int id = s.value("schema-id", 0);
+    const int id = IntOr(s, "schema-id", 0);
     if (SameSchemaJson(s, schema)) {
       new_id = id;
       found = true;
@@ -880,7 +880,7 @@ Status TableBuilder::SetCurrentSchema(int schema_id) {
     }
     return SetCurrentSchema(*last_added_schema_);
   }
-  if (md_.value("current-schema-id", 0) == schema_id) return Ok();
+  if (IntOr(md_, "current-schema-id", 0) == schema_id) return Ok();
   if (SchemaById(schema_id) == nullptr) {
     return InvalidArgument("Cannot set current schema to unknown schema: {}", schema_id);
   }
@@ -902,7 +902,7 @@ Status TableBuilder::AddSpec(const Json& u) {
   int new_id = 0;
   std::optional<int> existing;
   for (const auto& s : md_["partition-specs"]) {
-    const int id = s.value("spec-id", 0);
+    const int id = IntOr(s, "spec-id", 0);
     if (CompatibleSpec(s, fields)) {
       existing = id;
       break;
@@ -923,7 +923,7 @@ Status TableBuilder::AddSpec(const Json& u) {
     }
   }
   md_["partition-specs"].push_back(SpecJson(new_id, fields));
-  md_["last-partition-id"] = std::max(md_.value("last-partition-id", 0), spec_last);
+  md_["last-partition-id"] = std::max(IntOr(md_, "last-partition-id", 0), spec_last);
   added_spec_ids_.push_back(new_id);
   last_added_spec_ = new_id;
   ++changes_;
@@ -936,7 +936,7 @@ Status TableBuilder::SetDefaultSpec(int spec_id) {
       return InvalidArgument("Cannot set last added spec: no spec has been added");
     return SetDefaultSpec(*last_added_spec_);
   }
-  if (md_.value("default-spec-id", 0) == spec_id) return Ok();
+  if (IntOr(md_, "default-spec-id", 0) == spec_id) return Ok();
   if (!HasSpec(spec_id)) {
     return InvalidArgument("Cannot set default partition spec to unknown spec: {}", spec_id);
   }
@@ -957,7 +957,7 @@ Status TableBuilder::AddSortOrder(const Json& u) {
   if (!fields.empty()) {
     new_id = 1;
     for (const auto& o : md_["sort-orders"]) {
-      const int id = o.value("order-id", 0);
+      const int id = IntOr(o, "order-id", 0);
       if (SameOrder(o, fields)) {
         existing = id;
         break;
@@ -986,7 +986,7 @@ Status TableBuilder::SetDefaultSortOrder(int order_id) {
     }
     return SetDefaultSortOrder(*last_added_order_);
   }
-  if (md_.value("default-sort-order-id", 0) == order_id) return Ok();
+  if (IntOr(md_, "default-sort-order-id", 0) == order_id) return Ok();
   if (!HasOrder(order_id)) {
     return InvalidArgument("Cannot set default sort order to unknown sort order: {}", order_id);
   }
@@ -1048,7 +1048,7 @@ Status TableBuilder::SetRef(const std::string& name, const Ref& ref) {
     // A rollback to an existing snapshot is logged at the time of the change.
     const bool added = Contains(added_snapshot_ids_, ref.snapshot_id);
     Json entry = Json::object();
-    entry["timestamp-ms"] = added ? snapshot->value("timestamp-ms", now_ms_) : now_ms_;
+    entry["timestamp-ms"] = added ? LongOr(*snapshot, "timestamp-ms", now_ms_) : now_ms_;
     entry["snapshot-id"] = ref.snapshot_id;
     md_["snapshot-log"].push_back(std::move(entry));
     if (added) main_set_to_added_.push_back(ref.snapshot_id);
@@ -1072,7 +1072,7 @@ void TableBuilder::RemoveStatistics(const char* key, int64_t snapshot_id) {
   const size_t before = files.size();
   Json kept = Json::array();
   for (auto& f : files) {
-    if (f.value("snapshot-id", int64_t{-1}) != snapshot_id) kept.push_back(std::move(f));
+    if (LongOr(f, "snapshot-id", int64_t{-1}) != snapshot_id) kept.push_back(std::move(f));
   }
   files = std::move(kept);
   if (files.size() != before) ++changes_;
@@ -1082,7 +1082,7 @@ void TableBuilder::SetStatistics(const char* key, Json file) {
   Json& files = md_[key];
   const int64_t id = file["snapshot-id"].get<int64_t>();
   for (auto& f : files) {
-    if (f.value("snapshot-id", int64_t{-1}) == id) {
+    if (LongOr(f, "snapshot-id", int64_t{-1}) == id) {
       f = std::move(file);
       ++changes_;
       return;
@@ -1095,7 +1095,7 @@ void TableBuilder::SetStatistics(const char* key, Json file) {
 void TableBuilder::RemoveSnapshots(const std::set<int64_t>& ids) {
   Json kept = Json::array();
   for (auto& s : md_["snapshots"]) {
-    const int64_t id = s.value("snapshot-id", int64_t{-1});
+    const int64_t id = LongOr(s, "snapshot-id", int64_t{-1});
     if (ids.count(id) > 0) {
       ++changes_;
       removed_snapshots_ = true;
@@ -1108,7 +1108,7 @@ void TableBuilder::RemoveSnapshots(const std::set<int64_t>& ids) {
   md_["snapshots"] = std::move(kept);
   std::vector<std::string> dangling;
   for (const auto& [name, ref] : md_["refs"].items()) {
-    if (SnapshotById(ref.value("snapshot-id", int64_t{-1})) == nullptr) dangling.push_back(name);
+    if (SnapshotById(LongOr(ref, "snapshot-id", int64_t{-1})) == nullptr) dangling.push_back(name);
   }
   for (const auto& name : dangling) RemoveRef(name);
 }
@@ -1226,10 +1226,10 @@ Status TableBuilder::Apply(const Json& update) {
       }
       ids.insert(v.get<int>());
     }
-    if (specs && ids.count(md_.value("default-spec-id", 0)) > 0) {
+    if (specs && ids.count(IntOr(md_, "default-spec-id", 0)) > 0) {
       return InvalidArgument("Cannot remove the default partition spec");
     }
-    if (!specs && ids.count(md_.value("current-schema-id", 0)) > 0) {
+    if (!specs && ids.count(IntOr(md_, "current-schema-id", 0)) > 0) {
       return InvalidArgument("Cannot remove the current schema");
     }
     if (ids.empty()) return Ok();
@@ -1292,10 +1292,10 @@ Result<Json> TableBuilder::Build() {
   }
   for (const auto& f : MemberOrNull(*spec, "fields")) {
     if (CanonicalTransform(f.value("transform", "")) != "void" &&
-        FindTypeById(schema, f.value("source-id", -1)) == nullptr) {
+        FindTypeById(schema, IntOr(f, "source-id", -1)) == nullptr) {
       return InvalidArgument("Cannot find source column for partition field: {}: {}: {}({})",
-                             f.value("field-id", 0), f.value("name", ""), f.value("transform", ""),
-                             f.value("source-id", -1));
+                             IntOr(f, "field-id", 0), f.value("name", ""), f.value("transform", ""),
+                             IntOr(f, "source-id", -1));
     }
   }
   const Json* order = DefaultSortOrder(md_);
@@ -1309,7 +1309,7 @@ Result<Json> TableBuilder::Build() {
     return InvalidArgument("Sequence number must be 0 in v1: {}", last_sequence_number_);
   }
   for (const auto& s : md_["snapshots"]) {
-    const int64_t seq = s.value("sequence-number", int64_t{0});
+    const int64_t seq = LongOr(s, "sequence-number", int64_t{0});
     if (seq > last_sequence_number_) {
       return InvalidArgument(
           "Invalid snapshot with sequence number {} greater than last sequence number {}", seq,
@@ -1327,7 +1327,7 @@ Result<Json> TableBuilder::Build() {
   if (!intermediate.empty() || removed_snapshots_) {
     Json log = Json::array();
     for (auto& e : md_["snapshot-log"]) {
-      const int64_t id = e.value("snapshot-id", int64_t{-1});
+      const int64_t id = LongOr(e, "snapshot-id", int64_t{-1});
       if (SnapshotById(id) != nullptr) {
         if (!Contains(intermediate, id)) log.push_back(std::move(e));
       } else if (removed_snapshots_) {
@@ -1335,14 +1335,14 @@ Result<Json> TableBuilder::Build() {
       }
     }
     if (SnapshotById(current) != nullptr &&
-        (log.empty() || log.back().value("snapshot-id", int64_t{-1}) != current)) {
+        (log.empty() || LongOr(log.back(), "snapshot-id", int64_t{-1}) != current)) {
       return InvalidArgument(
           "Cannot set invalid snapshot log: latest entry is not the current snapshot");
     }
     md_["snapshot-log"] = std::move(log);
   }
   if (!md_["snapshot-log"].empty()) {
-    const int64_t last = md_["snapshot-log"].back().value("timestamp-ms", int64_t{0});
+    const int64_t last = LongOr(md_["snapshot-log"].back(), "timestamp-ms", int64_t{0});
     if (now_ms_ - last < -kOneMinuteMs) {
       return InvalidArgument("Invalid update timestamp {}: before last snapshot log entry at {}",
                              now_ms_, last);
@@ -1490,7 +1490,7 @@ Status CheckOne(const Requirement& r, const Json& md) {
     const Json& refs = md["refs"];
     if (auto it = refs.find(name); it != refs.end()) {
       const std::string type = it->value("type", "branch") == "tag" ? "tag" : "branch";
-      const int64_t actual = it->value("snapshot-id", int64_t{-1});
+      const int64_t actual = LongOr(*it, "snapshot-id", int64_t{-1});
       if (!expected) return fail(fmt::format("{} {} was created concurrently", type, name));
       if (*expected != actual) {
         return fail(

@@ -226,7 +226,7 @@ bool FindPathImpl(const Json& type, int id, model::FieldName* path) {
     if (fields == nullptr) return false;
     for (const auto& f : *fields) {
       path->push_back(f.value("name", ""));
-      if (f.value("id", -1) == id) return true;
+      if (IntOr(f, "id", -1) == id) return true;
       auto t = f.find("type");
       if (t != f.end() && FindPathImpl(*t, id, path)) return true;
       path->pop_back();
@@ -255,7 +255,7 @@ const Json* FindTypeImpl(const Json& type, int id) {
     for (const auto& f : *fields) {
       auto t = f.find("type");
       if (t == f.end()) continue;
-      if (f.value("id", -1) == id) return &*t;
+      if (IntOr(f, "id", -1) == id) return &*t;
       if (const Json* found = FindTypeImpl(*t, id)) return found;
     }
     return nullptr;
@@ -406,6 +406,20 @@ const Json& MemberOrNull(const Json& object, std::string_view key) {
   return it != object.end() ? *it : kNull;
 }
 
+int64_t LongOr(const Json& object, std::string_view key, int64_t fallback) {
+  const Json& v = MemberOrNull(object, key);
+  if (v.is_number_integer() && !v.is_number_unsigned()) return v.get<int64_t>();
+  if (v.is_number_unsigned() && v.get<uint64_t>() <= uint64_t{INT64_MAX}) {
+    return static_cast<int64_t>(v.get<uint64_t>());
+  }
+  return fallback;
+}
+
+int IntOr(const Json& object, std::string_view key, int fallback) {
+  const int64_t v = LongOr(object, key, int64_t{INT32_MAX} + 1);
+  return v >= INT32_MIN && v <= INT32_MAX ? static_cast<int>(v) : fallback;
+}
+
 std::string ModelTypeText(const model::TypePtr& type) {
   if (!type) return "null";
   switch (type->kind) {
@@ -524,7 +538,9 @@ Result<IcebergSchema> ToIcebergSchema(const std::vector<model::Column>& columns,
   return IcebergSchema{std::move(schema), last_id};
 }
 
-Result<model::TypePtr> FromIcebergType(const Json& type) {
+namespace {
+
+Result<model::TypePtr> FromIcebergTypeUnguarded(const Json& type) {
   if (type.is_string()) return PrimitiveFromIceberg(type.get<std::string>());
   if (!type.is_object()) return InvalidArgument("Invalid Iceberg type: {}", type.dump());
   const std::string kind = type.value("type", "");
@@ -556,6 +572,12 @@ Result<model::TypePtr> FromIcebergType(const Json& type) {
   }
   return InvalidArgument("Invalid Iceberg type: {}",
                          type.dump(-1, ' ', false, Json::error_handler_t::replace));
+}
+
+}  // namespace
+
+Result<model::TypePtr> FromIcebergType(const Json& type) {
+  return CatchJsonErrors("Invalid Iceberg type", [&] { return FromIcebergTypeUnguarded(type); });
 }
 
 namespace {
@@ -608,16 +630,16 @@ void CollectFieldIds(const Json& type, std::vector<int>* ids) {
   if (kind == "struct") {
     if (const Json* fields = FieldsOf(type)) {
       for (const auto& f : *fields) {
-        ids->push_back(f.value("id", 0));
+        ids->push_back(IntOr(f, "id", 0));
         if (auto t = f.find("type"); t != f.end()) CollectFieldIds(*t, ids);
       }
     }
   } else if (kind == "list") {
-    ids->push_back(type.value("element-id", 0));
+    ids->push_back(IntOr(type, "element-id", 0));
     if (auto t = type.find("element"); t != type.end()) CollectFieldIds(*t, ids);
   } else if (kind == "map") {
-    ids->push_back(type.value("key-id", 0));
-    ids->push_back(type.value("value-id", 0));
+    ids->push_back(IntOr(type, "key-id", 0));
+    ids->push_back(IntOr(type, "value-id", 0));
     if (auto t = type.find("key"); t != type.end()) CollectFieldIds(*t, ids);
     if (auto t = type.find("value"); t != type.end()) CollectFieldIds(*t, ids);
   }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -129,6 +130,12 @@ Status CheckTypeDepth(const Json& type, std::string_view field);
 /// key: a null value when `object` is not an object or has no such member. For documents from
 /// outside, which may lack any member.
 const Json& MemberOrNull(const Json& object, std::string_view key);
+
+/// An integer member of a document from outside, or `fallback` when `object` is not an object,
+/// the member is missing, is not an integer, or does not fit. (nlohmann's value() converts a
+/// float member, with undefined behaviour when it is out of range, and throws on other types.)
+int IntOr(const Json& object, std::string_view key, int fallback);
+int64_t LongOr(const Json& object, std::string_view key, int64_t fallback);
 
 /// Whether a type JSON is primitive (a string).
 inline bool IsPrimitive(const Json& type) { return type.is_string(); }

@@ -364,7 +364,7 @@ void CommitSchema(Working& w, const Json& base_schema) {
   int max_id = -1;
   std::optional<int> reuse;
   for (const auto& s : schemas) {
-    const int id = s.value("schema-id", 0);
+    const int id = IntOr(s, "schema-id", 0);
     max_id = std::max(max_id, id);
     if (!reuse && SameSchema(s, w.schema)) reuse = id;
   }
@@ -378,7 +378,7 @@ void CommitSchema(Working& w, const Json& base_schema) {
   schema["fields"] = w.schema["fields"];
   if (!reuse) schemas.push_back(schema);
   w.metadata["current-schema-id"] = id;
-  w.metadata["last-column-id"] = std::max(w.metadata.value("last-column-id", 0), w.last_column_id);
+  w.metadata["last-column-id"] = std::max(IntOr(w.metadata, "last-column-id", 0), w.last_column_id);
   if (w.format_version == 1) w.metadata["schema"] = schema;
 }
 
@@ -470,7 +470,7 @@ Result<Json> ApplyTableChangesUnguarded(const Json& metadata,
   w.metadata = metadata;
   w.schema = *current;
   w.last_column_id = metadata.value("last-column-id", MaxFieldId(*current));
-  w.format_version = metadata.value("format-version", 2);
+  w.format_version = IntOr(metadata, "format-version", 2);
   if (!w.metadata.contains("properties") || !w.metadata["properties"].is_object()) {
     w.metadata["properties"] = Json::object();
   }
@@ -584,7 +584,7 @@ Json NormalizeMetadata(Json metadata) {
                                        "snapshot-log",
                                        "metadata-log"};
   if (!metadata.is_object()) return metadata;
-  const int version = metadata.value("format-version", 2);
+  const int version = IntOr(metadata, "format-version", 2);
   if (version > 1) {
     metadata.erase("schema");
     metadata.erase("partition-spec");
@@ -631,7 +631,7 @@ const Json* CurrentSchema(const Json& metadata) {
   if (id != metadata.end() && id->is_number_integer() && schemas != metadata.end() &&
       schemas->is_array()) {
     for (const auto& s : *schemas) {
-      if (s.value("schema-id", -1) == id->get<int>()) return &s;
+      if (IntOr(s, "schema-id", -1) == id->get<int>()) return &s;
     }
   }
   auto legacy = metadata.find("schema");
@@ -644,7 +644,7 @@ const Json* DefaultSpec(const Json& metadata) {
   auto specs = metadata.find("partition-specs");
   if (id == metadata.end() || specs == metadata.end() || !specs->is_array()) return nullptr;
   for (const auto& s : *specs) {
-    if (s.value("spec-id", -1) == id->get<int>()) return &s;
+    if (IntOr(s, "spec-id", -1) == id->get<int>()) return &s;
   }
   return nullptr;
 }
@@ -655,7 +655,7 @@ const Json* DefaultSortOrder(const Json& metadata) {
   auto orders = metadata.find("sort-orders");
   if (id == metadata.end() || orders == metadata.end() || !orders->is_array()) return nullptr;
   for (const auto& o : *orders) {
-    if (o.value("order-id", -1) == id->get<int>()) return &o;
+    if (IntOr(o, "order-id", -1) == id->get<int>()) return &o;
   }
   return nullptr;
 }

@@ -109,7 +109,7 @@ bool SameViewVersion(const Json& a, const Json& b) {
          SameJson(member(a, "representations"), member(b, "representations")) &&
          member(a, "default-catalog") == member(b, "default-catalog") &&
          member(a, "default-namespace") == member(b, "default-namespace") &&
-         a.value("schema-id", -2) == b.value("schema-id", -2);
+         IntOr(a, "schema-id", -2) == IntOr(b, "schema-id", -2);
 }
 
 std::string SetText(const std::set<std::string>& s) {
@@ -130,14 +130,14 @@ class ViewBuilder {
     const Json& b = *base;
     if (b.contains("view-uuid") && b["view-uuid"].is_string())
       uuid_ = b["view-uuid"].get<std::string>();
-    format_version_ = b.value("format-version", 1);
+    format_version_ = IntOr(b, "format-version", 1);
     if (b.contains("location") && b["location"].is_string()) {
       location_ = b["location"].get<std::string>();
     }
     properties_ =
         b.contains("properties") && b["properties"].is_object() ? b["properties"] : Json::object();
     schemas_ = b.contains("schemas") && b["schemas"].is_array() ? b["schemas"] : Json::array();
-    current_version_id_ = b.value("current-version-id", 0);
+    current_version_id_ = IntOr(b, "current-version-id", 0);
     versions_ = b.contains("versions") && b["versions"].is_array() ? b["versions"] : Json::array();
     history_ =
         b.contains("version-log") && b["version-log"].is_array() ? b["version-log"] : Json::array();
@@ -166,13 +166,13 @@ class ViewBuilder {
  private:
   const Json* VersionById(int id) const {
     for (const auto& v : versions_) {
-      if (v.value("version-id", -2) == id) return &v;
+      if (IntOr(v, "version-id", -2) == id) return &v;
     }
     return nullptr;
   }
   bool HasSchema(int id) const {
     return std::any_of(schemas_.begin(), schemas_.end(),
-                       [&](const Json& s) { return s.value("schema-id", -2) == id; });
+                       [&](const Json& s) { return IntOr(s, "schema-id", -2) == id; });
   }
 
   int64_t now_ms_;
@@ -196,7 +196,7 @@ Status ViewBuilder::AddSchema(const Json& schema_node, int* id) {
   CAIRN_ASSIGN_OR_RETURN(Json schema, ParseSchemaJson(schema_node));
   int new_id = 0;
   for (const auto& s : schemas_) {
-    const int existing = s.value("schema-id", 0);
+    const int existing = IntOr(s, "schema-id", 0);
     if (SameSchemaJson(s, schema)) {
       *id = existing;
       return Ok();  // existed or was already added in this builder
@@ -219,7 +219,7 @@ Status ViewBuilder::AddSchema(const Json& schema_node, int* id) {
 Status ViewBuilder::AddVersion(Json version, int* id) {
   int new_id = version["version-id"].get<int>();
   for (const auto& v : versions_) {
-    const int existing = v.value("version-id", 0);
+    const int existing = IntOr(v, "version-id", 0);
     if (SameViewVersion(v, version)) {
       new_id = existing;
       break;
@@ -422,7 +422,7 @@ Result<Json> ViewBuilder::Build() {
     }
     Json history = Json::array();
     for (const auto& e : history_) {
-      if (retained_ids.count(e.value("version-id", -2)) > 0) {
+      if (retained_ids.count(IntOr(e, "version-id", -2)) > 0) {
         history.push_back(e);
       } else {
         history = Json::array();  // clear history past any unknown version

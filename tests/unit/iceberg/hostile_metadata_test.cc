@@ -92,5 +92,38 @@ TEST(HostileMetadata, ASchemaWhoseTypeIsNotAStringIsAnError) {
   EXPECT_THAT(NewViewMetadata(view, "file:///w/v", kNow), IsError(ErrorCode::kInvalidArgument));
 }
 
+TEST(HostileMetadata, ATypeMemberOfTheWrongJsonTypeIsAnError) {
+  // fuzz_iceberg_type: "value-required":"int" made value() throw in the model conversion.
+  const Json type = Json::parse(R"j({"type":"map","key-id":2,"key":"string","value-id":1,
+      "value":"int","value-required":"int"})j");
+  EXPECT_THAT(FromIcebergType(type), HasErrorMessage("a member has the wrong JSON type"));
+  Json schema =
+      Json::parse(R"j({"type":"struct","fields":[{"id":1,"name":"m","required":false}]})j");
+  schema["fields"][0]["type"] = type;
+  EXPECT_THAT(FromIcebergSchema(schema), IsError(ErrorCode::kInvalidArgument));
+}
+
+TEST(HostileMetadata, IdsThatAreNotIntsAreIgnored) {
+  // fuzz_table_metadata: a value-id of 4.7e38 was converted to int (undefined behaviour).
+  const Json md = Parsed(R"j({"format-version":2,"table-uuid":"u","location":"file:///w/t",
+      "last-sequence-number":0,"last-updated-ms":0,"current-schema-id":0,
+      "schemas":[{"type":"struct","schema-id":0,"fields":[
+        {"id":1,"name":"m","required":false,"type":{"type":"map","key-id":3,"key":"string",
+          "value-id":466666666666666666666666666666666666666,"value":"int",
+          "value-required":false}},
+        {"id":9999999999,"name":"n","required":false,"type":"int"}]}],
+      "default-spec-id":0,"partition-specs":[{"spec-id":0,"fields":[]}],"last-partition-id":999,
+      "default-sort-order-id":0,"sort-orders":[{"order-id":0,"fields":[]}],"properties":{},
+      "current-snapshot-id":null,"next-row-id":5,"refs":{},"snapshots":[]})j");
+  EXPECT_EQ(MaxFieldId(*CurrentSchema(md)), 3);
+  model::TableChange change;
+  change.kind = model::TableChange::Kind::kAddColumn;
+  change.field_name = {"x"};
+  change.type = model::MakePrimitive(model::TypeKind::kLong);
+  auto out = ApplyTableChanges(md, {change}, kNow);
+  ASSERT_THAT(out, IsOk());
+  EXPECT_EQ((*out)["last-column-id"], 4);
+}
+
 }  // namespace
 }  // namespace cairn::iceberg
