@@ -42,6 +42,7 @@ test: deps-test configure
 	cmake --build $(BUILD_DIR)
 	CAIRN_BIN=$(BUILD_DIR)/cairn tests/e2e/run.sh -- ctest --test-dir $(BUILD_DIR) --output-on-failure
 	python3 bench/run.py --smoke --cairn $(BUILD_DIR)/cairn
+	tests/fuzz/run.sh 15
 
 unit: deps-test configure
 	cmake -S . -B $(BUILD_DIR) -DCAIRN_BUILD_TESTS=ON
