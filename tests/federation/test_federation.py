@@ -361,12 +361,7 @@ def test_staged_create_register_and_metrics_go_to_the_remote(fed, catalog):
     staged = remote.load_table((ns, "staged"))
     assert staged.properties["stage"] == "yes"
     staged.append(ROWS)
-    # register: a second name for the same metadata file
     loaded = front.load_table((ns, "staged"))
-    r = fed.rest("POST", catalog, f"namespaces/{ns}/register",
-                 {"name": "again", "metadata-location": loaded.metadata_location})
-    assert r.status_code == 200, r.text
-    assert rows_of(remote.load_table((ns, "again"))) == [(1, "a"), (2, "b"), (3, "c")]
     # scan metrics reports reach the remote (Cairn accepts them with 204, the reference with 200)
     report = {"report-type": "scan-report", "table-name": f"{ns}.staged",
               "snapshot-id": loaded.metadata.current_snapshot_id, "filter": True,
@@ -377,7 +372,19 @@ def test_staged_create_register_and_metrics_go_to_the_remote(fed, catalog):
     if catalog == "viacairn":  # the reference server takes reports for any name
         r = fed.rest("POST", catalog, f"namespaces/{ns}/tables/missing/metrics", report)
         assert r.status_code == 404 and error_of(r)["type"] == "NoSuchTableException", r.text
-
+        # A Cairn remote refuses a second live name over the same files (its vended
+        # credentials and a purge would reach the first table's files); the refusal is
+        # the remote's, passed through.
+        r = fed.rest("POST", catalog, f"namespaces/{ns}/register",
+                     {"name": "twin", "metadata-location": loaded.metadata_location})
+        assert r.status_code == 400 and "overlaps" in error_of(r)["message"], r.text
+    # register: drop the table and keep its files, then attach its metadata under a new name
+    r = fed.rest("DELETE", catalog, f"namespaces/{ns}/tables/staged")
+    assert r.status_code == (204 if catalog == "viacairn" else 200), r.text  # as answered
+    r = fed.rest("POST", catalog, f"namespaces/{ns}/register",
+                 {"name": "again", "metadata-location": loaded.metadata_location})
+    assert r.status_code == 200, r.text
+    assert rows_of(remote.load_table((ns, "again"))) == [(1, "a"), (2, "b"), (3, "c")]
 
 def test_views_of_the_remote(fed):
     ns = unique("ns")
