@@ -546,7 +546,8 @@ Result<std::shared_ptr<const Grants>> AccessControl::GrantsOf(const EntityRecord
   }
   for (const auto& g : principal.groups) {
     auto group = store_.Get(EntityType::kGroup, metalake.id, g);
-    if (!group) continue;
+    if (!group && group.error().code == ErrorCode::kNotFound) continue;
+    if (!group) return std::move(group).error();
     grants->member = true;
     grants->groups.insert(g);
     for (auto& r : RolesIn(*group)) roles.push_back(std::move(r));
@@ -554,8 +555,10 @@ Result<std::shared_ptr<const Grants>> AccessControl::GrantsOf(const EntityRecord
   std::sort(roles.begin(), roles.end());
   roles.erase(std::unique(roles.begin(), roles.end()), roles.end());
   for (const auto& name : roles) {
+    // A role that cannot be read is an error, not an empty role: skipping it could drop a deny.
     auto row = store_.Get(EntityType::kRole, metalake.id, name);
-    if (!row) continue;
+    if (!row && row.error().code == ErrorCode::kNotFound) continue;
+    if (!row) return std::move(row).error();
     for (const auto& o : ToRole(*row).objects) {
       auto& privs = grants->entries[{o.type, o.full_name}];
       for (const auto& p : o.privileges) {

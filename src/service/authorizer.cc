@@ -88,12 +88,20 @@ Result<Target> Authorizer::Resolve(const std::string& metalake, const std::strin
   t.object = object;
   t.object_type = object_type;
   if (catalog.empty()) return t;
-  if (auto c = store_.Get(EntityType::kCatalog, t.metalake.id, catalog))
-    t.catalog_row = std::move(*c);
+  // A missing row is an answer (the object does not exist yet); any other store error is not,
+  // and ends the request (an outage must not read as "no such object" and so as a denial).
+  auto get = [&](EntityType type, int64_t parent,
+                 const std::string& name) -> Result<std::optional<EntityRecord>> {
+    auto row = store_.Get(type, parent, name);
+    if (row) return std::optional<EntityRecord>(std::move(*row));
+    if (row.error().code == ErrorCode::kNotFound) return std::optional<EntityRecord>();
+    return std::move(row).error();
+  };
+  CAIRN_ASSIGN_OR_RETURN(t.catalog_row, get(EntityType::kCatalog, t.metalake.id, catalog));
   if (!t.catalog_row || schema.empty()) return t;
   int64_t parent = t.catalog_row->id;
   for (size_t i = 0; i < schema.size(); ++i) {
-    auto s = store_.Get(EntityType::kSchema, parent, schema[i]);
+    CAIRN_ASSIGN_OR_RETURN(auto s, get(EntityType::kSchema, parent, schema[i]));
     if (!s) return t;
     if (i == 0) t.schema_row = *s;
     parent = s->id;
@@ -102,7 +110,7 @@ Result<Target> Authorizer::Resolve(const std::string& metalake, const std::strin
   const EntityType type = object_type == ObjectType::kView      ? EntityType::kView
                           : object_type == ObjectType::kFileset ? EntityType::kFileset
                                                                 : EntityType::kTable;
-  if (auto o = store_.Get(type, parent, object)) t.object_row = std::move(*o);
+  CAIRN_ASSIGN_OR_RETURN(t.object_row, get(type, parent, object));
   return t;
 }
 
@@ -246,13 +254,13 @@ Status Authorizer::Check(const Principal& principal, Action action, const Target
                    principal.user, ActionName(action), name);
 }
 
-bool Authorizer::Allowed(const Principal& principal, Action action, const Target& target) {
+Result<bool> Authorizer::Allowed(const Principal& principal, Action action,
+                                 const Target& target) {
   if (!access_.enabled()) return true;
-  auto r = Decide(principal, action, target);
-  return r && *r;
+  return Decide(principal, action, target);
 }
 
-std::vector<std::string> Authorizer::Filter(const Principal& principal, Action action,
+Result<std::vector<std::string>> Authorizer::Filter(const Principal& principal, Action action,
                                             const Target& parent, std::vector<std::string> names,
                                             const std::vector<EntityRecord>* given_rows) {
   if (!access_.enabled()) return names;
@@ -277,9 +285,8 @@ std::vector<std::string> Authorizer::Filter(const Principal& principal, Action a
   if (given_rows != nullptr) {
     for (const auto& r : *given_rows) rows.emplace(r.name, r);
   } else if (parent_row) {
-    if (auto listed = store_.List(child_type, parent_row->id, "", 0)) {
-      for (auto& r : *listed) rows.emplace(r.name, std::move(r));
-    }
+    CAIRN_ASSIGN_OR_RETURN(auto listed, store_.List(child_type, parent_row->id, "", 0));
+    for (auto& r : listed) rows.emplace(r.name, std::move(r));
   }
   std::vector<std::string> kept;
   kept.reserve(names.size());
@@ -302,7 +309,8 @@ std::vector<std::string> Authorizer::Filter(const Principal& principal, Action a
         t.object_row = found;
         break;
     }
-    if (Allowed(principal, action, t)) kept.push_back(std::move(name));
+    CAIRN_ASSIGN_OR_RETURN(bool allowed, Decide(principal, action, t));
+    if (allowed) kept.push_back(std::move(name));
   }
   return kept;
 }
@@ -321,7 +329,8 @@ Status Authorizer::SetOwner(const EntityRecord& row, const governance::Owner& ow
   return Unavailable("too many concurrent updates; try again");
 }
 
-bool Authorizer::CanSeeMetalake(const Principal& principal, const EntityRecord& metalake) {
+Result<bool> Authorizer::CanSeeMetalake(const Principal& principal,
+                                        const EntityRecord& metalake) {
   if (!access_.enabled()) return true;
   Target t;
   t.metalake = metalake;

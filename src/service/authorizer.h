@@ -71,7 +71,8 @@ class Authorizer {
   bool enabled() const { return access_.enabled(); }
   governance::AccessControl& access() { return access_; }
 
-  /// Loads the rows of a target by names (missing rows stay empty).
+  /// Loads the rows of a target by names. Missing rows stay empty; any other store error (an
+  /// outage: kUnavailable) is returned, never taken for a missing row.
   Result<Target> Resolve(const std::string& metalake, const std::string& catalog = "",
                          const std::vector<std::string>& schema = {},
                          const std::string& object = "",
@@ -79,20 +80,21 @@ class Authorizer {
 
   /// Ok when allowed (always, when authorization is off).
   Status Check(const Principal& principal, Action action, const Target& target);
-  /// The same decision as a bool, for filtering lists (errors count as "not visible").
-  bool Allowed(const Principal& principal, Action action, const Target& target);
+  /// The same decision as a value: false when denied, an error when it could not be made.
+  Result<bool> Allowed(const Principal& principal, Action action, const Target& target);
   /// Keeps the names of children of `parent` the principal may see with `action`: catalogs of a
   /// metalake (target with no catalog), schemas of a catalog (no schema) or tables, views or
   /// filesets of a schema (by the parent's `object_type`). One store read for the children's rows,
   /// then in-memory decisions. `rows`, when given, are the listed children's rows (a page already
-  /// read): then nothing more is read and the cost is proportional to the page.
-  std::vector<std::string> Filter(const Principal& principal, Action action, const Target& parent,
+  /// read): then nothing more is read and the cost is proportional to the page. A store error is
+  /// returned, never answered with a shorter (or empty) list.
+  Result<std::vector<std::string>> Filter(const Principal& principal, Action action, const Target& parent,
                                   std::vector<std::string> names,
                                   const std::vector<store::EntityRecord>* rows = nullptr);
   /// Makes `owner` the owner of the object stored as `row`.
   Status SetOwner(const store::EntityRecord& row, const governance::Owner& owner);
   /// For the metalake list: may the principal see this metalake?
-  bool CanSeeMetalake(const Principal& principal, const store::EntityRecord& metalake);
+  Result<bool> CanSeeMetalake(const Principal& principal, const store::EntityRecord& metalake);
 
  private:
   Result<bool> Decide(const Principal& principal, Action action, const Target& target);

@@ -86,9 +86,10 @@ Response GravitinoApi::HandleFilesets(const Request& request,
       std::vector<std::string> visible = std::move(*names);
       if (authz_.enabled()) {
         auto parent = authz_.Resolve(ml, cat, {sch}, "", ObjectType::kFileset);
-        visible = parent
-                      ? authz_.Filter(principal, Action::kLoadFileset, *parent, std::move(visible))
-                      : std::vector<std::string>{};
+        if (!parent) return fail(parent.error());
+        auto kept = authz_.Filter(principal, Action::kLoadFileset, *parent, std::move(visible));
+        if (!kept) return fail(kept.error());
+        visible = std::move(*kept);
       }
       OrderedJson arr = OrderedJson::array();
       for (const auto& name : visible) {

@@ -162,7 +162,11 @@ Response GravitinoApi::Dispatch(const Request& request,
       for (const auto& m : *list) {
         if (authz_.enabled()) {
           auto target = authz_.Resolve(m.name);
-          if (!target || !authz_.CanSeeMetalake(principal, target->metalake)) continue;
+          if (!target && target.error().code == ErrorCode::kNotFound) continue;  // dropped since
+          if (!target) return call.Fail(target.error());
+          auto can_see = authz_.CanSeeMetalake(principal, target->metalake);
+          if (!can_see) return call.Fail(can_see.error());
+          if (!*can_see) continue;
         }
         arr.push_back(MetalakeToJson(m));
       }
@@ -211,11 +215,10 @@ Response GravitinoApi::Dispatch(const Request& request,
     return std::nullopt;
   };
   auto filter = [&](Action action, std::vector<std::string> names, const std::string& catalog = "",
-                    std::vector<std::string> schema = {}) -> std::vector<std::string> {
+                    std::vector<std::string> schema = {}) -> Result<std::vector<std::string>> {
     if (!authz_.enabled()) return names;
-    auto target = authz_.Resolve(ml, catalog, schema);
-    if (!target) return {};
-    return authz_.Filter(principal, action, *target, std::move(names));
+    CAIRN_ASSIGN_OR_RETURN(auto target, authz_.Resolve(ml, catalog, schema));
+    return authz_.Filter(principal, action, target, std::move(names));
   };
   static const std::set<std::string> kAccessAreas = {"users",       "groups", "roles",
                                                      "permissions", "owners", "objects"};
@@ -310,7 +313,9 @@ Response GravitinoApi::Dispatch(const Request& request,
       if (!list) return call.Fail(list.error());
       std::vector<std::string> names;
       for (const auto& c : *list) names.push_back(c.name);
-      names = filter(Action::kLoadCatalog, std::move(names));
+      auto kept = filter(Action::kLoadCatalog, std::move(names));
+      if (!kept) return call.Fail(kept.error());
+      names = std::move(*kept);
       const std::set<std::string> visible(names.begin(), names.end());
       if (QueryFlag(request, "details")) {
         OrderedJson arr = OrderedJson::array();
@@ -417,7 +422,9 @@ Response GravitinoApi::Dispatch(const Request& request,
       if (!conn) return call.Fail(conn.error());
       auto names = (*conn)->ListSchemas();
       if (!names) return call.Fail(names.error());
-      return Ok(Identifiers({ml, cat}, filter(Action::kLoadSchema, std::move(*names), cat)));
+      auto kept = filter(Action::kLoadSchema, std::move(*names), cat);
+      if (!kept) return call.Fail(kept.error());
+      return Ok(Identifiers({ml, cat}, std::move(*kept)));
     }
     call.op.op = "CREATE";
     // Whoever may create a schema may use the catalog: decided before the body is parsed.
@@ -493,8 +500,9 @@ Response GravitinoApi::Dispatch(const Request& request,
       if (!conn) return call.Fail(conn.error());
       auto names = (*conn)->ListTables(sch);
       if (!names) return call.Fail(names.error());
-      return Ok(
-          Identifiers({ml, cat, sch}, filter(Action::kLoadTable, std::move(*names), cat, {sch})));
+      auto kept = filter(Action::kLoadTable, std::move(*names), cat, {sch});
+      if (!kept) return call.Fail(kept.error());
+      return Ok(Identifiers({ml, cat, sch}, std::move(*kept)));
     }
     call.op.op = "CREATE";
     if (auto d = guard(Action::kCreateTable, cat, {sch})) return *d;  // before the body is parsed

@@ -373,7 +373,8 @@ Response IcebergApi::Forward(const Request& request, const governance::Principal
                         : list == ListKind::kViews ? Action::kLoadView
                                                    : Action::kLoadTable;
   auto kept = authz_.Filter(principal, action, *parent, listed);
-  const std::set<std::string> keep(kept.begin(), kept.end());
+  if (!kept) return ErrorResponse(kept.error());
+  const std::set<std::string> keep(kept->begin(), kept->end());
   OrderedJson filtered = OrderedJson::array();
   for (auto& item : body[field]) {
     std::string name;

@@ -489,16 +489,15 @@ Response IcebergApi::Dispatch(const Request& request,
   auto visible = [&](const std::string& prefix, Action action, const Namespace& ns,
                      std::vector<std::string> names,
                      const std::vector<store::EntityRecord>* rows =
-                         nullptr) -> std::vector<std::string> {
+                         nullptr) -> Result<std::vector<std::string>> {
     if (!authz_.enabled()) return names;
-    auto wh = resolve_warehouse(prefix);
-    if (!wh) return {};
-    auto target =
-        authz_.Resolve(wh->first, wh->second, ns, "",
-                       action == Action::kLoadView ? ObjectType::kView : ObjectType::kTable);
-    if (!target) return {};
-    if (action == Action::kLoadView) target->object_type = ObjectType::kView;
-    return authz_.Filter(principal, action, *target, std::move(names), rows);
+    CAIRN_ASSIGN_OR_RETURN(auto wh, resolve_warehouse(prefix));
+    CAIRN_ASSIGN_OR_RETURN(
+        auto target,
+        authz_.Resolve(wh.first, wh.second, ns, "",
+                       action == Action::kLoadView ? ObjectType::kView : ObjectType::kTable));
+    if (action == Action::kLoadView) target.object_type = ObjectType::kView;
+    return authz_.Filter(principal, action, target, std::move(names), rows);
   };
 
   // ---- config ----
@@ -619,7 +618,8 @@ Response IcebergApi::Dispatch(const Request& request,
         std::vector<std::string> names;
         for (const auto& ns : *list) names.push_back(ns.back());
         auto kept = visible(prefix, Action::kLoadSchema, {}, names);
-        const std::set<std::string> keep(kept.begin(), kept.end());
+        if (!kept) return fail(kept.error());
+        const std::set<std::string> keep(kept->begin(), kept->end());
         list->erase(std::remove_if(list->begin(), list->end(),
                                    [&](const Namespace& ns) { return keep.count(ns.back()) == 0; }),
                     list->end());
@@ -696,12 +696,6 @@ Response IcebergApi::Dispatch(const Request& request,
     auto updates = StringMap(*body, "updates");
     if (!updates) return BadRequest(updates.error());
     if (auto d = guard(prefix, Action::kManageSchema, ns)) return *d;
-    for (const auto& k : removals) {
-      if (updates->count(k) != 0) {
-        return PlainErrorResponse(422, "UnprocessableEntityException",
-                                  fmt::format("Duplicate key to update and remove: {}", k));
-      }
-    }
     auto result = catalog.UpdateNamespaceProperties(ctx.call, ns, removals, *updates);
     if (!result) return fail(result.error());
     return JsonResponse(OrderedJson{
@@ -717,8 +711,10 @@ Response IcebergApi::Dispatch(const Request& request,
       auto page = views ? catalog.ListViews(ns, token, page_size)
                         : catalog.ListTables(ns, token, page_size);
       if (!page) return fail(page.error());
-      page->names = visible(prefix, views ? Action::kLoadView : Action::kLoadTable, ns,
-                            std::move(page->names), &page->rows);
+      auto kept = visible(prefix, views ? Action::kLoadView : Action::kLoadTable, ns,
+                          std::move(page->names), &page->rows);
+      if (!kept) return fail(kept.error());
+      page->names = std::move(*kept);
       OrderedJson ids = OrderedJson::array();
       for (const auto& name : page->names)
         ids.push_back(OrderedJson{{"namespace", NamespaceJson(ns)}, {"name", name}});

@@ -161,7 +161,119 @@ TEST_F(AuthorizerTest, ListsKeepOnlyVisibleItems) {
   auto parent = authz_->Resolve("m", "c", {"s"});
   ASSERT_THAT(parent, IsOk());
   auto kept = authz_->Filter(Principal{"dave", {}}, Action::kLoadTable, *parent, {"mine", "t"});
-  EXPECT_EQ(kept, std::vector<std::string>{"mine"});
+  ASSERT_THAT(kept, IsOk());
+  EXPECT_EQ(*kept, std::vector<std::string>{"mine"});
+}
+
+// A store whose reads of one entity type fail as an unreachable database does, to show that
+// an outage during authorization is an error and never a denial or a shorter list.
+class OutageStore : public store::MetadataStore {
+ public:
+  explicit OutageStore(store::MetadataStore& inner) : inner_(inner) {}
+  std::optional<EntityType> failing;  // reads of this type fail; all others pass through
+
+  Result<EntityRecord> Insert(const EntityRecord& r) override { return inner_.Insert(r); }
+  Result<EntityRecord> Get(EntityType type, int64_t parent, std::string_view name) override {
+    if (failing == type) return Down();
+    return inner_.Get(type, parent, name);
+  }
+  Result<std::vector<EntityRecord>> GetPath(
+      int64_t root, const std::vector<std::pair<EntityType, std::string>>& path) override {
+    for (const auto& [type, name] : path) {
+      if (failing == type) return Down();
+    }
+    return inner_.GetPath(root, path);
+  }
+  Result<EntityRecord> GetById(int64_t id) override { return inner_.GetById(id); }
+  Result<std::vector<EntityRecord>> List(EntityType type, int64_t parent, std::string_view after,
+                                         int limit) override {
+    if (failing == type) return Down();
+    return inner_.List(type, parent, after, limit);
+  }
+  Result<int64_t> CountChildren(int64_t parent) override { return inner_.CountChildren(parent); }
+  Result<EntityRecord> CompareAndSet(const EntityRecord& r) override {
+    return inner_.CompareAndSet(r);
+  }
+  Result<bool> Delete(int64_t id) override { return inner_.Delete(id); }
+  Status RunInTransaction(const std::function<Status(MetadataStore&)>& body) override {
+    return inner_.RunInTransaction(body);
+  }
+  bool Ping() override { return failing == std::nullopt; }
+
+ private:
+  static Error Down() {
+    return MakeError(ErrorCode::kUnavailable, EntityKind::kNone,
+                     "postgres: cannot connect: connection refused");
+  }
+  store::MetadataStore& inner_;
+};
+
+class AuthorizerOutageTest : public AuthorizerTest {
+ protected:
+  void SetUp() override {
+    AuthorizerTest::SetUp();
+    outage_ = std::make_unique<OutageStore>(*store_);
+    outage_access_ = std::make_unique<AccessControl>(*outage_, AccessConfig{true, {"admin"}});
+    outage_authz_ = std::make_unique<service::Authorizer>(*outage_, *outage_access_);
+    Grant("reader",
+          {SecurableObject{"c",
+                           ObjectType::kCatalog,
+                           {{"USE_CATALOG", true}, {"USE_SCHEMA", true}, {"SELECT_TABLE", true}}}});
+  }
+  std::unique_ptr<OutageStore> outage_;
+  std::unique_ptr<AccessControl> outage_access_;
+  std::unique_ptr<service::Authorizer> outage_authz_;
+};
+
+TEST_F(AuthorizerOutageTest, ResolveReturnsTheOutageInsteadOfAMissingRow) {
+  const EntityType levels[] = {EntityType::kMetalake, EntityType::kCatalog, EntityType::kSchema,
+                               EntityType::kTable};
+  for (EntityType type : levels) {
+    outage_->failing = type;
+    EXPECT_THAT(outage_authz_->Resolve("m", "c", {"s"}, "t"), IsError(ErrorCode::kUnavailable))
+        << static_cast<int>(type);
+  }
+  outage_->failing.reset();
+  auto t = outage_authz_->Resolve("m", "c", {"s"}, "t");
+  ASSERT_THAT(t, IsOk());
+  EXPECT_TRUE(t->object_row.has_value());
+  // A row that is really missing is still an answer, not an error.
+  auto missing = outage_authz_->Resolve("m", "c", {"s"}, "nope");
+  ASSERT_THAT(missing, IsOk());
+  EXPECT_FALSE(missing->object_row.has_value());
+}
+
+TEST_F(AuthorizerOutageTest, ChecksAndListsFailInsteadOfDenyingOrShrinking) {
+  const Principal reader{"reader", {}};
+  outage_->failing.reset();
+  auto target = outage_authz_->Resolve("m", "c", {"s"}, "t");
+  ASSERT_THAT(target, IsOk());
+  ASSERT_THAT(outage_authz_->Check(reader, Action::kLoadTable, *target), IsOk());
+  auto parent = outage_authz_->Resolve("m", "c", {"s"});
+  ASSERT_THAT(parent, IsOk());
+  // Membership and role rows unreadable (grants are cached per generation: invalidate).
+  for (EntityType type : {EntityType::kUser, EntityType::kRole}) {
+    outage_access_->Invalidate();
+    outage_->failing = type;
+    EXPECT_THAT(outage_authz_->Check(reader, Action::kLoadTable, *target),
+                IsError(ErrorCode::kUnavailable))
+        << static_cast<int>(type);
+    EXPECT_THAT(outage_authz_->Filter(reader, Action::kLoadTable, *parent, {"t"}),
+                IsError(ErrorCode::kUnavailable));
+  }
+  outage_access_->Invalidate();
+  outage_->failing = EntityType::kGroup;
+  EXPECT_THAT(outage_authz_->Check(Principal{"reader", {"eng"}}, Action::kLoadTable, *target),
+              IsError(ErrorCode::kUnavailable));
+  // The children's rows unreadable while filtering a list.
+  outage_access_->Invalidate();
+  outage_->failing = EntityType::kTable;
+  EXPECT_THAT(outage_authz_->Filter(reader, Action::kLoadTable, *parent, {"t"}),
+              IsError(ErrorCode::kUnavailable));
+  outage_->failing.reset();
+  auto kept = outage_authz_->Filter(reader, Action::kLoadTable, *parent, {"t"});
+  ASSERT_THAT(kept, IsOk());
+  EXPECT_EQ(*kept, std::vector<std::string>{"t"});
 }
 
 }  // namespace
