@@ -7,6 +7,8 @@ std::string_view ErrorCodeName(ErrorCode code) {
   switch (code) {
     case ErrorCode::kInvalidArgument:
       return "InvalidArgument";
+    case ErrorCode::kUnprocessable:
+      return "Unprocessable";
     case ErrorCode::kNotFound:
       return "NotFound";
     case ErrorCode::kAlreadyExists:

@@ -13,6 +13,7 @@ namespace cairn {
 /// codes and error bodies in exactly one place each (src/api/<protocol>/errors.cc).
 enum class ErrorCode {
   kInvalidArgument,     // the request is wrong; retrying it unchanged cannot succeed
+  kUnprocessable,       // well-formed, but its parts contradict each other (a key set and removed)
   kNotFound,            // the addressed object (or a parent) does not exist
   kAlreadyExists,       // an object with that name exists
   kNotEmpty,            // the object still has children
@@ -88,6 +89,10 @@ Error Internal(fmt::format_string<Args...> f, Args&&... args) {
 template <typename... Args>
 Error Unavailable(fmt::format_string<Args...> f, Args&&... args) {
   return MakeError(ErrorCode::kUnavailable, EntityKind::kNone, f, std::forward<Args>(args)...);
+}
+template <typename... Args>
+Error Unprocessable(fmt::format_string<Args...> f, Args&&... args) {
+  return MakeError(ErrorCode::kUnprocessable, EntityKind::kNone, f, std::forward<Args>(args)...);
 }
 template <typename... Args>
 Error Conflict(EntityKind e, fmt::format_string<Args...> f, Args&&... args) {

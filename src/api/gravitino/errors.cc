@@ -65,6 +65,8 @@ std::string Prefixed(EntityKind kind, std::string_view prefix, std::string_view 
 ErrorMapping MapError(const Error& error) {
   const EntityKind e = error.entity;
   switch (error.code) {
+    case ErrorCode::kUnprocessable:
+      return {400, 1001, "IllegalArgumentException"};
     case ErrorCode::kInvalidArgument:
       // The clients refine 1001 by these type names.
       if (e == EntityKind::kPrivilege || e == EntityKind::kMetadataObject ||

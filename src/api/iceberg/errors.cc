@@ -9,6 +9,8 @@ ErrorMapping MapError(const Error& error) {
   switch (error.code) {
     case ErrorCode::kInvalidArgument:
       return {400, "IllegalArgumentException"};
+    case ErrorCode::kUnprocessable:
+      return {422, "UnprocessableEntityException"};
     case ErrorCode::kNotFound:
       switch (error.entity) {
         case EntityKind::kSchema:

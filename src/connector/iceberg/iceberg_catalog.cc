@@ -482,7 +482,7 @@ Result<NamespacePropertiesUpdate> IcebergCatalog::UpdateNamespaceProperties(
     const model::Properties& updates) {
   for (const auto& key : removals) {
     if (updates.count(key) != 0) {
-      return InvalidArgument("Duplicate key to update and remove: {}", key);
+      return Unprocessable("Duplicate key to update and remove: {}", key);
     }
   }
   for (int attempt = 0; attempt < kMaxCommitAttempts; ++attempt) {

@@ -29,6 +29,7 @@ INSTANTIATE_TEST_SUITE_P(
     AllRows, ErrorMappingTest,
     ::testing::Values(
         Row{ErrorCode::kInvalidArgument, EntityKind::kTable, 400, 1001, "IllegalArgumentException"},
+        Row{ErrorCode::kUnprocessable, EntityKind::kNone, 400, 1001, "IllegalArgumentException"},
         Row{ErrorCode::kNotFound, EntityKind::kMetalake, 404, 1003, "NoSuchMetalakeException"},
         Row{ErrorCode::kNotFound, EntityKind::kCatalog, 404, 1003, "NoSuchCatalogException"},
         Row{ErrorCode::kNotFound, EntityKind::kSchema, 404, 1003, "NoSuchSchemaException"},
