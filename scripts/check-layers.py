@@ -141,7 +141,7 @@ class Layers:
         return result
 
     def layer_of(self, relpath):
-        """The layer owning a src-relative path and the DIRS entry that gives it, or (None, None)."""
+        """The layer owning a src-relative path and the DIRS entry naming it, or (None, None)."""
         parts = relpath.split("/")
         for n in range(len(parts) - 1, 0, -1):
             directory = "/".join(parts[:n])
@@ -340,7 +340,8 @@ def self_test():
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--root", default=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+    checkout = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    parser.add_argument("--root", default=checkout,
                         help="the checkout to check (default: the one holding this script)")
     parser.add_argument("--self-test", action="store_true",
                         help="check the checker on small planted trees instead")
