@@ -7,7 +7,7 @@
 #include "api/gravitino/gravitino_api.h"
 #include "api/iceberg/iceberg_api.h"
 #include "governance/audit.h"
-#include "http/message.h"
+#include "message/message.h"
 #include "service/authenticator.h"
 
 namespace cairn::app {

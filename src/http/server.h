@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "common/result.h"
-#include "http/message.h"
+#include "message/message.h"
 
 namespace cairn::http {
 

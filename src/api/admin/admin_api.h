@@ -3,7 +3,7 @@
 
 #include "governance/access_control.h"
 #include "governance/audit.h"
-#include "http/message.h"
+#include "message/message.h"
 #include "service/authenticator.h"
 #include "service/authorizer.h"
 

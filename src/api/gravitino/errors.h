@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
-#include "http/message.h"
+#include "message/message.h"
 
 namespace cairn::api::gravitino {
 

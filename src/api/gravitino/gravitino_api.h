@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "http/message.h"
+#include "message/message.h"
 #include "service/authorizer.h"
 #include "service/metadata_service.h"
 

@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "common/error.h"
-#include "http/message.h"
+#include "message/message.h"
 
 namespace cairn::api::iceberg {
 

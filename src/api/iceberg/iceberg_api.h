@@ -5,7 +5,7 @@
 #include <utility>
 #include <vector>
 
-#include "http/message.h"
+#include "message/message.h"
 #include "service/authorizer.h"
 #include "service/metadata_service.h"
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "http/message.h"
+#include "message/message.h"
 
 #include <strings.h>
 
