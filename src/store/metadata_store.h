@@ -52,6 +52,26 @@ struct EntityRecord {
   int64_t version = 0;  // bumped by every update; the compare-and-set token
 };
 
+/// What a link between two entity rows means; the link runs from `from_id` to `to_id`. The
+/// numeric values are persisted: never reuse one.
+enum class LinkType : int {
+  kTagObject = 1,             // a tag (from) attached to a metadata object (to)
+  kPolicyObject = 2,          // a policy (from) attached to a metadata object (to)
+  kLastType = kPolicyObject,  // keep last: rows with a larger type are rejected as corrupt
+};
+
+/// One typed many-to-many link between two entity rows. At most one link of a type joins an
+/// ordered pair of rows. Links are immutable: replace one by unlinking and linking again.
+struct LinkRecord {
+  LinkType type = LinkType::kTagObject;
+  int64_t from_id = 0;
+  int64_t to_id = 0;
+  std::string payload;  // optional JSON about this attachment, opaque to the store
+  std::string creator;
+  int64_t create_time = 0;  // epoch milliseconds
+  bool operator==(const LinkRecord&) const = default;
+};
+
 /// The metadata store: everything Cairn owns, behind one interface in domain words.
 ///
 /// Implementations: SQLite (embedded default) and PostgreSQL. Both are safe to call from many
@@ -93,9 +113,30 @@ class MetadataStore {
   /// kAlreadyExists when a rename collides.
   virtual Result<EntityRecord> CompareAndSet(const EntityRecord& record) = 0;
 
-  /// Deletes a row and, recursively, all of its descendants. Returns false when the row did not
-  /// exist.
+  /// Deletes a row and, recursively, all of its descendants, together with every link from or
+  /// to any of them. Returns false when the row did not exist.
   virtual Result<bool> Delete(int64_t id) = 0;
+
+  /// Links `record.from_id` to `record.to_id` with `record.type` and returns the stored link.
+  /// kAlreadyExists when that (type, from, to) link exists; kNotFound when either row does not
+  /// exist (checked by the database, so a link never outlives a row deleted concurrently);
+  /// kInvalidArgument for a type outside LinkType. The store does not check what types of
+  /// entity the ends are.
+  virtual Result<LinkRecord> Link(const LinkRecord& record) = 0;
+
+  /// Removes the (type, from_id, to_id) link. Returns false when there was none.
+  virtual Result<bool> Unlink(LinkType type, int64_t from_id, int64_t to_id) = 0;
+
+  /// Lists the links of `type` from `from_id` in ascending `to_id` order, starting strictly
+  /// after `after_to_id` (0: from the start), at most `limit` links (<= 0: all). Empty when the
+  /// row has none or does not exist.
+  virtual Result<std::vector<LinkRecord>> ListLinksFrom(LinkType type, int64_t from_id,
+                                                        int64_t after_to_id, int limit) = 0;
+
+  /// Lists the links of `type` to `to_id` in ascending `from_id` order, starting strictly after
+  /// `after_from_id` (0: from the start), at most `limit` links (<= 0: all).
+  virtual Result<std::vector<LinkRecord>> ListLinksTo(LinkType type, int64_t to_id,
+                                                      int64_t after_from_id, int limit) = 0;
 
   /// Runs `body` against a view of this store inside one database transaction: committed when
   /// `body` succeeds, rolled back otherwise. Calls on `tx` are serialized on one connection.

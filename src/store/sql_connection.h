@@ -28,7 +28,8 @@ using SqlRows = std::vector<SqlRow>;
 ///
 /// SQL text uses `$1, $2, ...` placeholders on every dialect; values are always bound, never
 /// formatted into the text. Errors are already mapped to domain codes (with EntityKind kNone):
-/// unique/primary-key violations -> kAlreadyExists; busy/locked, serialization failures,
+/// unique/primary-key violations -> kAlreadyExists; foreign-key violations (a referenced row
+/// does not exist) -> kNotFound; busy/locked, serialization failures,
 /// deadlocks and lost connections -> kUnavailable; anything else -> kInternal with the driver's
 /// message (never a password).
 ///

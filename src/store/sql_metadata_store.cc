@@ -56,6 +56,36 @@ constexpr std::string_view kDeleteSql =
 
 #undef CAIRN_ENTITY_COLUMNS
 
+// Column order of every link SELECT/RETURNING; ParseLinkRow reads them by these positions.
+#define CAIRN_LINK_COLUMNS "type, from_id, to_id, payload, creator, create_time"
+constexpr size_t kLinkColumnCount = 6;
+
+constexpr std::string_view kLinkSql =
+    "INSERT INTO entity_links (type, from_id, to_id, payload, creator, create_time) "
+    "VALUES ($1, $2, $3, $4, $5, $6) RETURNING " CAIRN_LINK_COLUMNS;
+
+constexpr std::string_view kUnlinkSql =
+    "DELETE FROM entity_links WHERE type = $1 AND from_id = $2 AND to_id = $3 RETURNING to_id";
+
+constexpr std::string_view kListLinksFromSql =
+    "SELECT " CAIRN_LINK_COLUMNS
+    " FROM entity_links WHERE from_id = $1 AND type = $2 AND to_id > $3 ORDER BY to_id";
+
+constexpr std::string_view kListLinksFromLimitSql =
+    "SELECT " CAIRN_LINK_COLUMNS
+    " FROM entity_links WHERE from_id = $1 AND type = $2 AND to_id > $3 ORDER BY to_id LIMIT $4";
+
+constexpr std::string_view kListLinksToSql =
+    "SELECT " CAIRN_LINK_COLUMNS
+    " FROM entity_links WHERE to_id = $1 AND type = $2 AND from_id > $3 ORDER BY from_id";
+
+constexpr std::string_view kListLinksToLimitSql =
+    "SELECT " CAIRN_LINK_COLUMNS
+    " FROM entity_links WHERE to_id = $1 AND type = $2 AND from_id > $3 ORDER BY from_id "
+    "LIMIT $4";
+
+#undef CAIRN_LINK_COLUMNS
+
 std::string DumpProperties(const model::Properties& properties) {
   nlohmann::json object = nlohmann::json::object();
   for (const auto& [key, value] : properties) {
@@ -137,6 +167,39 @@ Result<EntityRecord> ParseSingle(const SqlRows& rows) {
     return Internal("expected one entities row, got {}", rows.size());
   }
   return ParseRow(rows.front());
+}
+
+bool IsKnownLinkType(int64_t type) {
+  return type >= static_cast<int64_t>(LinkType::kTagObject) &&
+         type <= static_cast<int64_t>(LinkType::kLastType);
+}
+
+Result<LinkRecord> ParseLinkRow(const SqlRow& row) {
+  if (row.size() != kLinkColumnCount) {
+    return Internal("entity_links row has {} columns, expected {}", row.size(), kLinkColumnCount);
+  }
+  LinkRecord record;
+  CAIRN_ASSIGN_OR_RETURN(int64_t type, ParseIntColumn(row, 0, "type"));
+  CAIRN_ASSIGN_OR_RETURN(record.from_id, ParseIntColumn(row, 1, "from_id"));
+  CAIRN_ASSIGN_OR_RETURN(record.to_id, ParseIntColumn(row, 2, "to_id"));
+  if (!IsKnownLinkType(type)) {
+    return Internal("link from {} to {} has unknown type {}", record.from_id, record.to_id, type);
+  }
+  record.type = static_cast<LinkType>(type);
+  record.payload = row[3].value_or("");
+  record.creator = row[4].value_or("");
+  CAIRN_ASSIGN_OR_RETURN(record.create_time, ParseIntColumn(row, 5, "create_time"));
+  return record;
+}
+
+Result<std::vector<LinkRecord>> ParseLinkRows(const SqlRows& rows) {
+  std::vector<LinkRecord> links;
+  links.reserve(rows.size());
+  for (const SqlRow& row : rows) {
+    CAIRN_ASSIGN_OR_RETURN(LinkRecord link, ParseLinkRow(row));
+    links.push_back(std::move(link));
+  }
+  return links;
 }
 
 // Rewrites a driver's kAlreadyExists into the domain message for the record's name.
@@ -300,6 +363,61 @@ Result<bool> DeleteOn(SqlConnection& conn, int64_t id) {
   return !rows.empty();
 }
 
+Result<LinkRecord> LinkOn(SqlConnection& conn, const LinkRecord& r) {
+  const auto type = static_cast<int64_t>(r.type);
+  if (!IsKnownLinkType(type)) {
+    return InvalidArgument("unknown link type {}", type);
+  }
+  Result<SqlRows> rows =
+      conn.Execute(kLinkSql, {type, r.from_id, r.to_id, r.payload, r.creator, r.create_time});
+  if (!rows) {
+    // The constraint that failed says which rule was broken, not which row: name both ends.
+    switch (rows.error().code) {
+      case ErrorCode::kAlreadyExists:
+        return AlreadyExists(EntityKind::kNone, "object {} is already linked to object {}",
+                             r.from_id, r.to_id);
+      case ErrorCode::kNotFound:
+        return NotFound(EntityKind::kNone,
+                        "cannot link object {} to object {}: one of them does not exist", r.from_id,
+                        r.to_id);
+      default:
+        return std::move(rows).error();
+    }
+  }
+  if (rows->size() != 1) {
+    return Internal("expected one entity_links row, got {}", rows->size());
+  }
+  return ParseLinkRow(rows->front());
+}
+
+Result<bool> UnlinkOn(SqlConnection& conn, LinkType type, int64_t from_id, int64_t to_id) {
+  CAIRN_ASSIGN_OR_RETURN(
+      SqlRows rows, conn.Execute(kUnlinkSql, {int64_t{static_cast<int>(type)}, from_id, to_id}));
+  return !rows.empty();
+}
+
+// `end` is the fixed end's id, `after` the other end's paging key.
+Result<std::vector<LinkRecord>> ListLinksOn(SqlConnection& conn, std::string_view all_sql,
+                                            std::string_view limit_sql, LinkType type, int64_t end,
+                                            int64_t after, int limit) {
+  std::vector<SqlParam> params = {end, int64_t{static_cast<int>(type)}, after};
+  if (limit > 0) params.emplace_back(int64_t{limit});
+  CAIRN_ASSIGN_OR_RETURN(SqlRows rows, conn.Execute(limit > 0 ? limit_sql : all_sql, params));
+  return ParseLinkRows(rows);
+}
+
+Result<std::vector<LinkRecord>> ListLinksFromOn(SqlConnection& conn, LinkType type, int64_t from_id,
+                                                int64_t after_to_id, int limit) {
+  return ListLinksOn(conn, kListLinksFromSql, kListLinksFromLimitSql, type, from_id, after_to_id,
+                     limit);
+}
+
+Result<std::vector<LinkRecord>> ListLinksToOn(SqlConnection& conn, LinkType type, int64_t to_id,
+                                              int64_t after_from_id, int limit) {
+  return ListLinksOn(conn, kListLinksToSql, kListLinksToLimitSql, type, to_id, after_from_id,
+                     limit);
+}
+
 // Rolls back on scope exit unless Commit() succeeded (also when the body throws).
 class TransactionGuard {
  public:
@@ -361,6 +479,18 @@ class TransactionView final : public MetadataStore {
     return CompareAndSetOn(conn_, record);
   }
   Result<bool> Delete(int64_t id) override { return DeleteOn(conn_, id); }
+  Result<LinkRecord> Link(const LinkRecord& record) override { return LinkOn(conn_, record); }
+  Result<bool> Unlink(LinkType type, int64_t from_id, int64_t to_id) override {
+    return UnlinkOn(conn_, type, from_id, to_id);
+  }
+  Result<std::vector<LinkRecord>> ListLinksFrom(LinkType type, int64_t from_id, int64_t after_to_id,
+                                                int limit) override {
+    return ListLinksFromOn(conn_, type, from_id, after_to_id, limit);
+  }
+  Result<std::vector<LinkRecord>> ListLinksTo(LinkType type, int64_t to_id, int64_t after_from_id,
+                                              int limit) override {
+    return ListLinksToOn(conn_, type, to_id, after_from_id, limit);
+  }
   // Already inside a transaction: a nested one is just part of it.
   Status RunInTransaction(const std::function<Status(MetadataStore& tx)>& body) override {
     return body(*this);
@@ -447,6 +577,29 @@ Result<bool> SqlMetadataStore::Delete(int64_t id) {
   const WriteScope write(*this);
   CAIRN_ASSIGN_OR_RETURN(ConnectionPool::Lease conn, pool_->Acquire());
   return DeleteOn(*conn, id);
+}
+
+// Links never change what a path lookup returns, so they leave the path cache's generation alone.
+Result<LinkRecord> SqlMetadataStore::Link(const LinkRecord& record) {
+  CAIRN_ASSIGN_OR_RETURN(ConnectionPool::Lease conn, pool_->Acquire());
+  return LinkOn(*conn, record);
+}
+
+Result<bool> SqlMetadataStore::Unlink(LinkType type, int64_t from_id, int64_t to_id) {
+  CAIRN_ASSIGN_OR_RETURN(ConnectionPool::Lease conn, pool_->Acquire());
+  return UnlinkOn(*conn, type, from_id, to_id);
+}
+
+Result<std::vector<LinkRecord>> SqlMetadataStore::ListLinksFrom(LinkType type, int64_t from_id,
+                                                                int64_t after_to_id, int limit) {
+  CAIRN_ASSIGN_OR_RETURN(ConnectionPool::Lease conn, pool_->Acquire());
+  return ListLinksFromOn(*conn, type, from_id, after_to_id, limit);
+}
+
+Result<std::vector<LinkRecord>> SqlMetadataStore::ListLinksTo(LinkType type, int64_t to_id,
+                                                              int64_t after_from_id, int limit) {
+  CAIRN_ASSIGN_OR_RETURN(ConnectionPool::Lease conn, pool_->Acquire());
+  return ListLinksToOn(*conn, type, to_id, after_from_id, limit);
 }
 
 Status SqlMetadataStore::RunInTransaction(const std::function<Status(MetadataStore& tx)>& body) {

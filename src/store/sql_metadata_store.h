@@ -41,6 +41,12 @@ class SqlMetadataStore final : public MetadataStore {
   Result<int64_t> CountChildren(int64_t parent_id) override;
   Result<EntityRecord> CompareAndSet(const EntityRecord& record) override;
   Result<bool> Delete(int64_t id) override;
+  Result<LinkRecord> Link(const LinkRecord& record) override;
+  Result<bool> Unlink(LinkType type, int64_t from_id, int64_t to_id) override;
+  Result<std::vector<LinkRecord>> ListLinksFrom(LinkType type, int64_t from_id, int64_t after_to_id,
+                                                int limit) override;
+  Result<std::vector<LinkRecord>> ListLinksTo(LinkType type, int64_t to_id, int64_t after_from_id,
+                                              int limit) override;
   /// The body must use `tx`, not this store: with a pool of one (":memory:") a call on the
   /// outer store would wait for the connection the transaction holds, then fail kUnavailable.
   Status RunInTransaction(const std::function<Status(MetadataStore& tx)>& body) override;

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+#include <limits>
 #include <set>
 
 #include <spdlog/spdlog.h>
@@ -17,7 +18,7 @@ constexpr std::string_view kCreateMigrationsTable =
     " version BIGINT PRIMARY KEY,"
     " applied_at BIGINT NOT NULL)";
 
-Status MigrateLocked(SqlConnection& conn) {
+Status MigrateLocked(SqlConnection& conn, int up_to_version) {
   if (conn.dialect() == Dialect::kPostgres) {
     CAIRN_RETURN_IF_ERROR(conn.Execute("SELECT pg_advisory_xact_lock($1)", {kMigrationLockKey}));
   }
@@ -42,6 +43,9 @@ Status MigrateLocked(SqlConnection& conn) {
         DialectName(conn.dialect()), *applied.rbegin(), newest_known);
   }
   for (const Migration& migration : known) {
+    if (migration.version > up_to_version) {
+      break;
+    }
     if (applied.contains(migration.version)) {
       continue;
     }
@@ -53,6 +57,20 @@ Status MigrateLocked(SqlConnection& conn) {
                      {int64_t{migration.version}, NowMillis()}));
   }
   return Ok();
+}
+
+Status MigrateUpTo(SqlConnection& conn, int up_to_version) {
+  CAIRN_RETURN_IF_ERROR(conn.Begin());
+  Status status = MigrateLocked(conn, up_to_version);
+  if (!status) {
+    (void)conn.Rollback();
+    return status;
+  }
+  status = conn.Commit();
+  if (!status) {
+    (void)conn.Rollback();
+  }
+  return status;
 }
 
 }  // namespace
@@ -67,18 +85,10 @@ std::span<const Migration> MigrationsFor(Dialect dialect) {
   return {};
 }
 
-Status Migrate(SqlConnection& conn) {
-  CAIRN_RETURN_IF_ERROR(conn.Begin());
-  Status status = MigrateLocked(conn);
-  if (!status) {
-    (void)conn.Rollback();
-    return status;
-  }
-  status = conn.Commit();
-  if (!status) {
-    (void)conn.Rollback();
-  }
-  return status;
+Status Migrate(SqlConnection& conn) { return MigrateUpTo(conn, std::numeric_limits<int>::max()); }
+
+Status MigrateToVersionForTest(SqlConnection& conn, int version) {
+  return MigrateUpTo(conn, version);
 }
 
 }  // namespace cairn::store::migrations

@@ -29,4 +29,8 @@ std::span<const Migration> MigrationsFor(Dialect dialect);
 /// database already has a version this binary does not know (it is newer than the code).
 Status Migrate(SqlConnection& conn);
 
+/// As Migrate, but applies no step newer than `version`: leaves a database as an older Cairn
+/// left it, so tests can check that the current code migrates it forward.
+Status MigrateToVersionForTest(SqlConnection& conn, int version);
+
 }  // namespace cairn::store::migrations

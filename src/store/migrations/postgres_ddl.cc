@@ -30,8 +30,28 @@ CREATE TABLE entities (
 );
 )sql";
 
+// Version 2: typed many-to-many links between entities (a tag or a policy attached to objects).
+// Both ends reference entities(id) with ON DELETE CASCADE, so deleting a row, or the subtree the
+// recursive delete removes, takes its links along, and a link to a missing row is refused by the
+// database (the key share lock of the check also orders it against a concurrent delete). The
+// primary key leads with from_id and the reverse index with to_id: they serve the two list
+// directions and the lookups each cascade makes.
+constexpr std::string_view kV2EntityLinks = R"sql(
+CREATE TABLE entity_links (
+  from_id     BIGINT  NOT NULL REFERENCES entities (id) ON DELETE CASCADE,
+  type        INT     NOT NULL,
+  to_id       BIGINT  NOT NULL REFERENCES entities (id) ON DELETE CASCADE,
+  payload     TEXT    NOT NULL DEFAULT '',
+  creator     TEXT    NOT NULL DEFAULT '',
+  create_time BIGINT  NOT NULL DEFAULT 0,
+  PRIMARY KEY (from_id, type, to_id)
+);
+CREATE INDEX entity_links_to ON entity_links (to_id, type, from_id);
+)sql";
+
 constexpr std::array kMigrations = {
     Migration{1, "initial schema", kV1InitialSchema},
+    Migration{2, "entity links", kV2EntityLinks},
 };
 
 }  // namespace

@@ -36,6 +36,9 @@ Error MapError(PGconn* conn, const PGresult* result, std::string_view what) {
     return MakeError(ErrorCode::kAlreadyExists, EntityKind::kNone, "postgres: {}: {}", what,
                      message);
   }
+  if (sqlstate == "23503") {  // foreign_key_violation: a referenced row does not exist
+    return MakeError(ErrorCode::kNotFound, EntityKind::kNone, "postgres: {}: {}", what, message);
+  }
   if (sqlstate == "40001" || sqlstate == "40P01" || sqlstate.starts_with("08") ||
       sqlstate == "57P01" || sqlstate == "57P02" || sqlstate == "57P03" ||
       PQstatus(conn) != CONNECTION_OK) {

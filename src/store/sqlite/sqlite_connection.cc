@@ -20,6 +20,9 @@ Error MapError(int rc, std::string_view what, std::string_view message) {
   if (rc == SQLITE_CONSTRAINT_UNIQUE || rc == SQLITE_CONSTRAINT_PRIMARYKEY) {
     return MakeError(ErrorCode::kAlreadyExists, EntityKind::kNone, "sqlite: {}: {}", what, message);
   }
+  if (rc == SQLITE_CONSTRAINT_FOREIGNKEY) {
+    return MakeError(ErrorCode::kNotFound, EntityKind::kNone, "sqlite: {}: {}", what, message);
+  }
   if (primary == SQLITE_BUSY || primary == SQLITE_LOCKED) {
     return Unavailable("sqlite: {}: database is busy: {}", what, message);
   }

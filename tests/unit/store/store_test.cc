@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include "store/metadata_store.h"
+#include "store/migrations/migrations.h"
 #include "store/postgres/pg_connection.h"
 #include "store/sqlite/sqlite_connection.h"
 
@@ -617,8 +618,11 @@ TEST_P(StoreTest, MigrationsAreIdempotent) {
   ASSERT_NE(raw, nullptr);
   auto versions = raw->Execute("SELECT version FROM schema_migrations ORDER BY version", {});
   ASSERT_OK(versions);
-  ASSERT_EQ(versions->size(), 1U);
-  EXPECT_EQ((*versions)[0][0], std::optional<std::string>("1"));
+  const auto known = migrations::MigrationsFor(raw->dialect());
+  ASSERT_EQ(versions->size(), known.size());
+  for (size_t i = 0; i < known.size(); ++i) {
+    EXPECT_EQ((*versions)[i][0], std::optional<std::string>(std::to_string(known[i].version)));
+  }
 }
 
 TEST_P(StoreTest, ReplicasStartingAtOnceMigrateOnce) {
@@ -629,7 +633,8 @@ TEST_P(StoreTest, ReplicasStartingAtOnceMigrateOnce) {
   std::unique_ptr<SqlConnection> raw = RawConnection();
   ASSERT_NE(raw, nullptr);
   store_.reset();
-  ASSERT_OK(raw->ExecuteScript("DROP TABLE entities; DROP TABLE schema_migrations;"));
+  ASSERT_OK(raw->ExecuteScript(
+      "DROP TABLE entity_links; DROP TABLE entities; DROP TABLE schema_migrations;"));
   constexpr int kReplicas = 4;
   std::vector<std::string> errors(kReplicas);
   std::vector<std::thread> threads;
@@ -643,7 +648,9 @@ TEST_P(StoreTest, ReplicasStartingAtOnceMigrateOnce) {
   for (const auto& message : errors) EXPECT_EQ(message, "");
   auto versions = raw->Execute("SELECT COUNT(*) FROM schema_migrations", {});
   ASSERT_OK(versions);
-  EXPECT_EQ((*versions)[0][0], std::optional<std::string>("1"));
+  EXPECT_EQ(
+      (*versions)[0][0],
+      std::optional<std::string>(std::to_string(migrations::MigrationsFor(raw->dialect()).size())));
 }
 
 TEST_P(StoreTest, PropertiesAndNamesWithUnicodeAndQuotesRoundTrip) {
@@ -668,6 +675,416 @@ TEST_P(StoreTest, PropertiesAndNamesWithUnicodeAndQuotesRoundTrip) {
   auto count = store_->CountChildren(4);
   ASSERT_OK(count);
   EXPECT_EQ(*count, 1);  // and the table survived the name
+}
+
+LinkRecord MakeLink(LinkType type, int64_t from_id, int64_t to_id) {
+  LinkRecord link;
+  link.type = type;
+  link.from_id = from_id;
+  link.to_id = to_id;
+  link.payload = R"({"inherited":false})";
+  link.creator = "alice";
+  link.create_time = 1700000000000;
+  return link;
+}
+
+std::vector<int64_t> ToIds(const std::vector<LinkRecord>& links) {
+  std::vector<int64_t> ids;
+  for (const auto& link : links) ids.push_back(link.to_id);
+  return ids;
+}
+
+std::vector<int64_t> FromIds(const std::vector<LinkRecord>& links) {
+  std::vector<int64_t> ids;
+  for (const auto& link : links) ids.push_back(link.from_id);
+  return ids;
+}
+
+using Ids = std::vector<int64_t>;
+
+// The store does not look at what kind of row an end is: roles stand in for tags and policies.
+TEST_P(StoreTest, LinkUnlinkDuplicatesAndMissingEnds) {
+  EntityRecord lake = MustInsert(MakeRecord(EntityType::kMetalake, 0, "lake"));
+  EntityRecord tag = MustInsert(MakeRecord(EntityType::kRole, lake.id, "pii"));
+  EntityRecord table = MustInsert(MakeRecord(EntityType::kTable, lake.id, "t"));
+
+  LinkRecord wanted = MakeLink(LinkType::kTagObject, tag.id, table.id);
+  wanted.payload = R"({"note":"it's \"quoted\" — 日本語"})";
+  auto linked = store_->Link(wanted);
+  ASSERT_OK(linked);
+  EXPECT_EQ(*linked, wanted);
+
+  auto duplicate = store_->Link(MakeLink(LinkType::kTagObject, tag.id, table.id));
+  ASSERT_EQ(CodeOf(duplicate), ErrorCode::kAlreadyExists);
+  EXPECT_EQ(duplicate.error().message,
+            fmt::format("object {} is already linked to object {}", tag.id, table.id));
+
+  // The key is (type, from, to): another type or the other direction is another link.
+  ASSERT_OK(store_->Link(MakeLink(LinkType::kPolicyObject, tag.id, table.id)));
+  ASSERT_OK(store_->Link(MakeLink(LinkType::kTagObject, table.id, tag.id)));
+
+  constexpr int64_t kMissing = 987654;
+  for (const auto& [from, to] : {std::pair{kMissing, table.id}, std::pair{tag.id, kMissing}}) {
+    auto dangling = store_->Link(MakeLink(LinkType::kTagObject, from, to));
+    ASSERT_EQ(CodeOf(dangling), ErrorCode::kNotFound) << from << " -> " << to;
+    EXPECT_EQ(
+        dangling.error().message,
+        fmt::format("cannot link object {} to object {}: one of them does not exist", from, to));
+  }
+  auto unknown_type = store_->Link(MakeLink(static_cast<LinkType>(99), tag.id, table.id));
+  EXPECT_EQ(CodeOf(unknown_type), ErrorCode::kInvalidArgument);
+
+  auto from_tag = store_->ListLinksFrom(LinkType::kTagObject, tag.id, 0, 0);
+  ASSERT_OK(from_tag);
+  ASSERT_EQ(from_tag->size(), 1U);
+  EXPECT_EQ(from_tag->front(), wanted);  // payload and audit round-trip
+  auto to_missing = store_->ListLinksTo(LinkType::kTagObject, kMissing, 0, 0);
+  ASSERT_OK(to_missing);
+  EXPECT_TRUE(to_missing->empty());
+
+  auto removed = store_->Unlink(LinkType::kTagObject, tag.id, table.id);
+  ASSERT_OK(removed);
+  EXPECT_TRUE(*removed);
+  auto again = store_->Unlink(LinkType::kTagObject, tag.id, table.id);
+  ASSERT_OK(again);
+  EXPECT_FALSE(*again);
+  auto never = store_->Unlink(LinkType::kTagObject, kMissing, table.id);
+  ASSERT_OK(never);
+  EXPECT_FALSE(*never);
+
+  from_tag = store_->ListLinksFrom(LinkType::kTagObject, tag.id, 0, 0);
+  ASSERT_OK(from_tag);
+  EXPECT_TRUE(from_tag->empty());
+  // Only the unlinked one went.
+  auto policies = store_->ListLinksFrom(LinkType::kPolicyObject, tag.id, 0, 0);
+  ASSERT_OK(policies);
+  EXPECT_EQ(ToIds(*policies), (Ids{table.id}));
+  auto reverse = store_->ListLinksFrom(LinkType::kTagObject, table.id, 0, 0);
+  ASSERT_OK(reverse);
+  EXPECT_EQ(ToIds(*reverse), (Ids{tag.id}));
+  // And it can be made again.
+  ASSERT_OK(store_->Link(MakeLink(LinkType::kTagObject, tag.id, table.id)));
+}
+
+TEST_P(StoreTest, ListLinksPagesByEitherEndInIdOrder) {
+  EntityRecord lake = MustInsert(MakeRecord(EntityType::kMetalake, 0, "lake"));
+  std::vector<int64_t> tables;
+  for (int i = 0; i < 7; ++i) {
+    tables.push_back(MustInsert(MakeRecord(EntityType::kTable, lake.id, fmt::format("t{}", i))).id);
+  }
+  std::vector<int64_t> tags;
+  for (int i = 0; i < 5; ++i) {
+    tags.push_back(MustInsert(MakeRecord(EntityType::kRole, lake.id, fmt::format("tag{}", i))).id);
+  }
+  // Linked out of id order; the lists still come back by id.
+  for (size_t i : {4U, 0U, 6U, 2U, 1U, 5U, 3U}) {
+    ASSERT_OK(store_->Link(MakeLink(LinkType::kTagObject, tags[0], tables[i])));
+  }
+  for (size_t i : {3U, 1U, 4U, 2U}) {
+    ASSERT_OK(store_->Link(MakeLink(LinkType::kTagObject, tags[i], tables[0])));
+  }
+  // Links of another type are not listed.
+  ASSERT_OK(store_->Link(MakeLink(LinkType::kPolicyObject, tags[0], tables[0])));
+  ASSERT_OK(store_->Link(MakeLink(LinkType::kPolicyObject, tags[4], tables[6])));
+
+  auto all = store_->ListLinksFrom(LinkType::kTagObject, tags[0], 0, 0);
+  ASSERT_OK(all);
+  EXPECT_EQ(ToIds(*all), tables);
+  for (const auto& link : *all) {
+    EXPECT_EQ(link.from_id, tags[0]);
+    EXPECT_EQ(link.type, LinkType::kTagObject);
+  }
+
+  auto page1 = store_->ListLinksFrom(LinkType::kTagObject, tags[0], 0, 3);
+  ASSERT_OK(page1);
+  EXPECT_EQ(ToIds(*page1), (Ids{tables[0], tables[1], tables[2]}));
+  auto page2 = store_->ListLinksFrom(LinkType::kTagObject, tags[0], page1->back().to_id, 3);
+  ASSERT_OK(page2);
+  EXPECT_EQ(ToIds(*page2), (Ids{tables[3], tables[4], tables[5]}));
+  auto page3 = store_->ListLinksFrom(LinkType::kTagObject, tags[0], page2->back().to_id, 3);
+  ASSERT_OK(page3);
+  EXPECT_EQ(ToIds(*page3), (Ids{tables[6]}));
+  auto page4 = store_->ListLinksFrom(LinkType::kTagObject, tags[0], page3->back().to_id, 3);
+  ASSERT_OK(page4);
+  EXPECT_TRUE(page4->empty());
+  auto after_unlinked = store_->ListLinksFrom(LinkType::kTagObject, tags[0], tables[3] - 1, -1);
+  ASSERT_OK(after_unlinked);
+  EXPECT_EQ(ToIds(*after_unlinked), (Ids{tables[3], tables[4], tables[5], tables[6]}));
+
+  auto to_all = store_->ListLinksTo(LinkType::kTagObject, tables[0], 0, 0);
+  ASSERT_OK(to_all);
+  EXPECT_EQ(FromIds(*to_all), tags);
+  for (const auto& link : *to_all) EXPECT_EQ(link.to_id, tables[0]);
+  auto to1 = store_->ListLinksTo(LinkType::kTagObject, tables[0], 0, 2);
+  ASSERT_OK(to1);
+  EXPECT_EQ(FromIds(*to1), (Ids{tags[0], tags[1]}));
+  auto to2 = store_->ListLinksTo(LinkType::kTagObject, tables[0], to1->back().from_id, 2);
+  ASSERT_OK(to2);
+  EXPECT_EQ(FromIds(*to2), (Ids{tags[2], tags[3]}));
+  auto to3 = store_->ListLinksTo(LinkType::kTagObject, tables[0], to2->back().from_id, 2);
+  ASSERT_OK(to3);
+  EXPECT_EQ(FromIds(*to3), (Ids{tags[4]}));
+  auto to4 = store_->ListLinksTo(LinkType::kTagObject, tables[0], to3->back().from_id, 2);
+  ASSERT_OK(to4);
+  EXPECT_TRUE(to4->empty());
+
+  auto policies_to = store_->ListLinksTo(LinkType::kPolicyObject, tables[6], 0, 0);
+  ASSERT_OK(policies_to);
+  EXPECT_EQ(FromIds(*policies_to), (Ids{tags[4]}));
+  auto none = store_->ListLinksTo(LinkType::kTagObject, tables[6], 0, 0);
+  ASSERT_OK(none);
+  EXPECT_EQ(FromIds(*none), (Ids{tags[0]}));
+}
+
+TEST_P(StoreTest, DeletingEitherEndOrAnAncestorRemovesItsLinks) {
+  // Tags live under their own metalake, the tagged objects under another.
+  EntityRecord tag_lake = MustInsert(MakeRecord(EntityType::kMetalake, 0, "tags"));
+  EntityRecord tag1 = MustInsert(MakeRecord(EntityType::kRole, tag_lake.id, "tag1"));
+  EntityRecord tag2 = MustInsert(MakeRecord(EntityType::kRole, tag_lake.id, "tag2"));
+  EntityRecord lake = MustInsert(MakeRecord(EntityType::kMetalake, 0, "lake"));
+  EntityRecord catalog = MustInsert(MakeRecord(EntityType::kCatalog, lake.id, "cat"));
+  EntityRecord db = MustInsert(MakeRecord(EntityType::kSchema, catalog.id, "db"));
+  EntityRecord t1 = MustInsert(MakeRecord(EntityType::kTable, db.id, "t1"));
+  EntityRecord t2 = MustInsert(MakeRecord(EntityType::kTable, db.id, "t2"));
+  EntityRecord col = MustInsert(MakeRecord(EntityType::kFunction, t1.id, "f"));  // a grandchild
+  EntityRecord keep = MustInsert(MakeRecord(EntityType::kSchema, catalog.id, "keep"));
+  EntityRecord kept = MustInsert(MakeRecord(EntityType::kTable, keep.id, "k"));
+
+  for (int64_t object : {db.id, t1.id, t2.id, col.id, kept.id}) {
+    ASSERT_OK(store_->Link(MakeLink(LinkType::kTagObject, tag1.id, object)));
+  }
+  ASSERT_OK(store_->Link(MakeLink(LinkType::kTagObject, tag2.id, t1.id)));
+  ASSERT_OK(store_->Link(MakeLink(LinkType::kPolicyObject, tag2.id, col.id)));
+  // A link whose from end is inside the subtree, too.
+  ASSERT_OK(store_->Link(MakeLink(LinkType::kPolicyObject, t2.id, kept.id)));
+
+  auto tagged_by = [&](const EntityRecord& tag, LinkType type = LinkType::kTagObject) {
+    auto links = store_->ListLinksFrom(type, tag.id, 0, 0);
+    EXPECT_TRUE(links.has_value());
+    return links ? ToIds(*links) : Ids{-1};
+  };
+  auto tags_of = [&](const EntityRecord& object, LinkType type = LinkType::kTagObject) {
+    auto links = store_->ListLinksTo(type, object.id, 0, 0);
+    EXPECT_TRUE(links.has_value());
+    return links ? FromIds(*links) : Ids{-1};
+  };
+
+  // The object end goes.
+  auto deleted = store_->Delete(t2.id);
+  ASSERT_OK(deleted);
+  EXPECT_TRUE(*deleted);
+  EXPECT_EQ(tagged_by(tag1), (Ids{db.id, t1.id, col.id, kept.id}));
+  EXPECT_TRUE(tags_of(kept, LinkType::kPolicyObject).empty());
+
+  // The tag end goes.
+  deleted = store_->Delete(tag2.id);
+  ASSERT_OK(deleted);
+  EXPECT_EQ(tags_of(t1), (Ids{tag1.id}));
+  EXPECT_TRUE(tags_of(col, LinkType::kPolicyObject).empty());
+
+  // An ancestor goes: the schema, its table and the table's child lose their links.
+  deleted = store_->Delete(db.id);
+  ASSERT_OK(deleted);
+  EXPECT_EQ(tagged_by(tag1), (Ids{kept.id}));
+  for (const EntityRecord* gone : {&db, &t1, &col}) {
+    EXPECT_TRUE(tags_of(*gone).empty()) << gone->name;
+  }
+  auto relink = store_->Link(MakeLink(LinkType::kTagObject, tag1.id, t1.id));
+  EXPECT_EQ(CodeOf(relink), ErrorCode::kNotFound);
+
+  // Deleting the tags' metalake takes the last link with its tag.
+  deleted = store_->Delete(tag_lake.id);
+  ASSERT_OK(deleted);
+  EXPECT_TRUE(tags_of(kept).empty());
+
+  // No row is left behind in the table itself.
+  if (std::unique_ptr<SqlConnection> raw = RawConnection()) {
+    auto count = raw->Execute("SELECT COUNT(*) FROM entity_links", {});
+    ASSERT_OK(count);
+    EXPECT_EQ((*count)[0][0], std::optional<std::string>("0"));
+  }
+}
+
+TEST_P(StoreTest, LinksInsideTransactionsCommitOrRollBack) {
+  EntityRecord lake = MustInsert(MakeRecord(EntityType::kMetalake, 0, "lake"));
+  EntityRecord tag = MustInsert(MakeRecord(EntityType::kRole, lake.id, "tag"));
+  EntityRecord t1 = MustInsert(MakeRecord(EntityType::kTable, lake.id, "t1"));
+  EntityRecord t2 = MustInsert(MakeRecord(EntityType::kTable, lake.id, "t2"));
+  ASSERT_OK(store_->Link(MakeLink(LinkType::kTagObject, tag.id, t2.id)));
+
+  // Rolled back: neither the new link nor the unlink survives.
+  Status failed = store_->RunInTransaction([&](MetadataStore& tx) -> Status {
+    CAIRN_RETURN_IF_ERROR(tx.Link(MakeLink(LinkType::kTagObject, tag.id, t1.id)));
+    CAIRN_ASSIGN_OR_RETURN(bool removed, tx.Unlink(LinkType::kTagObject, tag.id, t2.id));
+    EXPECT_TRUE(removed);
+    CAIRN_ASSIGN_OR_RETURN(std::vector<LinkRecord> seen,
+                           tx.ListLinksFrom(LinkType::kTagObject, tag.id, 0, 0));
+    EXPECT_EQ(ToIds(seen), (Ids{t1.id}));  // the transaction sees its own writes
+    return Internal("fail on purpose");
+  });
+  ASSERT_FALSE(failed.has_value());
+  EXPECT_EQ(failed.error().message, "fail on purpose");
+  auto after = store_->ListLinksFrom(LinkType::kTagObject, tag.id, 0, 0);
+  ASSERT_OK(after);
+  EXPECT_EQ(ToIds(*after), (Ids{t2.id}));
+
+  // A link refused inside the body (PostgreSQL then aborts the transaction) rolls back the
+  // links made before it.
+  failed = store_->RunInTransaction([&](MetadataStore& tx) -> Status {
+    CAIRN_RETURN_IF_ERROR(tx.Link(MakeLink(LinkType::kTagObject, tag.id, t1.id)));
+    CAIRN_RETURN_IF_ERROR(tx.Link(MakeLink(LinkType::kTagObject, tag.id, 987654)));
+    return Ok();
+  });
+  ASSERT_FALSE(failed.has_value());
+  EXPECT_EQ(failed.error().code, ErrorCode::kNotFound);
+  auto to_t1 = store_->ListLinksTo(LinkType::kTagObject, t1.id, 0, 0);
+  ASSERT_OK(to_t1);
+  EXPECT_TRUE(to_t1->empty());
+
+  // Committed: a row and its link made together, and a delete that takes a link with it.
+  int64_t t3_id = 0;
+  ASSERT_OK(store_->RunInTransaction([&](MetadataStore& tx) -> Status {
+    CAIRN_ASSIGN_OR_RETURN(EntityRecord t3,
+                           tx.Insert(MakeRecord(EntityType::kTable, lake.id, "t3")));
+    t3_id = t3.id;
+    CAIRN_RETURN_IF_ERROR(tx.Link(MakeLink(LinkType::kTagObject, tag.id, t3.id)));
+    CAIRN_RETURN_IF_ERROR(tx.Delete(t2.id));
+    CAIRN_ASSIGN_OR_RETURN(std::vector<LinkRecord> to,
+                           tx.ListLinksTo(LinkType::kTagObject, t3.id, 0, 0));
+    EXPECT_EQ(FromIds(to), (Ids{tag.id}));
+    return Ok();
+  }));
+  after = store_->ListLinksFrom(LinkType::kTagObject, tag.id, 0, 0);
+  ASSERT_OK(after);
+  EXPECT_EQ(ToIds(*after), (Ids{t3_id}));
+}
+
+TEST_P(StoreTest, ADatabaseAtSchemaVersion1MigratesForwardToLinks) {
+  if (GetParam() == Backend::kSqliteMemory) {
+    GTEST_SKIP() << "each \":memory:\" store is its own database";
+  }
+  std::unique_ptr<SqlConnection> raw = RawConnection();
+  ASSERT_NE(raw, nullptr);
+  store_.reset();
+  ASSERT_OK(raw->ExecuteScript(
+      "DROP TABLE entity_links; DROP TABLE entities; DROP TABLE schema_migrations;"));
+  // The database as the release before links left it, with rows in it.
+  ASSERT_OK(migrations::MigrateToVersionForTest(*raw, 1));
+  auto versions = raw->Execute("SELECT version FROM schema_migrations ORDER BY version", {});
+  ASSERT_OK(versions);
+  ASSERT_EQ(versions->size(), 1U);
+  EXPECT_EQ((*versions)[0][0], std::optional<std::string>("1"));
+  EXPECT_FALSE(raw->Execute("SELECT COUNT(*) FROM entity_links", {}).has_value());
+  auto old_rows = raw->Execute(
+      "INSERT INTO entities (type, parent_id, name) VALUES (1, 0, 'old_lake') RETURNING id", {});
+  ASSERT_OK(old_rows);
+  ASSERT_EQ(old_rows->size(), 1U);
+  const std::string lake_id = (*old_rows)[0][0].value_or("");
+  ASSERT_OK(raw->Execute("INSERT INTO entities (type, parent_id, name) VALUES (4, $1, 'old_table')",
+                         {static_cast<int64_t>(std::stoll(lake_id))}));
+
+  auto store = OpenStore(options_);
+  ASSERT_OK(store);
+  store_ = std::move(store).value();
+  versions = raw->Execute("SELECT version FROM schema_migrations ORDER BY version", {});
+  ASSERT_OK(versions);
+  ASSERT_EQ(versions->size(), 2U);
+  EXPECT_EQ((*versions)[1][0], std::optional<std::string>("2"));
+
+  auto lake = store_->Get(EntityType::kMetalake, 0, "old_lake");
+  ASSERT_OK(lake);
+  auto table = store_->Get(EntityType::kTable, lake->id, "old_table");
+  ASSERT_OK(table);
+  ASSERT_OK(store_->Link(MakeLink(LinkType::kTagObject, lake->id, table->id)));
+  auto links = store_->ListLinksTo(LinkType::kTagObject, table->id, 0, 0);
+  ASSERT_OK(links);
+  EXPECT_EQ(FromIds(*links), (Ids{lake->id}));
+  // The migrated table enforces its ends and cascades like a new one.
+  EXPECT_EQ(CodeOf(store_->Link(MakeLink(LinkType::kTagObject, lake->id, 987654))),
+            ErrorCode::kNotFound);
+  ASSERT_OK(store_->Delete(table->id));
+  links = store_->ListLinksFrom(LinkType::kTagObject, lake->id, 0, 0);
+  ASSERT_OK(links);
+  EXPECT_TRUE(links->empty());
+}
+
+TEST_P(StoreTest, ConcurrentLinksOfOnePairHaveOneWinner) {
+  EntityRecord lake = MustInsert(MakeRecord(EntityType::kMetalake, 0, "lake"));
+  EntityRecord tag = MustInsert(MakeRecord(EntityType::kRole, lake.id, "tag"));
+  constexpr int kRounds = 10;
+  constexpr int kThreads = 2;
+  for (int round = 0; round < kRounds; ++round) {
+    EntityRecord table =
+        MustInsert(MakeRecord(EntityType::kTable, lake.id, fmt::format("t{}", round)));
+    std::atomic<int> ready{0};
+    std::atomic<int> wins{0};
+    std::atomic<int> exists{0};
+    std::vector<std::string> others(kThreads);
+    std::vector<std::thread> threads;
+    for (int i = 0; i < kThreads; ++i) {
+      threads.emplace_back([&, i] {
+        ready.fetch_add(1);
+        while (ready.load() < kThreads) std::this_thread::yield();
+        auto result = store_->Link(MakeLink(LinkType::kTagObject, tag.id, table.id));
+        if (result) {
+          wins.fetch_add(1);
+        } else if (result.error().code == ErrorCode::kAlreadyExists) {
+          exists.fetch_add(1);
+        } else {
+          others[static_cast<size_t>(i)] = result.error().message;
+        }
+      });
+    }
+    for (auto& t : threads) t.join();
+    for (const auto& message : others) EXPECT_EQ(message, "") << "round " << round;
+    EXPECT_EQ(wins.load(), 1) << "round " << round;
+    EXPECT_EQ(exists.load(), kThreads - 1) << "round " << round;
+    auto links = store_->ListLinksTo(LinkType::kTagObject, table.id, 0, 0);
+    ASSERT_OK(links);
+    EXPECT_EQ(FromIds(*links), (Ids{tag.id})) << "round " << round;
+  }
+}
+
+// A link racing the delete of its end either is refused or goes with the row: none dangles.
+TEST_P(StoreTest, ALinkRacingTheDeleteOfItsEndNeverDangles) {
+  EntityRecord lake = MustInsert(MakeRecord(EntityType::kMetalake, 0, "lake"));
+  EntityRecord tag = MustInsert(MakeRecord(EntityType::kRole, lake.id, "tag"));
+  constexpr int kRounds = 10;
+  int refused = 0;
+  for (int round = 0; round < kRounds; ++round) {
+    EntityRecord schema =
+        MustInsert(MakeRecord(EntityType::kSchema, lake.id, fmt::format("s{}", round)));
+    EntityRecord table = MustInsert(MakeRecord(EntityType::kTable, schema.id, "t"));
+    std::atomic<int> ready{0};
+    Result<LinkRecord> linked = Internal("not run");
+    Result<bool> deleted = Internal("not run");
+    std::thread linker([&] {
+      ready.fetch_add(1);
+      while (ready.load() < 2) std::this_thread::yield();
+      linked = store_->Link(MakeLink(LinkType::kTagObject, tag.id, table.id));
+    });
+    std::thread deleter([&] {
+      ready.fetch_add(1);
+      while (ready.load() < 2) std::this_thread::yield();
+      deleted = store_->Delete(schema.id);
+    });
+    linker.join();
+    deleter.join();
+    ASSERT_OK(deleted);
+    EXPECT_TRUE(*deleted);
+    if (!linked) {
+      EXPECT_EQ(linked.error().code, ErrorCode::kNotFound) << linked.error().message;
+      ++refused;
+    }
+    auto links = store_->ListLinksTo(LinkType::kTagObject, table.id, 0, 0);
+    ASSERT_OK(links);
+    EXPECT_TRUE(links->empty()) << "round " << round;
+  }
+  auto from_tag = store_->ListLinksFrom(LinkType::kTagObject, tag.id, 0, 0);
+  ASSERT_OK(from_tag);
+  EXPECT_TRUE(from_tag->empty());
+  std::fprintf(stderr, "[%s] links refused because the delete came first: %d of %d\n",
+               BackendName(GetParam()).c_str(), refused, kRounds);
 }
 
 TEST_P(StoreTest, ReconnectsAfterTheServerDropsConnections) {
