@@ -198,6 +198,18 @@ class OutageStore : public store::MetadataStore {
   Status RunInTransaction(const std::function<Status(MetadataStore&)>& body) override {
     return inner_.RunInTransaction(body);
   }
+  Result<store::LinkRecord> Link(const store::LinkRecord& r) override { return inner_.Link(r); }
+  Result<bool> Unlink(store::LinkType type, int64_t from, int64_t to) override {
+    return inner_.Unlink(type, from, to);
+  }
+  Result<std::vector<store::LinkRecord>> ListLinksFrom(store::LinkType type, int64_t from,
+                                                       int64_t after, int limit) override {
+    return inner_.ListLinksFrom(type, from, after, limit);
+  }
+  Result<std::vector<store::LinkRecord>> ListLinksTo(store::LinkType type, int64_t to,
+                                                     int64_t after, int limit) override {
+    return inner_.ListLinksTo(type, to, after, limit);
+  }
   bool Ping() override { return failing == std::nullopt; }
 
  private:
