@@ -49,6 +49,7 @@ std::optional<std::string> CallerAuthorization();
 struct CallContext {
   std::string principal = "anonymous";
   int64_t now_ms = 0;
+  std::string_view interface = {};  // the front end serving the call ("gravitino", "iceberg", ...)
 };
 
 /// What a connector is built from: the catalog row and the server-wide dependencies.

@@ -123,6 +123,7 @@ Result<model::Metalake> MetadataService::CreateMetalake(const CallContext& ctx,
     }
     return std::move(inserted).error();
   }
+  Changed(ctx, ChangeType::kCreated, metalake.name);
   return ToMetalake(*inserted);
 }
 
@@ -156,6 +157,7 @@ Result<model::Metalake> MetadataService::AlterMetalake(
     }
     return std::move(updated).error();
   }
+  Changed(ctx, ChangeType::kAltered, name, "", updated->name);
   return ToMetalake(*updated);
 }
 
@@ -169,10 +171,11 @@ Status MetadataService::SetMetalakeInUse(const CallContext& ctx, std::string_vie
         return Ok();
       });
   if (!updated.has_value()) return std::move(updated).error();
+  Changed(ctx, ChangeType::kAltered, name);
   return Ok();
 }
 
-Result<bool> MetadataService::DropMetalake(const CallContext& /*ctx*/, std::string_view name,
+Result<bool> MetadataService::DropMetalake(const CallContext& ctx, std::string_view name,
                                            bool force) {
   auto row = GetMetalakeRow(name);
   if (!row.has_value()) {
@@ -192,7 +195,9 @@ Result<bool> MetadataService::DropMetalake(const CallContext& /*ctx*/, std::stri
     CAIRN_ASSIGN_OR_RETURN(auto catalogs, store_.List(EntityType::kCatalog, row->id, "", 0));
     for (const auto& c : catalogs) ForgetConnector(c.id);
   }
-  return store_.Delete(row->id);
+  CAIRN_ASSIGN_OR_RETURN(bool dropped, store_.Delete(row->id));
+  if (dropped) Changed(ctx, ChangeType::kDropped, name);
+  return dropped;
 }
 
 // ---- catalogs ----
@@ -257,6 +262,7 @@ Result<model::Catalog> MetadataService::CreateCatalog(const CallContext& ctx,
     }
     return std::move(inserted).error();
   }
+  Changed(ctx, ChangeType::kCreated, catalog.metalake, catalog.name);
   return ToCatalog(catalog.metalake, *inserted);
 }
 
@@ -333,6 +339,7 @@ Result<model::Catalog> MetadataService::AlterCatalog(
     return std::move(updated).error();
   }
   ForgetConnector(updated->id);
+  Changed(ctx, ChangeType::kAltered, metalake, name, updated->name);
   return ToCatalog(metalake, *updated);
 }
 
@@ -348,10 +355,11 @@ Status MetadataService::SetCatalogInUse(const CallContext& ctx, std::string_view
       });
   if (!updated.has_value()) return std::move(updated).error();
   ForgetConnector(updated->id);
+  Changed(ctx, ChangeType::kAltered, metalake, name);
   return Ok();
 }
 
-Result<bool> MetadataService::DropCatalog(const CallContext& /*ctx*/, std::string_view metalake,
+Result<bool> MetadataService::DropCatalog(const CallContext& ctx, std::string_view metalake,
                                           std::string_view name, bool force) {
   CAIRN_ASSIGN_OR_RETURN(EntityRecord ml, GetInUseMetalakeRow(metalake));
   auto row = GetCatalogRow(ml.id, name);
@@ -381,7 +389,27 @@ Result<bool> MetadataService::DropCatalog(const CallContext& /*ctx*/, std::strin
     return std::move(conn).error();
   }
   ForgetConnector(row->id);
-  return store_.Delete(row->id);
+  CAIRN_ASSIGN_OR_RETURN(bool dropped, store_.Delete(row->id));
+  if (dropped) Changed(ctx, ChangeType::kDropped, metalake, name);
+  return dropped;
+}
+
+void MetadataService::Changed(const CallContext& ctx, ChangeType type, std::string_view metalake,
+                              std::string_view catalog, std::string_view new_name) {
+  ObjectChange change;
+  change.kind = catalog.empty() ? governance::ObjectType::kMetalake
+                                : governance::ObjectType::kCatalog;
+  change.type = type;
+  change.metalake = std::string(metalake);
+  change.catalog = std::string(catalog);
+  if (!new_name.empty() && new_name != (catalog.empty() ? metalake : catalog)) {
+    change.type = ChangeType::kRenamed;
+    change.renamed_to = ObjectChange::NewName{{}, std::string(new_name)};
+  }
+  change.principal = ctx.principal;
+  change.time_ms = ctx.now_ms;
+  change.interface = ctx.interface;
+  events_.Publish(change);
 }
 
 Result<std::shared_ptr<connector::Connector>> MetadataService::OpenCatalog(

@@ -10,6 +10,7 @@
 
 #include "common/result.h"
 #include "connector/connector.h"
+#include "service/events.h"
 #include "model/entities.h"
 #include "store/metadata_store.h"
 
@@ -58,7 +59,16 @@ class MetadataService {
   Result<std::shared_ptr<connector::Connector>> OpenCatalog(std::string_view metalake,
                                                             std::string_view catalog);
 
+  /// The stream of object changes of this server: every interface publishes the changes it
+  /// makes here (metalakes and catalogs are published by this service itself).
+  EventStream& events() { return events_; }
+
  private:
+  /// Publishes a change of a metalake (empty `catalog`) or catalog; a `new_name` that differs
+  /// from the old one makes it a rename.
+  void Changed(const CallContext& ctx, ChangeType type, std::string_view metalake,
+               std::string_view catalog = "", std::string_view new_name = "");
+
   Result<store::EntityRecord> GetMetalakeRow(std::string_view name);
   Result<store::EntityRecord> GetInUseMetalakeRow(std::string_view name);
   Result<store::EntityRecord> GetCatalogRow(int64_t metalake_id, std::string_view name);
@@ -71,6 +81,7 @@ class MetadataService {
 
   store::MetadataStore& store_;
   const connector::ConnectorRegistry& registry_;
+  EventStream events_;
 
   struct CachedConnector {
     int64_t version = 0;

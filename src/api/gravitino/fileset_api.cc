@@ -73,7 +73,25 @@ Response GravitinoApi::HandleFilesets(const Request& request,
     }
     return std::make_pair(std::move(conn), filesets);
   };
-  service::CallContext ctx{principal.user, NowMillis()};
+  service::CallContext ctx{principal.user, NowMillis(), "gravitino"};
+  auto changed = [&](service::ChangeType type, const std::string& fileset,
+                     const std::string& new_name = "") {
+    service::ObjectChange change;
+    change.type = type;
+    change.kind = ObjectType::kFileset;
+    change.metalake = ml;
+    change.catalog = cat;
+    change.schema = {sch};
+    change.name = fileset;
+    if (!new_name.empty() && new_name != fileset) {
+      change.type = service::ChangeType::kRenamed;
+      change.renamed_to = service::ObjectChange::NewName{{sch}, new_name};
+    }
+    change.principal = ctx.principal;
+    change.time_ms = ctx.now_ms;
+    change.interface = ctx.interface;
+    service_.events().Publish(change);
+  };
 
   if (n == 7) {
     if (method == "GET") {
@@ -112,6 +130,7 @@ Response GravitinoApi::HandleFilesets(const Request& request,
       if (!fc) return fail(fc.error());
       auto created = fc->second->CreateFileset(ctx, sch, *fileset);
       if (!created) return fail(created.error());
+      changed(service::ChangeType::kCreated, created->name);
       return Ok(OrderedJson{{"fileset", FilesetToJson(*created)}});
     }
     return not_allowed();
@@ -140,6 +159,7 @@ Response GravitinoApi::HandleFilesets(const Request& request,
       if (!fc) return fail(fc.error());
       auto f = fc->second->AlterFileset(ctx, sch, name, *changes);
       if (!f) return fail(f.error());
+      changed(service::ChangeType::kAltered, name, f->name);
       return Ok(OrderedJson{{"fileset", FilesetToJson(*f)}});
     }
     if (method == "DELETE") {
@@ -149,6 +169,7 @@ Response GravitinoApi::HandleFilesets(const Request& request,
       if (!fc) return fail(fc.error());
       auto dropped = fc->second->DropFileset(ctx, sch, name);
       if (!dropped) return fail(dropped.error());
+      if (*dropped) changed(service::ChangeType::kDropped, name);
       return Ok(OrderedJson{{"dropped", *dropped}});
     }
     return not_allowed();

@@ -122,7 +122,7 @@ Response GravitinoApi::Dispatch(const Request& request,
     }
   }
   const std::string& method = request.method;
-  Call call{request, {principal.user, NowMillis()}, {}};
+  Call call{request, {principal.user, NowMillis(), "gravitino"}, {}};
   using governance::ObjectType;
   using service::Action;
   auto not_allowed = [&] {
@@ -204,6 +204,28 @@ Response GravitinoApi::Dispatch(const Request& request,
     return not_allowed();
   }
   const std::string& ml = seg[1];
+  // Publishes a change of an object inside a catalog of this metalake (schema: no `name`).
+  auto changed = [&](service::ChangeType type, ObjectType kind, const std::string& catalog,
+                     std::vector<std::string> schema, const std::string& name = "",
+                     const std::string& new_name = "") {
+    service::ObjectChange change;
+    change.type = type;
+    change.kind = kind;
+    change.metalake = ml;
+    change.catalog = catalog;
+    change.schema = std::move(schema);
+    change.name = name;
+    if (!new_name.empty() && new_name != (name.empty() ? change.schema.back() : name)) {
+      change.type = service::ChangeType::kRenamed;
+      change.renamed_to = service::ObjectChange::NewName{
+          name.empty() ? std::vector<std::string>{new_name} : change.schema,
+          name.empty() ? "" : new_name};
+    }
+    change.principal = call.ctx.principal;
+    change.time_ms = call.ctx.now_ms;
+    change.interface = call.ctx.interface;
+    service_.events().Publish(change);
+  };
   auto guard = [&](Action action, const std::string& catalog = "",
                    std::vector<std::string> schema = {}, const std::string& object = "",
                    ObjectType type = ObjectType::kTable) -> std::optional<Response> {
@@ -448,6 +470,7 @@ Response GravitinoApi::Dispatch(const Request& request,
     if (!conn) return call.Fail(conn.error());
     auto created = (*conn)->CreateSchema(call.ctx, s);
     if (!created) return call.Fail(created.error());
+    changed(service::ChangeType::kCreated, ObjectType::kSchema, cat, {created->name});
     return Ok(OrderedJson{{"schema", SchemaToJson(*created)}});
   }
   const std::string& sch = seg[5];
@@ -473,6 +496,7 @@ Response GravitinoApi::Dispatch(const Request& request,
       if (!conn) return call.Fail(conn.error());
       auto s = (*conn)->AlterSchema(call.ctx, sch, *changes);
       if (!s) return call.Fail(s.error());
+      changed(service::ChangeType::kAltered, ObjectType::kSchema, cat, {sch}, "", s->name);
       return Ok(OrderedJson{{"schema", SchemaToJson(*s)}});
     }
     call.op.op = "DROP";
@@ -480,6 +504,7 @@ Response GravitinoApi::Dispatch(const Request& request,
     if (!conn) return call.Fail(conn.error());
     auto dropped = (*conn)->DropSchema(call.ctx, sch, QueryFlag(request, "cascade"));
     if (!dropped) return call.Fail(dropped.error());
+    if (*dropped) changed(service::ChangeType::kDropped, ObjectType::kSchema, cat, {sch});
     return Dropped(*dropped);
   }
   if (seg[6] == "filesets") return HandleFilesets(request, principal, seg);
@@ -520,6 +545,7 @@ Response GravitinoApi::Dispatch(const Request& request,
     if (!conn) return call.Fail(conn.error());
     auto created = (*conn)->CreateTable(call.ctx, sch, *table);
     if (!created) return call.Fail(created.error());
+    changed(service::ChangeType::kCreated, ObjectType::kTable, cat, {sch}, created->name);
     return Ok(OrderedJson{{"table", TableToJson(*created)}});
   }
   const std::string& tbl = seg[7];
@@ -556,6 +582,7 @@ Response GravitinoApi::Dispatch(const Request& request,
       if (!conn) return call.Fail(conn.error());
       auto t = (*conn)->AlterTable(call.ctx, sch, tbl, *changes);
       if (!t) return call.Fail(t.error());
+      changed(service::ChangeType::kAltered, ObjectType::kTable, cat, {sch}, tbl, t->name);
       return Ok(OrderedJson{{"table", TableToJson(*t)}});
     }
     call.op.op = "DROP";
@@ -563,6 +590,7 @@ Response GravitinoApi::Dispatch(const Request& request,
     if (!conn) return call.Fail(conn.error());
     auto dropped = (*conn)->DropTable(call.ctx, sch, tbl, QueryFlag(request, "purge"));
     if (!dropped) return call.Fail(dropped.error());
+    if (*dropped) changed(service::ChangeType::kDropped, ObjectType::kTable, cat, {sch}, tbl);
     return Dropped(*dropped);
   }
 
