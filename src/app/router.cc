@@ -8,6 +8,7 @@
 
 #include "api/gravitino/errors.h"
 #include "api/iceberg/errors.h"
+#include "api/iceberg/iceberg_api.h"
 #include "common/util.h"
 #include "connector/connector.h"
 #include "json/json_util.h"
@@ -89,6 +90,15 @@ std::map<std::string, std::string> CallerContext(const http::Request& request) {
 
 AuditSubject DescribeRequest(std::string_view method, std::string_view path) {
   const Interface interface = InterfaceOf(path);
+  // Iceberg REST: the operation is the route's own pattern (api/iceberg's route table).
+  if (interface == Interface::kIceberg) {
+    if (auto route = api::iceberg::DescribeRoute(method, path)) {
+      AuditSubject subject;
+      subject.operation = std::move(route->operation);
+      subject.object = Join(route->names, ".");
+      return subject;
+    }
+  }
   std::vector<std::string> segs;
   for (const auto& raw : Split(path, '/')) {
     if (raw.empty()) continue;

@@ -2,11 +2,13 @@
 #include "api/iceberg/iceberg_api.h"
 
 #include <algorithm>
+#include <functional>
 #include <set>
 
 #include <nlohmann/json.hpp>
 
 #include "api/iceberg/errors.h"
+#include "api/routes.h"
 #include "common/log.h"
 #include "common/util.h"
 #include "connector/iceberg/iceberg_catalog.h"
@@ -27,37 +29,6 @@ using Json = nlohmann::json;
 using OrderedJson = nlohmann::ordered_json;
 
 constexpr char kSeparator = '\x1f';
-
-const std::vector<std::string>& Endpoints() {
-  static const std::vector<std::string> endpoints = {
-      "GET /v1/{prefix}/namespaces",
-      "POST /v1/{prefix}/namespaces",
-      "GET /v1/{prefix}/namespaces/{namespace}",
-      "HEAD /v1/{prefix}/namespaces/{namespace}",
-      "DELETE /v1/{prefix}/namespaces/{namespace}",
-      "POST /v1/{prefix}/namespaces/{namespace}/properties",
-      "GET /v1/{prefix}/namespaces/{namespace}/tables",
-      "POST /v1/{prefix}/namespaces/{namespace}/tables",
-      "GET /v1/{prefix}/namespaces/{namespace}/tables/{table}",
-      "HEAD /v1/{prefix}/namespaces/{namespace}/tables/{table}",
-      "POST /v1/{prefix}/namespaces/{namespace}/tables/{table}",
-      "DELETE /v1/{prefix}/namespaces/{namespace}/tables/{table}",
-      "POST /v1/{prefix}/namespaces/{namespace}/register",
-      "POST /v1/{prefix}/namespaces/{namespace}/tables/{table}/metrics",
-      "POST /v1/{prefix}/tables/rename",
-      "POST /v1/{prefix}/transactions/commit",
-      "GET /v1/{prefix}/namespaces/{namespace}/views",
-      "POST /v1/{prefix}/namespaces/{namespace}/views",
-      "GET /v1/{prefix}/namespaces/{namespace}/views/{view}",
-      "HEAD /v1/{prefix}/namespaces/{namespace}/views/{view}",
-      "POST /v1/{prefix}/namespaces/{namespace}/views/{view}",
-      "DELETE /v1/{prefix}/namespaces/{namespace}/views/{view}",
-      "POST /v1/{prefix}/views/rename",
-      "POST /v1/{prefix}/namespaces/{namespace}/register-view",
-      "GET /v1/{prefix}/namespaces/{namespace}/tables/{table}/credentials",
-  };
-  return endpoints;
-}
 
 Response JsonResponse(const OrderedJson& body, int status = 200) {
   Response r;
@@ -381,12 +352,657 @@ Result<std::pair<Json, Json>> CommitParts(const Json& body, const std::string& w
   return std::make_pair(std::move(requirements), std::move(updates));
 }
 
-struct Ctx {
-  const Request& request;
-  connector::CallContext call;
+// ---- Route table -------------------------------------------------------------------------------
+
+using governance::ObjectType;
+using service::Action;
+
+struct Call;
+using Handler = Response (*)(Call&);
+
+// When the route's authorize step runs: before the handler, on the object its path names; or in
+// the handler, once it has read the target from the body or the query (the handler then
+// authorizes with the route's action, and may add the checks a second object needs).
+enum class AuthorizeAt { kPath, kHandler };
+
+struct Route {
+  std::string_view method;  // "*": any method
+  api::PathPattern path;    // relative to /iceberg
+  ObjectType kind;          // the kind of object the path addresses
+  Action action;            // what the authorize step checks
+  AuthorizeAt at;
+  bool advertised;  // listed in GET /v1/config `endpoints`
+  Handler handler;
+  // For a path naming an object that does not exist yet: the action to check instead (a commit
+  // to a missing table is a create transaction).
+  std::optional<Action> action_if_absent = std::nullopt;
+  // Routes outside a catalog's prefix (config, oauth): no catalog is opened for them.
+  bool scoped = true;
 };
 
+const std::vector<Route>& Routes();
+
+// One request on its way through a route: who, what, and the catalog of its prefix.
+struct Call {
+  const Request& request;
+  const governance::Principal& principal;
+  service::Authorizer& authz;
+  service::MetadataService& service;
+  const IcebergApiOptions& options;
+  connector::CallContext ctx;
+  const Route* route = nullptr;
+  std::vector<std::string> params{};  // the path's parameters, in the pattern's order
+  std::string prefix{};              // {prefix}
+  Namespace ns{};                    // {namespace}
+  std::string name{};                // {table} / {view}
+  IcebergCatalog* catalog = nullptr; // the prefix's catalog (scoped routes)
+  std::shared_ptr<connector::Connector> holder{};  // keeps the connector alive for the request
+  connector::IcebergProxy* proxy = nullptr;      // set when the catalog is federated
+  // GET /v1/config of a federated catalog (prefix, proxy).
+  std::function<Response(const std::string&, connector::IcebergProxy&)> federated_config{};
+
+  Response Fail(const Error& e) const { return ErrorResponse(e); }
+
+  Result<std::pair<std::string, std::string>> Warehouse(const std::string& warehouse) const {
+    const size_t dot = warehouse.find('.');
+    if (dot == std::string::npos) {
+      if (options.default_metalake.empty()) {
+        return InvalidArgument("Invalid warehouse '{}': expected '<metalake>.<catalog>'",
+                               warehouse);
+      }
+      return std::make_pair(options.default_metalake, warehouse);
+    }
+    return std::make_pair(warehouse.substr(0, dot), warehouse.substr(dot + 1));
+  }
+
+  Result<IcebergCatalog*> Open(const std::string& warehouse) {
+    CAIRN_ASSIGN_OR_RETURN(auto names, Warehouse(warehouse));
+    CAIRN_ASSIGN_OR_RETURN(holder, service.OpenCatalog(names.first, names.second));
+    proxy = holder->AsIcebergProxy();
+    if (proxy != nullptr) return nullptr;
+    IcebergCatalog* c = holder->AsIcebergCatalog();
+    if (c == nullptr) {
+      return InvalidArgument("Catalog '{}' is not a lakehouse-iceberg catalog", warehouse);
+    }
+    return c;
+  }
+
+  // The authorize stage: one decision, before any store write. nullopt when allowed.
+  std::optional<Response> Authorize(Action action, const Namespace& target_ns = {},
+                                    const std::string& object = "",
+                                    ObjectType type = ObjectType::kTable) const {
+    return AuthorizeIn(prefix, action, target_ns, object, type);
+  }
+  std::optional<Response> AuthorizeIn(const std::string& warehouse, Action action,
+                                      const Namespace& target_ns = {},
+                                      const std::string& object = "",
+                                      ObjectType type = ObjectType::kTable) const {
+    if (!authz.enabled()) return std::nullopt;
+    auto names = Warehouse(warehouse);
+    if (!names) return Fail(names.error());
+    auto target = authz.Resolve(names->first, names->second, target_ns, object, type);
+    if (!target) return Fail(target.error());
+    auto s = authz.Check(principal, action, *target);
+    if (!s) return Fail(s.error());
+    return std::nullopt;
+  }
+
+  // The names of `names` (children of `parent`) the caller may see with `action`.
+  Result<std::vector<std::string>> Visible(Action action, const Namespace& parent,
+                                           std::vector<std::string> names,
+                                           const std::vector<store::EntityRecord>* rows =
+                                               nullptr) const {
+    if (!authz.enabled()) return names;
+    CAIRN_ASSIGN_OR_RETURN(auto wh, Warehouse(prefix));
+    const ObjectType type = action == Action::kLoadView ? ObjectType::kView : ObjectType::kTable;
+    CAIRN_ASSIGN_OR_RETURN(auto target, authz.Resolve(wh.first, wh.second, parent, "", type));
+    target.object_type = type;
+    return authz.Filter(principal, action, target, std::move(names), rows);
+  }
+
+  // Vended keys for a table the caller may load, when the client asked for them: read-write
+  // when the caller may also modify the table, read-only otherwise. Sets `access` to the members
+  // to splice into the load result and notes the vend for the audit record.
+  std::optional<Response> Vend(const std::string& table, const std::string& metadata_text,
+                               std::string& access, std::string& note) const {
+    const bool write = !Authorize(Action::kModifyTable, ns, table).has_value();
+    auto text = VendedAccessText(*catalog, metadata_text, write, ctx.now_ms, note);
+    if (!text) return Fail(text.error());
+    access = std::move(*text);
+    return std::nullopt;
+  }
+
+  bool Views() const { return route->kind == ObjectType::kView; }
+
+  // Publishes a change made through this route (a namespace: no `object`).
+  void Changed(service::ChangeType type, ObjectType kind, const Namespace& target_ns,
+               const std::string& object = "", std::string detail = "",
+               std::optional<std::pair<Namespace, std::string>> renamed_to = std::nullopt) const {
+    auto names = Warehouse(prefix);
+    if (!names) return;
+    service::ObjectChange change;
+    change.type = type;
+    change.kind = kind;
+    change.metalake = names->first;
+    change.catalog = names->second;
+    change.schema = target_ns;
+    change.name = object;
+    if (renamed_to) {
+      change.renamed_to = service::ObjectChange::NewName{renamed_to->first, renamed_to->second};
+    }
+    change.principal = ctx.principal;
+    change.time_ms = ctx.now_ms;
+    change.interface = ctx.interface;
+    change.detail = std::move(detail);
+    service.events().Publish(change);
+  }
+  bool creating = false;  // a commit to a table that does not exist yet (a create transaction)
+};
+
+// ---- Handlers: one per route ------------------------------------------------------------------
+
+Response GetConfig(Call& c) {
+  auto warehouse = c.request.Query("warehouse");
+  if (!warehouse || warehouse->empty()) {
+    return PlainErrorResponse(
+        400, "BadRequestException",
+        "Missing query parameter 'warehouse': expected '<metalake>.<catalog>'");
+  }
+  auto names = c.Warehouse(*warehouse);
+  if (!names) return c.Fail(names.error());
+  auto catalog = c.Open(*warehouse);
+  if (!(c.proxy != nullptr && !c.proxy->options().check_privileges)) {
+    if (auto d = c.AuthorizeIn(*warehouse, c.route->action)) return *d;
+  }
+  if (c.proxy != nullptr) return c.federated_config(names->first + "." + names->second, *c.proxy);
+  if (!catalog) return c.Fail(catalog.error());
+  OrderedJson body;
+  body["defaults"] = StorageDefaults((*catalog)->storage());
+  body["overrides"] = OrderedJson{{"prefix", names->first + "." + names->second}};
+  OrderedJson endpoints = OrderedJson::array();
+  for (const auto& r : Routes()) {
+    if (r.advertised) endpoints.push_back(fmt::format("{} {}", r.method, r.path.text()));
+  }
+  body["endpoints"] = std::move(endpoints);
+  return JsonResponse(body);
+}
+
+Response PostToken(Call&) {
+  return PlainErrorResponse(400, "BadRequestException",
+                            "This server does not issue OAuth2 tokens; use your identity provider");
+}
+
+Response Rename(Call& c) {
+  const bool view = c.Views();
+  auto body = ParseObject(c.request.body);
+  if (!body) return BadRequest(body.error());
+  auto source = IdentifierFromJson(*body, "source");
+  if (!source) return BadRequest(source.error());
+  auto dest = IdentifierFromJson(*body, "destination");
+  if (!dest) return BadRequest(dest.error());
+  if (auto d = c.Authorize(c.route->action, source->first, source->second, c.route->kind)) {
+    return *d;
+  }
+  if (auto d = c.Authorize(view ? Action::kCreateView : Action::kCreateTable, dest->first,
+                           dest->second, c.route->kind)) {
+    return *d;
+  }
+  auto s = view ? c.catalog->RenameView(c.ctx, source->first, source->second, dest->first,
+                                        dest->second)
+                : c.catalog->RenameTable(c.ctx, source->first, source->second, dest->first,
+                                         dest->second);
+  if (!s) return c.Fail(s.error());
+  c.Changed(service::ChangeType::kRenamed, c.route->kind, source->first, source->second, "",
+            std::make_pair(dest->first, dest->second));
+  return NoContent();
+}
+
+Response CommitTransaction(Call& c) {
+  auto body = ParseObject(c.request.body);
+  if (!body) return BadRequest(body.error());
+  auto changes = body->find("table-changes");
+  if (changes == body->end() || !changes->is_array()) {
+    return BadRequest(InvalidArgument("Invalid field 'table-changes': expected an array"));
+  }
+  std::vector<connector::TableCommit> commits;
+  for (size_t i = 0; i < changes->size(); ++i) {
+    const Json& change = (*changes)[i];
+    const std::string where = fmt::format("table-changes[{}].", i);
+    if (!change.is_object()) {
+      return BadRequest(InvalidArgument("Invalid field 'table-changes[{}]': expected an object", i));
+    }
+    auto id = IdentifierFromJson(change, "identifier", where);
+    if (!id) return BadRequest(id.error());
+    auto parts = CommitParts(change, where);
+    if (!parts) return BadRequest(parts.error());
+    connector::TableCommit commit{id->first, id->second, std::move(parts->first),
+                                  std::move(parts->second)};
+    if (auto d = c.Authorize(c.route->action, commit.ns, commit.name)) return *d;
+    commits.push_back(std::move(commit));
+  }
+  auto s = c.catalog->CommitTransaction(c.ctx, commits);
+  if (!s) return c.Fail(s.error());
+  for (const auto& commit : commits) {
+    c.Changed(service::ChangeType::kCommitted, ObjectType::kTable, commit.ns, commit.name);
+  }
+  return NoContent();
+}
+
+Response ListNamespaces(Call& c) {
+  Namespace parent;
+  if (auto p = c.request.Query("parent"); p && !p->empty()) parent = SplitNamespace(*p);
+  if (!parent.empty()) {
+    if (auto d = c.Authorize(c.route->action, parent)) return *d;
+  }
+  auto list = c.catalog->ListNamespaces(parent);
+  if (!list) return c.Fail(list.error());
+  if (c.authz.enabled() && parent.empty()) {
+    std::vector<std::string> names;
+    for (const auto& ns : *list) names.push_back(ns.back());
+    auto kept = c.Visible(c.route->action, {}, names);
+    if (!kept) return c.Fail(kept.error());
+    const std::set<std::string> keep(kept->begin(), kept->end());
+    std::erase_if(*list, [&](const Namespace& ns) { return keep.count(ns.back()) == 0; });
+  }
+  OrderedJson arr = OrderedJson::array();
+  // Page over the joined names (namespaces per parent are few; the store lists them in order).
+  const std::string token = c.request.Query("pageToken").value_or("");
+  const int page_size =
+      static_cast<int>(ParseInt64(c.request.Query("pageSize").value_or("")).value_or(0));
+  size_t start = 0;
+  if (!token.empty()) {
+    while (start < list->size() && Join((*list)[start], "\x1f") <= token) ++start;
+  }
+  size_t end = list->size();
+  if (page_size > 0) end = std::min(end, start + static_cast<size_t>(page_size));
+  for (size_t i = start; i < end; ++i) arr.push_back(NamespaceJson((*list)[i]));
+  OrderedJson body{{"namespaces", std::move(arr)}};
+  if (end < list->size()) body["next-page-token"] = Join((*list)[end - 1], "\x1f");
+  return JsonResponse(body);
+}
+
+Response CreateNamespace(Call& c) {
+  auto body = ParseObject(c.request.body);
+  if (!body) return BadRequest(body.error());
+  auto ns = NamespaceFromJson(*body, "namespace");
+  if (!ns) return BadRequest(ns.error());
+  auto props = StringMap(*body, "properties");
+  if (!props) return BadRequest(props.error());
+  if (auto d = c.Authorize(c.route->action, *ns)) return *d;
+  auto created = c.catalog->CreateNamespace(c.ctx, *ns, *props);
+  if (!created) return c.Fail(created.error());
+  c.Changed(service::ChangeType::kCreated, ObjectType::kSchema, *ns);
+  return JsonResponse(
+      OrderedJson{{"namespace", NamespaceJson(*ns)}, {"properties", PropertiesJson(*created)}});
+}
+
+Response LoadNamespace(Call& c) {
+  auto props = c.catalog->LoadNamespace(c.ns);
+  if (!props) return c.Fail(props.error());
+  return JsonResponse(
+      OrderedJson{{"namespace", NamespaceJson(c.ns)}, {"properties", PropertiesJson(*props)}});
+}
+
+Response NamespaceExists(Call& c) { return ExistsResponse(c.catalog->LoadNamespace(c.ns)); }
+
+Response DropNamespace(Call& c) {
+  auto s = c.catalog->DropNamespace(c.ns);
+  if (!s) return c.Fail(s.error());
+  c.Changed(service::ChangeType::kDropped, ObjectType::kSchema, c.ns);
+  return NoContent();
+}
+
+Response UpdateNamespaceProperties(Call& c) {
+  auto body = ParseObject(c.request.body);
+  if (!body) return BadRequest(body.error());
+  std::vector<std::string> removals;
+  if (auto r = body->find("removals"); r != body->end() && !r->is_null()) {
+    if (!r->is_array()) {
+      return BadRequest(InvalidArgument("Invalid field 'removals': expected an array of strings"));
+    }
+    for (const auto& k : *r) {
+      if (!k.is_string()) {
+        return BadRequest(
+            InvalidArgument("Invalid field 'removals': expected an array of strings"));
+      }
+      removals.push_back(k.get<std::string>());
+    }
+  }
+  auto updates = StringMap(*body, "updates");
+  if (!updates) return BadRequest(updates.error());
+  if (auto d = c.Authorize(c.route->action, c.ns)) return *d;
+  auto result = c.catalog->UpdateNamespaceProperties(c.ctx, c.ns, removals, *updates);
+  if (!result) return c.Fail(result.error());
+  c.Changed(service::ChangeType::kAltered, ObjectType::kSchema, c.ns);
+  return JsonResponse(OrderedJson{
+      {"updated", result->updated}, {"removed", result->removed}, {"missing", result->missing}});
+}
+
+Response ListObjects(Call& c) {
+  const bool views = c.Views();
+  const std::string token = c.request.Query("pageToken").value_or("");
+  const int page_size =
+      static_cast<int>(ParseInt64(c.request.Query("pageSize").value_or("")).value_or(0));
+  auto page = views ? c.catalog->ListViews(c.ns, token, page_size)
+                    : c.catalog->ListTables(c.ns, token, page_size);
+  if (!page) return c.Fail(page.error());
+  auto kept = c.Visible(views ? Action::kLoadView : Action::kLoadTable, c.ns,
+                        std::move(page->names), &page->rows);
+  if (!kept) return c.Fail(kept.error());
+  OrderedJson ids = OrderedJson::array();
+  for (const auto& name : *kept) {
+    ids.push_back(OrderedJson{{"namespace", NamespaceJson(c.ns)}, {"name", name}});
+  }
+  OrderedJson body{{"identifiers", std::move(ids)}};
+  if (page->next_token) body["next-page-token"] = *page->next_token;
+  return JsonResponse(body);
+}
+
+// POST .../tables or .../views. The create privilege does not depend on the body: the route
+// checks it before the body is read; then once more with the new object's name.
+Response CreateObject(Call& c) {
+  const bool views = c.Views();
+  auto body = ParseObject(c.request.body);
+  if (!body) return BadRequest(body.error());
+  if (auto valid = CheckCreateRequest(*body, views); !valid) return BadRequest(valid.error());
+  const std::string new_name = (*body)["name"].get<std::string>();
+  if (auto d = c.Authorize(c.route->action, c.ns, new_name, c.route->kind)) return *d;
+  if (views) {
+    auto created = c.catalog->CreateView(c.ctx, c.ns, *body);
+    if (!created) return c.Fail(created.error());
+    c.Changed(service::ChangeType::kCreated, ObjectType::kView, c.ns, new_name,
+              created->metadata_location);
+    Response r;
+    SetLoadResult(r, *created, true, nullptr);
+    return r;
+  }
+  const bool stage = *OptionalBool(*body, "stage-create", false);
+  auto created = c.catalog->CreateTable(c.ctx, c.ns, *body, stage);
+  if (!created) return c.Fail(created.error());
+  // A staged table exists once its create transaction commits (published then).
+  if (!stage) {
+    c.Changed(service::ChangeType::kCreated, ObjectType::kTable, c.ns, new_name,
+              created->metadata_location);
+  }
+  Response r;
+  std::string access;
+  if (WantsVendedCredentials(c.request)) {
+    if (auto d = c.Vend(new_name, *created->metadata_text, access, r.audit_note)) return *d;
+  }
+  SetLoadResult(r, *created, true, nullptr, &access);
+  if (!stage) r.headers.emplace_back("ETag", ETagFor(created->metadata_location, "all"));
+  return r;
+}
+
+Response Register(Call& c) {
+  const bool view = c.Views();
+  auto body = ParseObject(c.request.body);
+  if (!body) return BadRequest(body.error());
+  auto name = RequiredString(*body, "name");
+  if (!name) return BadRequest(name.error());
+  auto loc = RequiredString(*body, "metadata-location");
+  if (!loc) return BadRequest(loc.error());
+  auto overwrite = OptionalBool(*body, "overwrite", false);
+  if (!overwrite) return BadRequest(overwrite.error());
+  if (auto d = c.Authorize(c.route->action, c.ns, *name, c.route->kind)) return *d;
+  auto registered = view ? c.catalog->RegisterView(c.ctx, c.ns, *name, *loc)
+                         : c.catalog->RegisterTable(c.ctx, c.ns, *name, *loc, *overwrite);
+  if (!registered) return c.Fail(registered.error());
+  c.Changed(service::ChangeType::kCreated, c.route->kind, c.ns, *name,
+            registered->metadata_location);
+  Response r;
+  SetLoadResult(r, *registered, true, nullptr);
+  return r;
+}
+
+Response LoadCredentials(Call& c) {
+  auto table = c.catalog->LoadTable(c.ns, c.name);
+  if (!table) return c.Fail(table.error());
+  Response r;
+  std::string access;
+  if (auto d = c.Vend(c.name, *table->metadata_text, access, r.audit_note)) return *d;
+  // `access` is `"config":{...},"storage-credentials":[...]`; this route answers only the list.
+  const size_t list = access.find("\"storage-credentials\":");
+  r.body = list == std::string::npos ? std::string("{\"storage-credentials\":[]}")
+                                     : "{" + access.substr(list) + "}";
+  return r;
+}
+
+Response ReportMetrics(Call& c) {
+  auto body = ParseObject(c.request.body);
+  if (!body) return BadRequest(body.error());
+  if (auto d = c.Authorize(c.route->action, c.ns, c.name)) return *d;
+  auto row = c.catalog->TableRow(c.ns, c.name);
+  if (!row) return c.Fail(row.error());
+  return NoContent();
+}
+
+Response LoadView(Call& c) {
+  auto view = c.catalog->LoadView(c.ns, c.name);
+  if (!view) return c.Fail(view.error());
+  Response r;
+  SetLoadResult(r, *view, true, nullptr);
+  return r;
+}
+
+Response ViewExists(Call& c) { return ExistsResponse(c.catalog->ViewRow(c.ns, c.name)); }
+
+Response ReplaceView(Call& c) {
+  auto body = ParseObject(c.request.body);
+  if (!body) return BadRequest(body.error());
+  auto parts = CommitParts(*body);
+  if (!parts) return BadRequest(parts.error());
+  auto view = c.catalog->ReplaceView(c.ctx, c.ns, c.name, parts->first, parts->second);
+  if (!view) return c.Fail(view.error());
+  c.Changed(service::ChangeType::kAltered, ObjectType::kView, c.ns, c.name,
+            view->metadata_location);
+  Response r;
+  SetLoadResult(r, *view, true, nullptr);
+  return r;
+}
+
+Response DropView(Call& c) {
+  auto dropped = c.catalog->DropView(c.ns, c.name);
+  if (!dropped) return c.Fail(dropped.error());
+  if (!*dropped) {
+    return c.Fail(NotFound(EntityKind::kView, "View does not exist: {}.{}",
+                           connector::NamespaceText(c.ns), c.name));
+  }
+  c.Changed(service::ChangeType::kDropped, ObjectType::kView, c.ns, c.name);
+  return NoContent();
+}
+
+Response LoadTable(Call& c) {
+  std::string mode = c.request.Query("snapshots").value_or("all");
+  if (mode.empty()) mode = "all";
+  if (mode != "all" && mode != "refs") {
+    return c.Fail(InvalidArgument(
+        "Invalid query parameter 'snapshots': expected 'all' or 'refs', got '{}'", mode));
+  }
+  if (c.request.Header("If-None-Match")) {
+    // Answered from the row alone: the metadata file is not read.
+    auto row = c.catalog->TableRow(c.ns, c.name);
+    if (!row) return c.Fail(row.error());
+    const std::string etag = ETagFor(row->location.value_or(""), mode);
+    if (MatchesIfNoneMatch(c.request, etag)) {
+      auto present = c.catalog->CheckMetadataExists(*row);
+      if (!present) return c.Fail(present.error());
+      Response r;
+      r.status = 304;
+      r.content_type.clear();
+      r.headers.emplace_back("ETag", etag);
+      return r;
+    }
+  }
+  auto table = c.catalog->LoadTable(c.ns, c.name);
+  if (!table) return c.Fail(table.error());
+  Response r;
+  std::string access;
+  if (WantsVendedCredentials(c.request)) {
+    if (auto d = c.Vend(c.name, *table->metadata_text, access, r.audit_note)) return *d;
+  }
+  if (mode == "refs") {
+    const std::string filtered = RefsOnly(*table->metadata_text);
+    SetLoadResult(r, *table, true, &filtered, &access);
+  } else {
+    SetLoadResult(r, *table, true, nullptr, &access);
+  }
+  r.headers.emplace_back("ETag", ETagFor(table->metadata_location, mode));
+  return r;
+}
+
+Response TableExists(Call& c) { return ExistsResponse(c.catalog->TableRow(c.ns, c.name)); }
+
+Response CommitTable(Call& c) {
+  auto body = ParseObject(c.request.body);
+  if (!body) return BadRequest(body.error());
+  auto parts = CommitParts(*body);
+  if (!parts) return BadRequest(parts.error());
+  connector::TableCommit commit{c.ns, c.name, std::move(parts->first), std::move(parts->second)};
+  auto committed = c.catalog->CommitTable(c.ctx, commit);
+  if (!committed) return c.Fail(committed.error());
+  c.Changed(c.creating ? service::ChangeType::kCreated : service::ChangeType::kCommitted,
+            ObjectType::kTable, c.ns, c.name, committed->metadata_location);
+  Response r;
+  SetLoadResult(r, *committed, false, nullptr);
+  r.headers.emplace_back("ETag", ETagFor(committed->metadata_location, "all"));
+  return r;
+}
+
+Response DropTable(Call& c) {
+  const bool purge = EqualsIgnoreCase(c.request.Query("purgeRequested").value_or("false"), "true");
+  auto dropped = c.catalog->DropTable(c.ns, c.name, purge);
+  if (!dropped) return c.Fail(dropped.error());
+  if (!*dropped) {
+    return c.Fail(NotFound(EntityKind::kTable, "Table does not exist: {}.{}",
+                           connector::NamespaceText(c.ns), c.name));
+  }
+  c.Changed(service::ChangeType::kDropped, ObjectType::kTable, c.ns, c.name);
+  return NoContent();
+}
+
+// The Iceberg REST routes this server serves, in the order of the specification's paths. The
+// dispatch, the authorize step, the audit operation names and the `endpoints` of GET /v1/config
+// all come from this table.
+const std::vector<Route>& Routes() {
+  using K = ObjectType;
+  using A = Action;
+  constexpr AuthorizeAt kPath = AuthorizeAt::kPath;
+  constexpr AuthorizeAt kHandler = AuthorizeAt::kHandler;
+  static const std::vector<Route> routes = {
+      {"GET", api::PathPattern("/v1/config"), K::kCatalog, A::kLoadCatalog, kHandler, false,
+       GetConfig, std::nullopt, false},
+      {"*", api::PathPattern("/v1/oauth/tokens"), K::kCatalog, A::kLoadCatalog, kHandler, false,
+       PostToken, std::nullopt, false},
+      {"GET", api::PathPattern("/v1/{prefix}/namespaces"), K::kSchema, A::kLoadSchema, kHandler,
+       true, ListNamespaces},
+      {"POST", api::PathPattern("/v1/{prefix}/namespaces"), K::kSchema, A::kCreateSchema,
+       kHandler, true, CreateNamespace},
+      {"GET", api::PathPattern("/v1/{prefix}/namespaces/{namespace}"), K::kSchema, A::kLoadSchema,
+       kPath, true, LoadNamespace},
+      {"HEAD", api::PathPattern("/v1/{prefix}/namespaces/{namespace}"), K::kSchema,
+       A::kLoadSchema, kPath, true, NamespaceExists},
+      {"DELETE", api::PathPattern("/v1/{prefix}/namespaces/{namespace}"), K::kSchema,
+       A::kManageSchema, kPath, true, DropNamespace},
+      {"POST", api::PathPattern("/v1/{prefix}/namespaces/{namespace}/properties"), K::kSchema,
+       A::kManageSchema, kHandler, true, UpdateNamespaceProperties},
+      {"GET", api::PathPattern("/v1/{prefix}/namespaces/{namespace}/tables"), K::kTable,
+       A::kLoadSchema, kPath, true, ListObjects},
+      {"POST", api::PathPattern("/v1/{prefix}/namespaces/{namespace}/tables"), K::kTable,
+       A::kCreateTable, kPath, true, CreateObject},
+      {"GET", api::PathPattern("/v1/{prefix}/namespaces/{namespace}/tables/{table}"), K::kTable,
+       A::kLoadTable, kPath, true, LoadTable},
+      {"HEAD", api::PathPattern("/v1/{prefix}/namespaces/{namespace}/tables/{table}"), K::kTable,
+       A::kLoadTable, kPath, true, TableExists},
+      {"POST", api::PathPattern("/v1/{prefix}/namespaces/{namespace}/tables/{table}"), K::kTable,
+       A::kModifyTable, kPath, true, CommitTable, A::kCreateTable},
+      {"DELETE", api::PathPattern("/v1/{prefix}/namespaces/{namespace}/tables/{table}"),
+       K::kTable, A::kDropTable, kPath, true, DropTable},
+      {"POST", api::PathPattern("/v1/{prefix}/namespaces/{namespace}/register"), K::kTable,
+       A::kCreateTable, kHandler, true, Register},
+      {"POST", api::PathPattern("/v1/{prefix}/namespaces/{namespace}/tables/{table}/metrics"),
+       K::kTable, A::kLoadTable, kHandler, true, ReportMetrics},
+      {"POST", api::PathPattern("/v1/{prefix}/tables/rename"), K::kTable, A::kDropTable,
+       kHandler, true, Rename},
+      {"POST", api::PathPattern("/v1/{prefix}/transactions/commit"), K::kTable, A::kModifyTable,
+       kHandler, true, CommitTransaction},
+      {"GET", api::PathPattern("/v1/{prefix}/namespaces/{namespace}/views"), K::kView,
+       A::kLoadSchema, kPath, true, ListObjects},
+      {"POST", api::PathPattern("/v1/{prefix}/namespaces/{namespace}/views"), K::kView,
+       A::kCreateView, kPath, true, CreateObject},
+      {"GET", api::PathPattern("/v1/{prefix}/namespaces/{namespace}/views/{view}"), K::kView,
+       A::kLoadView, kPath, true, LoadView},
+      {"HEAD", api::PathPattern("/v1/{prefix}/namespaces/{namespace}/views/{view}"), K::kView,
+       A::kLoadView, kPath, true, ViewExists},
+      {"POST", api::PathPattern("/v1/{prefix}/namespaces/{namespace}/views/{view}"), K::kView,
+       A::kManageView, kPath, true, ReplaceView},
+      {"DELETE", api::PathPattern("/v1/{prefix}/namespaces/{namespace}/views/{view}"), K::kView,
+       A::kManageView, kPath, true, DropView},
+      {"POST", api::PathPattern("/v1/{prefix}/views/rename"), K::kView, A::kManageView, kHandler,
+       true, Rename},
+      {"POST", api::PathPattern("/v1/{prefix}/namespaces/{namespace}/register-view"), K::kView,
+       A::kCreateView, kHandler, true, Register},
+      {"GET", api::PathPattern("/v1/{prefix}/namespaces/{namespace}/tables/{table}/credentials"),
+       K::kTable, A::kLoadTable, kPath, true, LoadCredentials},
+  };
+  return routes;
+}
+
+// The decoded segments of an /iceberg path, relative to /iceberg; nullopt on bad encoding.
+std::optional<std::vector<std::string>> PathSegments(std::string_view path) {
+  std::vector<std::string> seg;
+  if (path.rfind("/iceberg", 0) == 0) path.remove_prefix(std::string_view("/iceberg").size());
+  for (const auto& raw : Split(path, '/')) {
+    if (raw.empty()) continue;
+    auto decoded = DecodeSegment(raw);
+    if (!decoded) return std::nullopt;
+    seg.push_back(std::move(*decoded));
+  }
+  return seg;
+}
+
+api::RouteMatch<Route> Match(std::string_view method, const std::vector<std::string>& seg) {
+  const auto& routes = Routes();
+  auto found = api::FindRoute(std::span<const Route>(routes), method, seg);
+  if (found.route == nullptr) {
+    // Routes open to any method.
+    for (const auto& r : routes) {
+      if (r.method == "*" && r.path.Match(seg)) {
+        found.route = &r;
+        found.params = *r.path.Match(seg);
+        found.path_known = true;
+        break;
+      }
+    }
+  }
+  return found;
+}
+
 }  // namespace
+
+std::optional<RouteDescription> DescribeRoute(std::string_view method, std::string_view path) {
+  auto seg = PathSegments(path);
+  if (!seg) return std::nullopt;
+  auto found = Match(method, *seg);
+  if (found.route == nullptr) return std::nullopt;
+  RouteDescription d;
+  d.operation = fmt::format("{} /iceberg{}", method, found.route->path.text());
+  const auto names = found.route->path.Parameters();
+  for (size_t i = 0; i < names.size() && i < found.params.size(); ++i) {
+    std::string value = found.params[i];
+    if (names[i] == "namespace") std::replace(value.begin(), value.end(), kSeparator, '.');
+    d.names.push_back(std::move(value));
+  }
+  return d;
+}
+
+std::vector<std::string> AdvertisedEndpoints() {
+  std::vector<std::string> out;
+  for (const auto& r : Routes()) {
+    if (r.advertised) out.push_back(fmt::format("{} {}", r.method, r.path.text()));
+  }
+  return out;
+}
 
 IcebergApi::IcebergApi(service::MetadataService& service, service::Authorizer& authorizer,
                        IcebergApiOptions options)
@@ -407,23 +1023,17 @@ Response IcebergApi::Handle(const Request& request, const governance::Principal&
   }
 }
 
+// Match the route; open the prefix's catalog and check that the caller may use it (a federated
+// catalog that leaves access control to its remote is forwarded instead); the route's authorize
+// step; its handler.
 Response IcebergApi::Dispatch(const Request& request,
                               const governance::Principal& principal) const {
-  using governance::ObjectType;
-  using service::Action;
-  std::vector<std::string> seg;
-  for (const auto& raw :
-       Split(std::string_view(request.path).substr(std::string_view("/iceberg").size()), '/')) {
-    if (raw.empty()) continue;
-    auto decoded = DecodeSegment(raw);
-    if (!decoded)
-      return PlainErrorResponse(400, "BadRequestException",
-                                "Malformed percent-encoding in the request path");
-    seg.push_back(std::move(*decoded));
+  auto seg = PathSegments(request.path);
+  if (!seg) {
+    return PlainErrorResponse(400, "BadRequestException",
+                              "Malformed percent-encoding in the request path");
   }
   const std::string& method = request.method;
-  Ctx ctx{request, {principal.user, NowMillis()}};
-  auto fail = [](const Error& e) { return ErrorResponse(e); };
   auto not_found = [&] {
     return PlainErrorResponse(404, "NotFoundException",
                               fmt::format("No route for request: {} {}", method, request.path));
@@ -432,495 +1042,48 @@ Response IcebergApi::Dispatch(const Request& request,
     return PlainErrorResponse(405, "MethodNotAllowedException",
                               fmt::format("Method {} is not allowed on {}", method, request.path));
   };
-  if (seg.empty() || seg[0] != "v1") return not_found();
-  const size_t n = seg.size();
-
-  auto resolve_warehouse =
-      [&](const std::string& warehouse) -> Result<std::pair<std::string, std::string>> {
-    const size_t dot = warehouse.find('.');
-    if (dot == std::string::npos) {
-      if (options_.default_metalake.empty()) {
-        return InvalidArgument("Invalid warehouse '{}': expected '<metalake>.<catalog>'",
-                               warehouse);
-      }
-      return std::make_pair(options_.default_metalake, warehouse);
-    }
-    return std::make_pair(warehouse.substr(0, dot), warehouse.substr(dot + 1));
+  auto found = Match(method, *seg);
+  Call c{request, principal, authz_, service_, options_, {principal.user, NowMillis(), "iceberg"}};
+  c.route = found.route;
+  c.params = std::move(found.params);
+  c.federated_config = [&](const std::string& prefix, connector::IcebergProxy& proxy) {
+    return FederatedConfig(request, prefix, proxy);
   };
-  std::shared_ptr<connector::Connector> holder;  // keeps the connector alive for this request
-  connector::IcebergProxy* proxy = nullptr;      // set when the catalog is federated
-  auto open = [&](const std::string& prefix) -> Result<IcebergCatalog*> {
-    CAIRN_ASSIGN_OR_RETURN(auto names, resolve_warehouse(prefix));
-    CAIRN_ASSIGN_OR_RETURN(holder, service_.OpenCatalog(names.first, names.second));
-    proxy = holder->AsIcebergProxy();
-    if (proxy != nullptr) return nullptr;
-    IcebergCatalog* catalog = holder->AsIcebergCatalog();
-    if (catalog == nullptr) {
-      return InvalidArgument("Catalog '{}' is not a lakehouse-iceberg catalog", prefix);
-    }
-    return catalog;
-  };
-
-  // The authorize stage: one decision for every route, before any store write.
-  auto guard = [&](const std::string& prefix, Action action, const Namespace& ns = {},
-                   const std::string& object = "",
-                   ObjectType type = ObjectType::kTable) -> std::optional<Response> {
-    if (!authz_.enabled()) return std::nullopt;
-    auto names = resolve_warehouse(prefix);
-    if (!names) return fail(names.error());
-    auto target = authz_.Resolve(names->first, names->second, ns, object, type);
-    if (!target) return fail(target.error());
-    auto s = authz_.Check(principal, action, *target);
-    if (!s) return fail(s.error());
-    return std::nullopt;
-  };
-  // Vended keys for a table the caller may load, when the client asked for them: read-write
-  // when the caller may also modify the table, read-only otherwise. Sets `access` to the
-  // members to splice into the load result and notes the vend for the audit record.
-  auto vend = [&](const std::string& prefix, IcebergCatalog& catalog, const Namespace& ns,
-                  const std::string& name, const std::string& metadata_text, std::string& access,
-                  std::string& note) -> std::optional<Response> {
-    const bool write = !guard(prefix, Action::kModifyTable, ns, name).has_value();
-    auto text = VendedAccessText(catalog, metadata_text, write, ctx.call.now_ms, note);
-    if (!text) return fail(text.error());
-    access = std::move(*text);
-    return std::nullopt;
-  };
-  auto visible = [&](const std::string& prefix, Action action, const Namespace& ns,
-                     std::vector<std::string> names,
-                     const std::vector<store::EntityRecord>* rows =
-                         nullptr) -> Result<std::vector<std::string>> {
-    if (!authz_.enabled()) return names;
-    CAIRN_ASSIGN_OR_RETURN(auto wh, resolve_warehouse(prefix));
-    CAIRN_ASSIGN_OR_RETURN(
-        auto target,
-        authz_.Resolve(wh.first, wh.second, ns, "",
-                       action == Action::kLoadView ? ObjectType::kView : ObjectType::kTable));
-    if (action == Action::kLoadView) target.object_type = ObjectType::kView;
-    return authz_.Filter(principal, action, target, std::move(names), rows);
-  };
-
-  // ---- config ----
-  if (n == 2 && seg[1] == "config") {
-    if (method != "GET") return not_allowed();
-    auto warehouse = request.Query("warehouse");
-    if (!warehouse || warehouse->empty()) {
-      return PlainErrorResponse(
-          400, "BadRequestException",
-          "Missing query parameter 'warehouse': expected '<metalake>.<catalog>'");
-    }
-    auto names = resolve_warehouse(*warehouse);
-    if (!names) return fail(names.error());
-    auto catalog = open(*warehouse);
-    if (!(proxy != nullptr && !proxy->options().check_privileges)) {
-      if (auto d = guard(*warehouse, Action::kLoadCatalog)) return *d;
-    }
-    if (proxy != nullptr) {
-      return FederatedConfig(request, names->first + "." + names->second, *proxy);
-    }
-    if (!catalog) return fail(catalog.error());
-    OrderedJson body;
-    body["defaults"] = StorageDefaults((*catalog)->storage());
-    body["overrides"] = OrderedJson{{"prefix", names->first + "." + names->second}};
-    body["endpoints"] = Endpoints();
-    return JsonResponse(body);
+  const bool unscoped = (c.route != nullptr && !c.route->scoped) ||
+                        (c.route == nullptr && found.path_known && seg->size() == 2);
+  if (unscoped) {
+    if (c.route == nullptr) return not_allowed();
+    return c.route->handler(c);
   }
-  if (n == 3 && seg[1] == "oauth" && seg[2] == "tokens") {
-    return PlainErrorResponse(
-        400, "BadRequestException",
-        "This server does not issue OAuth2 tokens; use your identity provider");
+  if (seg->empty() || (*seg)[0] != "v1" || seg->size() < 3) return not_found();
+  c.prefix = (*seg)[1];
+  // Every catalog is authorized before anything else (a missing one is a denial, not a 404).
+  auto catalog = c.Open(c.prefix);
+  if (!(c.proxy != nullptr && !c.proxy->options().check_privileges)) {
+    if (auto d = c.Authorize(Action::kLoadCatalog)) return *d;
   }
-  if (n < 3) return not_found();
-  const std::string& prefix = seg[1];
-  // A federated catalog that leaves access control to its remote is not checked here; every
-  // other catalog is authorized before anything else (a missing one is a denial, not a 404).
-  auto catalog_r = open(prefix);
-  if (!(proxy != nullptr && !proxy->options().check_privileges)) {
-    if (auto d = guard(prefix, Action::kLoadCatalog)) return *d;
+  if (!catalog) return c.Fail(catalog.error());
+  if (c.proxy != nullptr) {
+    auto names = c.Warehouse(c.prefix);
+    if (!names) return c.Fail(names.error());
+    return Forward(request, principal, *names, *c.proxy, c.holder->TrackedRows(), *seg);
   }
-  if (!catalog_r) return fail(catalog_r.error());
-  if (proxy != nullptr) {
-    auto names = resolve_warehouse(prefix);
-    if (!names) return fail(names.error());
-    return Forward(request, principal, *names, *proxy, holder->TrackedRows(), seg);
+  if (c.route == nullptr) return found.path_known ? not_allowed() : not_found();
+  c.catalog = *catalog;
+  const auto names = c.route->path.Parameters();
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (names[i] == "namespace") c.ns = SplitNamespace(c.params[i]);
+    if (names[i] == "table" || names[i] == "view") c.name = c.params[i];
   }
-  IcebergCatalog& catalog = **catalog_r;
-  const std::string& area = seg[2];
-
-  // ---- top-level actions ----
-  if (n == 4 && (area == "tables" || area == "views") && seg[3] == "rename") {
-    if (method != "POST") return not_allowed();
-    const bool view = area == "views";
-    const ObjectType type = view ? ObjectType::kView : ObjectType::kTable;
-    auto body = ParseObject(request.body);
-    if (!body) return BadRequest(body.error());
-    auto source = IdentifierFromJson(*body, "source");
-    if (!source) return BadRequest(source.error());
-    auto dest = IdentifierFromJson(*body, "destination");
-    if (!dest) return BadRequest(dest.error());
-    if (auto d = guard(prefix, view ? Action::kManageView : Action::kDropTable, source->first,
-                       source->second, type)) {
-      return *d;
+  if (c.route->at == AuthorizeAt::kPath) {
+    Action action = c.route->action;
+    if (c.route->action_if_absent && !c.name.empty() && !c.catalog->TableRow(c.ns, c.name)) {
+      action = *c.route->action_if_absent;
+      c.creating = true;
     }
-    if (auto d = guard(prefix, view ? Action::kCreateView : Action::kCreateTable, dest->first,
-                       dest->second, type)) {
-      return *d;
-    }
-    auto s = view ? catalog.RenameView(ctx.call, source->first, source->second, dest->first,
-                                       dest->second)
-                  : catalog.RenameTable(ctx.call, source->first, source->second, dest->first,
-                                        dest->second);
-    if (!s) return fail(s.error());
-    return NoContent();
+    if (auto d = c.Authorize(action, c.ns, c.name, c.route->kind)) return *d;
   }
-  if (n == 4 && area == "transactions" && seg[3] == "commit") {
-    if (method != "POST") return not_allowed();
-    auto body = ParseObject(request.body);
-    if (!body) return BadRequest(body.error());
-    auto changes = body->find("table-changes");
-    if (changes == body->end() || !changes->is_array()) {
-      return BadRequest(InvalidArgument("Invalid field 'table-changes': expected an array"));
-    }
-    std::vector<connector::TableCommit> commits;
-    for (size_t i = 0; i < changes->size(); ++i) {
-      const Json& change = (*changes)[i];
-      const std::string where = fmt::format("table-changes[{}].", i);
-      if (!change.is_object()) {
-        return BadRequest(
-            InvalidArgument("Invalid field 'table-changes[{}]': expected an object", i));
-      }
-      auto id = IdentifierFromJson(change, "identifier", where);
-      if (!id) return BadRequest(id.error());
-      auto parts = CommitParts(change, where);
-      if (!parts) return BadRequest(parts.error());
-      connector::TableCommit c{id->first, id->second, std::move(parts->first),
-                               std::move(parts->second)};
-      if (auto d = guard(prefix, Action::kModifyTable, c.ns, c.name)) return *d;
-      commits.push_back(std::move(c));
-    }
-    auto s = catalog.CommitTransaction(ctx.call, commits);
-    if (!s) return fail(s.error());
-    return NoContent();
-  }
-  if (area != "namespaces") return not_found();
-
-  // ---- namespaces ----
-  if (n == 3) {
-    if (method == "GET") {
-      Namespace parent;
-      if (auto p = request.Query("parent"); p && !p->empty()) parent = SplitNamespace(*p);
-      if (!parent.empty()) {
-        if (auto d = guard(prefix, Action::kLoadSchema, parent)) return *d;
-      }
-      auto list = catalog.ListNamespaces(parent);
-      if (!list) return fail(list.error());
-      if (authz_.enabled() && parent.empty()) {
-        std::vector<std::string> names;
-        for (const auto& ns : *list) names.push_back(ns.back());
-        auto kept = visible(prefix, Action::kLoadSchema, {}, names);
-        if (!kept) return fail(kept.error());
-        const std::set<std::string> keep(kept->begin(), kept->end());
-        list->erase(std::remove_if(list->begin(), list->end(),
-                                   [&](const Namespace& ns) { return keep.count(ns.back()) == 0; }),
-                    list->end());
-      }
-      OrderedJson arr = OrderedJson::array();
-      // Page over the joined names (namespaces per parent are few; the store lists them in order).
-      const std::string token = request.Query("pageToken").value_or("");
-      const int page_size =
-          static_cast<int>(ParseInt64(request.Query("pageSize").value_or("")).value_or(0));
-      size_t start = 0;
-      if (!token.empty()) {
-        while (start < list->size() && Join((*list)[start], "\x1f") <= token) ++start;
-      }
-      size_t end = list->size();
-      if (page_size > 0) end = std::min(end, start + static_cast<size_t>(page_size));
-      for (size_t i = start; i < end; ++i) arr.push_back(NamespaceJson((*list)[i]));
-      OrderedJson body{{"namespaces", std::move(arr)}};
-      if (end < list->size()) body["next-page-token"] = Join((*list)[end - 1], "\x1f");
-      return JsonResponse(body);
-    }
-    if (method == "POST") {
-      auto body = ParseObject(request.body);
-      if (!body) return BadRequest(body.error());
-      auto ns = NamespaceFromJson(*body, "namespace");
-      if (!ns) return BadRequest(ns.error());
-      auto props = StringMap(*body, "properties");
-      if (!props) return BadRequest(props.error());
-      if (auto d = guard(prefix, Action::kCreateSchema, *ns)) return *d;
-      auto created = catalog.CreateNamespace(ctx.call, *ns, *props);
-      if (!created) return fail(created.error());
-      return JsonResponse(
-          OrderedJson{{"namespace", NamespaceJson(*ns)}, {"properties", PropertiesJson(*created)}});
-    }
-    return not_allowed();
-  }
-  const Namespace ns = SplitNamespace(seg[3]);
-  if (n == 4) {
-    if (method == "GET" || method == "HEAD") {
-      if (auto d = guard(prefix, Action::kLoadSchema, ns)) return *d;
-    } else if (method == "DELETE") {
-      if (auto d = guard(prefix, Action::kManageSchema, ns)) return *d;
-    }
-    if (method == "GET") {
-      auto props = catalog.LoadNamespace(ns);
-      if (!props) return fail(props.error());
-      return JsonResponse(
-          OrderedJson{{"namespace", NamespaceJson(ns)}, {"properties", PropertiesJson(*props)}});
-    }
-    if (method == "HEAD") return ExistsResponse(catalog.LoadNamespace(ns));
-    if (method == "DELETE") {
-      auto s = catalog.DropNamespace(ns);
-      if (!s) return fail(s.error());
-      return NoContent();
-    }
-    return not_allowed();
-  }
-  const std::string& sub = seg[4];
-  if (n == 5 && sub == "properties") {
-    if (method != "POST") return not_allowed();
-    auto body = ParseObject(request.body);
-    if (!body) return BadRequest(body.error());
-    std::vector<std::string> removals;
-    if (auto r = body->find("removals"); r != body->end() && !r->is_null()) {
-      if (!r->is_array())
-        return BadRequest(
-            InvalidArgument("Invalid field 'removals': expected an array of strings"));
-      for (const auto& k : *r) {
-        if (!k.is_string())
-          return BadRequest(
-              InvalidArgument("Invalid field 'removals': expected an array of strings"));
-        removals.push_back(k.get<std::string>());
-      }
-    }
-    auto updates = StringMap(*body, "updates");
-    if (!updates) return BadRequest(updates.error());
-    if (auto d = guard(prefix, Action::kManageSchema, ns)) return *d;
-    auto result = catalog.UpdateNamespaceProperties(ctx.call, ns, removals, *updates);
-    if (!result) return fail(result.error());
-    return JsonResponse(OrderedJson{
-        {"updated", result->updated}, {"removed", result->removed}, {"missing", result->missing}});
-  }
-  const bool views = sub == "views";
-  if (n == 5 && (sub == "tables" || views)) {
-    if (method == "GET") {
-      const std::string token = request.Query("pageToken").value_or("");
-      const int page_size =
-          static_cast<int>(ParseInt64(request.Query("pageSize").value_or("")).value_or(0));
-      if (auto d = guard(prefix, Action::kLoadSchema, ns)) return *d;
-      auto page = views ? catalog.ListViews(ns, token, page_size)
-                        : catalog.ListTables(ns, token, page_size);
-      if (!page) return fail(page.error());
-      auto kept = visible(prefix, views ? Action::kLoadView : Action::kLoadTable, ns,
-                          std::move(page->names), &page->rows);
-      if (!kept) return fail(kept.error());
-      page->names = std::move(*kept);
-      OrderedJson ids = OrderedJson::array();
-      for (const auto& name : page->names)
-        ids.push_back(OrderedJson{{"namespace", NamespaceJson(ns)}, {"name", name}});
-      OrderedJson body{{"identifiers", std::move(ids)}};
-      if (page->next_token) body["next-page-token"] = *page->next_token;
-      return JsonResponse(body);
-    }
-    if (method == "POST") {
-      // The create privilege does not depend on the body: decided before it is parsed.
-      if (auto d = guard(prefix, views ? Action::kCreateView : Action::kCreateTable, ns, "",
-                         views ? ObjectType::kView : ObjectType::kTable)) {
-        return *d;
-      }
-      auto body = ParseObject(request.body);
-      if (!body) return BadRequest(body.error());
-      if (auto valid = CheckCreateRequest(*body, views); !valid) return BadRequest(valid.error());
-      const std::string new_name = (*body)["name"].get<std::string>();
-      if (auto d = guard(prefix, views ? Action::kCreateView : Action::kCreateTable, ns, new_name,
-                         views ? ObjectType::kView : ObjectType::kTable)) {
-        return *d;
-      }
-      if (views) {
-        auto created = catalog.CreateView(ctx.call, ns, *body);
-        if (!created) return fail(created.error());
-        Response r;
-        SetLoadResult(r, *created, true, nullptr);
-        return r;
-      }
-      const bool stage = *OptionalBool(*body, "stage-create", false);
-      auto created = catalog.CreateTable(ctx.call, ns, *body, stage);
-      if (!created) return fail(created.error());
-      Response r;
-      std::string access;
-      if (WantsVendedCredentials(request)) {
-        if (auto d = vend(prefix, catalog, ns, new_name, *created->metadata_text, access,
-                          r.audit_note)) {
-          return *d;
-        }
-      }
-      SetLoadResult(r, *created, true, nullptr, &access);
-      if (!stage) r.headers.emplace_back("ETag", ETagFor(created->metadata_location, "all"));
-      return r;
-    }
-    return not_allowed();
-  }
-  if (n == 5 && (sub == "register" || sub == "register-view")) {
-    if (method != "POST") return not_allowed();
-    auto body = ParseObject(request.body);
-    if (!body) return BadRequest(body.error());
-    auto name = RequiredString(*body, "name");
-    if (!name) return BadRequest(name.error());
-    auto loc = RequiredString(*body, "metadata-location");
-    if (!loc) return BadRequest(loc.error());
-    auto overwrite = OptionalBool(*body, "overwrite", false);
-    if (!overwrite) return BadRequest(overwrite.error());
-    if (auto d = guard(prefix, sub == "register" ? Action::kCreateTable : Action::kCreateView, ns,
-                       *name, sub == "register" ? ObjectType::kTable : ObjectType::kView)) {
-      return *d;
-    }
-    auto registered = sub == "register"
-                          ? catalog.RegisterTable(ctx.call, ns, *name, *loc, *overwrite)
-                          : catalog.RegisterView(ctx.call, ns, *name, *loc);
-    if (!registered) return fail(registered.error());
-    Response r;
-    SetLoadResult(r, *registered, true, nullptr);
-    return r;
-  }
-  if ((sub != "tables" && !views) || n < 6) return not_found();
-  const std::string& name = seg[5];
-  if (n == 7 && sub == "tables" && seg[6] == "credentials") {
-    if (method != "GET") return not_allowed();
-    if (auto d = guard(prefix, Action::kLoadTable, ns, name)) return *d;
-    auto table = catalog.LoadTable(ns, name);
-    if (!table) return fail(table.error());
-    Response r;
-    std::string access;
-    if (auto d = vend(prefix, catalog, ns, name, *table->metadata_text, access, r.audit_note)) {
-      return *d;
-    }
-    // `access` is `"config":{...},"storage-credentials":[...]`; this route answers only the list.
-    const size_t list = access.find("\"storage-credentials\":");
-    r.body = list == std::string::npos ? std::string("{\"storage-credentials\":[]}")
-                                       : "{" + access.substr(list) + "}";
-    return r;
-  }
-  if (n == 7 && sub == "tables" && seg[6] == "metrics") {
-    if (method != "POST") return not_allowed();
-    auto body = ParseObject(request.body);
-    if (!body) return BadRequest(body.error());
-    if (auto d = guard(prefix, Action::kLoadTable, ns, name)) return *d;
-    auto row = catalog.TableRow(ns, name);
-    if (!row) return fail(row.error());
-    return NoContent();
-  }
-  if (n != 6) return not_found();
-
-  if (views) {
-    const Action action =
-        method == "GET" || method == "HEAD" ? Action::kLoadView : Action::kManageView;
-    if (auto d = guard(prefix, action, ns, name, ObjectType::kView)) return *d;
-    if (method == "GET") {
-      auto view = catalog.LoadView(ns, name);
-      if (!view) return fail(view.error());
-      Response r;
-      SetLoadResult(r, *view, true, nullptr);
-      return r;
-    }
-    if (method == "HEAD") return ExistsResponse(catalog.ViewRow(ns, name));
-    if (method == "POST") {
-      auto body = ParseObject(request.body);
-      if (!body) return BadRequest(body.error());
-      auto parts = CommitParts(*body);
-      if (!parts) return BadRequest(parts.error());
-      auto view = catalog.ReplaceView(ctx.call, ns, name, parts->first, parts->second);
-      if (!view) return fail(view.error());
-      Response r;
-      SetLoadResult(r, *view, true, nullptr);
-      return r;
-    }
-    if (method == "DELETE") {
-      auto dropped = catalog.DropView(ns, name);
-      if (!dropped) return fail(dropped.error());
-      if (!*dropped) {
-        return fail(NotFound(EntityKind::kView, "View does not exist: {}.{}",
-                             connector::NamespaceText(ns), name));
-      }
-      return NoContent();
-    }
-    return not_allowed();
-  }
-
-  // ---- one table ----
-  {
-    Action action = Action::kLoadTable;
-    if (method == "DELETE") action = Action::kDropTable;
-    if (method == "POST") {
-      // A commit to a table that does not exist yet is a create transaction.
-      action = catalog.TableRow(ns, name) ? Action::kModifyTable : Action::kCreateTable;
-    }
-    if (auto d = guard(prefix, action, ns, name)) return *d;
-  }
-  if (method == "GET") {
-    std::string mode = request.Query("snapshots").value_or("all");
-    if (mode.empty()) mode = "all";
-    if (mode != "all" && mode != "refs") {
-      return fail(InvalidArgument(
-          "Invalid query parameter 'snapshots': expected 'all' or 'refs', got '{}'", mode));
-    }
-    if (request.Header("If-None-Match")) {
-      // Answered from the row alone: the metadata file is not read.
-      auto row = catalog.TableRow(ns, name);
-      if (!row) return fail(row.error());
-      const std::string etag = ETagFor(row->location.value_or(""), mode);
-      if (MatchesIfNoneMatch(request, etag)) {
-        auto present = catalog.CheckMetadataExists(*row);
-        if (!present) return fail(present.error());
-        Response r;
-        r.status = 304;
-        r.content_type.clear();
-        r.headers.emplace_back("ETag", etag);
-        return r;
-      }
-    }
-    auto table = catalog.LoadTable(ns, name);
-    if (!table) return fail(table.error());
-    Response r;
-    std::string access;
-    if (WantsVendedCredentials(request)) {
-      if (auto d = vend(prefix, catalog, ns, name, *table->metadata_text, access, r.audit_note)) {
-        return *d;
-      }
-    }
-    if (mode == "refs") {
-      const std::string filtered = RefsOnly(*table->metadata_text);
-      SetLoadResult(r, *table, true, &filtered, &access);
-    } else {
-      SetLoadResult(r, *table, true, nullptr, &access);
-    }
-    r.headers.emplace_back("ETag", ETagFor(table->metadata_location, mode));
-    return r;
-  }
-  if (method == "HEAD") return ExistsResponse(catalog.TableRow(ns, name));
-  if (method == "POST") {
-    auto body = ParseObject(request.body);
-    if (!body) return BadRequest(body.error());
-    auto parts = CommitParts(*body);
-    if (!parts) return BadRequest(parts.error());
-    connector::TableCommit c{ns, name, std::move(parts->first), std::move(parts->second)};
-    auto committed = catalog.CommitTable(ctx.call, c);
-    if (!committed) return fail(committed.error());
-    Response r;
-    SetLoadResult(r, *committed, false, nullptr);
-    r.headers.emplace_back("ETag", ETagFor(committed->metadata_location, "all"));
-    return r;
-  }
-  if (method == "DELETE") {
-    const bool purge = EqualsIgnoreCase(request.Query("purgeRequested").value_or("false"), "true");
-    auto dropped = catalog.DropTable(ns, name, purge);
-    if (!dropped) return fail(dropped.error());
-    if (!*dropped) {
-      return fail(NotFound(EntityKind::kTable, "Table does not exist: {}.{}",
-                           connector::NamespaceText(ns), name));
-    }
-    return NoContent();
-  }
-  return not_allowed();
+  return c.route->handler(c);
 }
 
 }  // namespace cairn::api::iceberg

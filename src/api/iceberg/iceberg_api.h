@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -15,6 +17,20 @@ class IcebergProxy;
 }  // namespace cairn::connector
 
 namespace cairn::api::iceberg {
+
+/// What the route table says about a request under /iceberg: its operation as
+/// `<METHOD> /iceberg<pattern>` (e.g. `GET /iceberg/v1/{prefix}/namespaces/{namespace}`) and the
+/// values of the pattern's parameters (a namespace dotted), for the audit record.
+struct RouteDescription {
+  std::string operation;
+  std::vector<std::string> names;
+};
+
+/// The route `method path` (a full path starting with /iceberg) takes, or nullopt when none.
+std::optional<RouteDescription> DescribeRoute(std::string_view method, std::string_view path);
+
+/// The `endpoints` GET /v1/config advertises: `<METHOD> <pattern>` of every served route.
+std::vector<std::string> AdvertisedEndpoints();
 
 struct IcebergApiOptions {
   /// Metalake used when a client names only the catalog as its warehouse.

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cairn::api {
+
+/// One path pattern of a route table: literal segments and `{name}` parameters, e.g.
+/// `/v1/{prefix}/namespaces/{namespace}/tables/{table}`. Split once, matched against the decoded
+/// segments of a request path (a parameter matches any one segment).
+class PathPattern {
+ public:
+  explicit PathPattern(std::string_view pattern);
+
+  std::string_view text() const { return text_; }
+  size_t size() const { return segments_.size(); }
+  /// The parameters' values in order when `segments` match, else nullopt.
+  std::optional<std::vector<std::string>> Match(const std::vector<std::string>& segments) const;
+  /// The names of the parameters in order (`prefix`, `namespace`, ...).
+  std::vector<std::string_view> Parameters() const;
+
+ private:
+  struct Segment {
+    std::string_view text;
+    bool parameter = false;
+  };
+  std::string_view text_;
+  std::vector<Segment> segments_;
+};
+
+/// What matching a request against a route table found: the route (nullptr when none matched
+/// the method) and its parameters; `path_known` when some route matched the path with another
+/// method (so the answer is 405, not 404).
+template <typename Route>
+struct RouteMatch {
+  const Route* route = nullptr;
+  std::vector<std::string> params;
+  bool path_known = false;
+};
+
+/// The first route of `routes` (each with `method` and a PathPattern `path`) that matches.
+template <typename Route>
+RouteMatch<Route> FindRoute(std::span<const Route> routes, std::string_view method,
+                            const std::vector<std::string>& segments) {
+  RouteMatch<Route> found;
+  for (const Route& route : routes) {
+    if (route.path.size() != segments.size()) continue;
+    auto params = route.path.Match(segments);
+    if (!params) continue;
+    if (route.method != method) {
+      found.path_known = true;
+      continue;
+    }
+    found.route = &route;
+    found.params = std::move(*params);
+    return found;
+  }
+  return found;
+}
+
+}  // namespace cairn::api
