@@ -11,6 +11,34 @@ namespace cairn::iceberg {
 
 namespace {
 
+constexpr UpdateAction kActions[] = {
+    {"assign-uuid", "AssignUUID", true, true},
+    {"upgrade-format-version", "UpgradeFormatVersion", true, true},
+    {"add-schema", "AddSchema", true, true},
+    {"set-location", "SetLocation", true, true},
+    {"set-properties", "SetProperties", true, true},
+    {"remove-properties", "RemoveProperties", true, true},
+    {"set-current-schema", "SetCurrentSchema", true, false},
+    {"add-spec", "AddPartitionSpec", true, false},
+    {"set-default-spec", "SetDefaultPartitionSpec", true, false},
+    {"add-sort-order", "AddSortOrder", true, false},
+    {"set-default-sort-order", "SetDefaultSortOrder", true, false},
+    {"add-snapshot", "AddSnapshot", true, false},
+    {"remove-snapshots", "RemoveSnapshots", true, false},
+    {"remove-snapshot-ref", "RemoveSnapshotRef", true, false},
+    {"set-snapshot-ref", "SetSnapshotRef", true, false},
+    {"set-statistics", "SetStatistics", true, false},
+    {"remove-statistics", "RemoveStatistics", true, false},
+    {"set-partition-statistics", "SetPartitionStatistics", true, false},
+    {"remove-partition-statistics", "RemovePartitionStatistics", true, false},
+    {"remove-partition-specs", "RemovePartitionSpecs", true, false},
+    {"remove-schemas", "RemoveSchemas", true, false},
+    {"add-encryption-key", "AddEncryptionKey", true, false},
+    {"remove-encryption-key", "RemoveEncryptionKey", true, false},
+    {"add-view-version", "AddViewVersion", false, true},
+    {"set-current-view-version", "SetCurrentViewVersion", false, true},
+};
+
 // "snapshot-ids": a non-null array of longs.
 Result<update::RemoveSnapshots> ParseRemoveSnapshots(const Json& u) {
   auto it = u.find("snapshot-ids");
@@ -149,10 +177,9 @@ Result<TableUpdate> ParseAction(const std::string& action, const Json& u) {
     CAIRN_ASSIGN_OR_RETURN(std::string id, JsonGetString(u, "key-id"));
     return TableUpdate{update::RemoveEncryptionKey{std::move(id)}};
   }
-  if (action == "add-view-version" || action == "set-current-view-version") {
-    return InvalidArgument("Cannot apply update {} to a table", action == "add-view-version"
-                                                                    ? "AddViewVersion"
-                                                                    : "SetCurrentViewVersion");
+  if (const UpdateAction* view_only = FindUpdateAction(action);
+      view_only != nullptr && !view_only->table) {
+    return InvalidArgument("Cannot apply update {} to a table", view_only->java_class);
   }
   return InvalidArgument("Cannot convert metadata update action to json: {}", action);
 }
@@ -184,6 +211,13 @@ Result<std::vector<TableUpdate>> ParseTableUpdatesUnguarded(const Json& updates)
 }
 
 }  // namespace
+
+const UpdateAction* FindUpdateAction(std::string_view name) {
+  for (const auto& action : kActions) {
+    if (action.name == name) return &action;
+  }
+  return nullptr;
+}
 
 Result<std::vector<TableUpdate>> ParseTableUpdates(const Json& updates) {
   return CatchJsonErrors("Invalid table metadata or commit updates",

@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -100,6 +101,18 @@ using TableUpdate =
                  update::SetLocation, update::SetProperties, update::RemoveProperties,
                  update::SetStatistics, update::RemoveStatistics, update::RemovePartitionSpecs,
                  update::RemoveSchemas, update::AddEncryptionKey, update::RemoveEncryptionKey>;
+
+/// A MetadataUpdate action of Iceberg 1.11: its name on the wire, Java's class name (for
+/// messages), and whether table and view commits take it. One table for both kinds of commit.
+struct UpdateAction {
+  std::string_view name;        // "add-view-version"
+  std::string_view java_class;  // "AddViewVersion"
+  bool table = false;
+  bool view = false;
+};
+
+/// The action named `name` (lower case), or nullptr.
+const UpdateAction* FindUpdateAction(std::string_view name);
 
 /// Parses a commit's "updates" array, every element in order, stopping at the first error.
 /// kInvalidArgument with Java's wording: not an array ("Cannot parse metadata updates from

@@ -10,6 +10,7 @@
 #include "common/util.h"
 #include "iceberg/commit.h"
 #include "iceberg/requirements.h"
+#include "iceberg/table_update.h"
 
 namespace cairn::iceberg {
 
@@ -333,26 +334,9 @@ Status ViewBuilder::Apply(const Json& update) {
     CAIRN_ASSIGN_OR_RETURN(int id, JsonGetInt(u, "view-version-id"));
     return SetCurrentVersion(id);
   }
-  static const std::map<std::string, const char*> kTableOnly = {
-      {"set-current-schema", "SetCurrentSchema"},
-      {"add-spec", "AddPartitionSpec"},
-      {"set-default-spec", "SetDefaultPartitionSpec"},
-      {"add-sort-order", "AddSortOrder"},
-      {"set-default-sort-order", "SetDefaultSortOrder"},
-      {"add-snapshot", "AddSnapshot"},
-      {"remove-snapshots", "RemoveSnapshots"},
-      {"remove-snapshot-ref", "RemoveSnapshotRef"},
-      {"set-snapshot-ref", "SetSnapshotRef"},
-      {"set-statistics", "SetStatistics"},
-      {"remove-statistics", "RemoveStatistics"},
-      {"set-partition-statistics", "SetPartitionStatistics"},
-      {"remove-partition-statistics", "RemovePartitionStatistics"},
-      {"remove-partition-specs", "RemovePartitionSpecs"},
-      {"remove-schemas", "RemoveSchemas"},
-      {"add-encryption-key", "AddEncryptionKey"},
-      {"remove-encryption-key", "RemoveEncryptionKey"}};
-  if (auto it = kTableOnly.find(action); it != kTableOnly.end()) {
-    return InvalidArgument("Cannot apply update {} to a view", it->second);
+  if (const UpdateAction* table_only = FindUpdateAction(action);
+      table_only != nullptr && !table_only->view) {
+    return InvalidArgument("Cannot apply update {} to a view", table_only->java_class);
   }
   return InvalidArgument("Cannot convert metadata update action to json: {}", action);
 }

@@ -63,6 +63,22 @@ TEST(TableUpdates, ReportTheFirstMalformedUpdateInJavasWords) {
   }
 }
 
+TEST(UpdateActions, OneTableForTablesAndViews) {
+  const UpdateAction* spec = FindUpdateAction("add-spec");
+  ASSERT_NE(spec, nullptr);
+  EXPECT_TRUE(spec->table);
+  EXPECT_FALSE(spec->view);
+  EXPECT_EQ(spec->java_class, "AddPartitionSpec");
+  const UpdateAction* version = FindUpdateAction("set-current-view-version");
+  ASSERT_NE(version, nullptr);
+  EXPECT_FALSE(version->table);
+  EXPECT_TRUE(version->view);
+  const UpdateAction* uuid = FindUpdateAction("assign-uuid");
+  ASSERT_NE(uuid, nullptr);
+  EXPECT_TRUE(uuid->table && uuid->view);
+  EXPECT_EQ(FindUpdateAction("frobnicate"), nullptr);
+}
+
 TEST(Requirements, OneTableForTablesAndViews) {
   const RequirementKind* view = FindRequirementKind("assert-view-uuid");
   ASSERT_NE(view, nullptr);
