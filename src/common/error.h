@@ -59,6 +59,14 @@ struct Error {
   ErrorCode code = ErrorCode::kInternal;
   EntityKind entity = EntityKind::kNone;
   std::string message;
+
+  /// The same error, code and entity kept, with `context` (where it happened, e.g.
+  /// "updates[3]") before its message: "<context>: <message>". An empty context changes nothing.
+  Error WithContext(std::string_view context) const& { return Error(*this).WithContext(context); }
+  Error WithContext(std::string_view context) && {
+    if (!context.empty()) message.insert(0, std::string(context) + ": ");
+    return std::move(*this);
+  }
 };
 
 template <typename... Args>

@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "common/result.h"
+#include "iceberg/json_readers.h"
 #include "iceberg/schema.h"
+#include "iceberg/schema_parse.h"
 
 namespace cairn::iceberg {
 
@@ -17,6 +19,11 @@ namespace cairn::iceberg {
 // UpdateRequirement and the REST CatalogHandlers (Iceberg 1.11). Pure functions, no I/O, safe to
 // call from any thread. Error messages use Java's wording so clients see what the Java reference
 // server would say.
+//
+// This is the entry point; the parts live beside it: json_readers.h (JsonUtil-style readers),
+// schema_parse.h (schemas), specs.h (partition specs, sort orders), snapshots.h (snapshots,
+// refs, statistics, keys), requirements.h (typed requirements, shared with views),
+// table_update.h (typed updates), table_builder.h (applying them), create_table.cc.
 
 /// Checks a table commit's requirements (the UpdateTableRequest "requirements" array) against
 /// the current metadata `base` (nullptr: the table does not exist), as CatalogHandlers does.
@@ -79,36 +86,5 @@ Result<Json> ApplyTableUpdates(Json&& base, const Json& updates, int64_t now_ms,
 /// the version cannot hold, no location at all.
 Result<Json> NewTableMetadataFromRest(const Json& create_request, const std::string& location,
                                       int64_t now_ms);
-
-// --- Helpers shared with view metadata (Java's SchemaParser / JsonUtil semantics) ---------------
-
-/// Validates an Iceberg schema JSON (with field ids) and returns it in SchemaParser's field order
-/// ({"type":"struct","schema-id"?, "identifier-field-ids"? (when non-empty), "fields"}), every
-/// primitive type in the text Java writes (CanonicalPrimitiveType: "decimal(10, 2)").
-/// kInvalidArgument naming what is wrong: missing id/name/required/type, duplicate field ids,
-/// identifier fields that are missing, optional or not primitive, a primitive type the spec does
-/// not define ("Cannot parse type string to primitive: blob (at schema.fields[2].type)"), and a
-/// column nesting struct/list/map types deeper than model::kMaxTypeDepth ("Invalid type at
-/// schema.fields[0].type: ... deeper than 100 levels"), checked before any recursion. Time is
-/// linear in the size of the schema.
-Result<Json> ParseSchemaJson(const Json& schema);
-
-/// Whether two schemas are the same apart from their schema ids (Schema.sameSchema).
-bool SameSchemaJson(const Json& a, const Json& b);
-
-/// JsonUtil-style readers: the error messages are Java's ("Cannot parse missing int: x",
-/// "Cannot parse to an integer value: x: <value>", ...).
-Result<int> JsonGetInt(const Json& node, std::string_view key);
-Result<int64_t> JsonGetLong(const Json& node, std::string_view key);
-Result<std::optional<int>> JsonGetIntOrNull(const Json& node, std::string_view key);
-Result<std::optional<int64_t>> JsonGetLongOrNull(const Json& node, std::string_view key);
-Result<std::string> JsonGetString(const Json& node, std::string_view key);
-Result<std::optional<std::string>> JsonGetStringOrNull(const Json& node, std::string_view key);
-/// A present, non-null member ("Cannot parse missing field: x").
-Result<const Json*> JsonGetField(const Json& node, std::string_view key);
-/// A string-to-string object ("Cannot parse missing map: x").
-Result<std::map<std::string, std::string>> JsonGetStringMap(const Json& node, std::string_view key);
-/// An array of strings ("Cannot parse missing list: x").
-Result<std::vector<std::string>> JsonGetStringList(const Json& node, std::string_view key);
 
 }  // namespace cairn::iceberg

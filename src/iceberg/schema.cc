@@ -399,27 +399,6 @@ Status CheckTypeDepth(const Json& type, std::string_view field) {
   return Ok();
 }
 
-const Json& MemberOrNull(const Json& object, std::string_view key) {
-  static const Json kNull;
-  if (!object.is_object()) return kNull;
-  auto it = object.find(key);
-  return it != object.end() ? *it : kNull;
-}
-
-int64_t LongOr(const Json& object, std::string_view key, int64_t fallback) {
-  const Json& v = MemberOrNull(object, key);
-  if (v.is_number_integer() && !v.is_number_unsigned()) return v.get<int64_t>();
-  if (v.is_number_unsigned() && v.get<uint64_t>() <= uint64_t{INT64_MAX}) {
-    return static_cast<int64_t>(v.get<uint64_t>());
-  }
-  return fallback;
-}
-
-int IntOr(const Json& object, std::string_view key, int fallback) {
-  const int64_t v = LongOr(object, key, int64_t{INT32_MAX} + 1);
-  return v >= INT32_MIN && v <= INT32_MAX ? static_cast<int>(v) : fallback;
-}
-
 std::string ModelTypeText(const model::TypePtr& type) {
   if (!type) return "null";
   switch (type->kind) {

@@ -7,32 +7,11 @@
 #include <string_view>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "common/result.h"
+#include "iceberg/json_readers.h"
 #include "model/table.h"
 
 namespace cairn::iceberg {
-
-/// Iceberg metadata documents (schemas, specs, sort orders, table metadata) are kept as JSON.
-/// Objects keep insertion order so documents are written with Java's field order.
-using Json = nlohmann::ordered_json;
-
-/// Runs `body` (returning a Result or Status) and turns an exception of the JSON library into
-/// kInvalidArgument "<what>: a member has the wrong JSON type". nlohmann's value() and get()
-/// throw when a member of a document from outside (a request, a metadata file, a remote
-/// catalog's reply) has an unexpected type; the entry points of this layer that read such
-/// documents run under this guard, so that nothing throws across the layer (a group commit
-/// applies other callers' commits on its thread). The library's text, which names no field, is
-/// not passed on.
-template <typename F>
-auto CatchJsonErrors(std::string_view what, F&& body) -> decltype(body()) {
-  try {
-    return body();
-  } catch (const nlohmann::json::exception&) {
-    return InvalidArgument("{}: a member has the wrong JSON type", what);
-  }
-}
 
 /// An Iceberg schema JSON ({"type":"struct","schema-id":N,"fields":[...]}) and the highest
 /// field id it assigned.
@@ -125,17 +104,6 @@ Result<std::string> CanonicalPrimitiveType(std::string_view text);
 /// before anything walks it recursively. Members that are not types are ignored (the parsers
 /// report them). kInvalidArgument naming `field` and the limit.
 Status CheckTypeDepth(const Json& type, std::string_view field);
-
-/// `object[key]` without the undefined behaviour of nlohmann's const operator[] on a missing
-/// key: a null value when `object` is not an object or has no such member. For documents from
-/// outside, which may lack any member.
-const Json& MemberOrNull(const Json& object, std::string_view key);
-
-/// An integer member of a document from outside, or `fallback` when `object` is not an object,
-/// the member is missing, is not an integer, or does not fit. (nlohmann's value() converts a
-/// float member, with undefined behaviour when it is out of range, and throws on other types.)
-int IntOr(const Json& object, std::string_view key, int fallback);
-int64_t LongOr(const Json& object, std::string_view key, int64_t fallback);
 
 /// Whether a type JSON is primitive (a string).
 inline bool IsPrimitive(const Json& type) { return type.is_string(); }

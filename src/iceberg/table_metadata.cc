@@ -57,9 +57,6 @@ Status CheckTypesForVersion(const Json& schema, int format_version) {
   return Ok();
 }
 
-// Sorted-key copies compare regardless of member order.
-bool SameJson(const Json& a, const Json& b) { return nlohmann::json(a) == nlohmann::json(b); }
-
 std::vector<int> IdentifierIds(const Json& schema) {
   std::vector<int> ids;
   if (auto it = schema.find("identifier-field-ids"); it != schema.end() && it->is_array()) {
@@ -407,23 +404,43 @@ Result<Json> NewTableMetadata(const NewTableRequest& request) {
   Json properties = Json::object();
   for (const auto& [k, v] : props) properties[k] = v;
 
+  TableDocumentParts parts;
+  parts.format_version = version;
+  parts.table_uuid = request.table_uuid.empty() ? RandomUuid() : request.table_uuid;
+  parts.location = request.location;
+  parts.last_updated_ms = request.now_ms;
+  parts.last_column_id = schema.last_column_id;
+  parts.schema = std::move(schema.schema);
+  parts.spec = std::move(spec.spec);
+  parts.last_partition_id = spec.last_partition_id;
+  parts.sort_order = std::move(order);
+  parts.properties = std::move(properties);
+  return NewTableDocument(std::move(parts));
+}
+
+Json NewTableDocument(TableDocumentParts parts) {
+  const int version = parts.format_version;
   Json md = Json::object();
   md["format-version"] = version;
-  md["table-uuid"] = request.table_uuid.empty() ? RandomUuid() : request.table_uuid;
-  md["location"] = request.location;
+  md["table-uuid"] = std::move(parts.table_uuid);
+  if (parts.location) md["location"] = std::move(*parts.location);
   if (version > 1) md["last-sequence-number"] = 0;
-  md["last-updated-ms"] = request.now_ms;
-  md["last-column-id"] = schema.last_column_id;
-  if (version == 1) md["schema"] = schema.schema;
+  md["last-updated-ms"] = parts.last_updated_ms;
+  md["last-column-id"] = parts.last_column_id;
+  if (version == 1 && parts.schema) md["schema"] = *parts.schema;
   md["current-schema-id"] = 0;
-  md["schemas"] = Json::array({schema.schema});
-  if (version == 1) md["partition-spec"] = spec.spec["fields"];
+  md["schemas"] = Json::array();
+  if (parts.schema) md["schemas"].push_back(std::move(*parts.schema));
+  if (version == 1 && parts.spec) md["partition-spec"] = MemberOrNull(*parts.spec, "fields");
   md["default-spec-id"] = 0;
-  md["partition-specs"] = Json::array({spec.spec});
-  md["last-partition-id"] = spec.last_partition_id;
-  md["default-sort-order-id"] = order["order-id"];
-  md["sort-orders"] = Json::array({order});
-  md["properties"] = std::move(properties);
+  md["partition-specs"] = Json::array();
+  if (parts.spec) md["partition-specs"].push_back(std::move(*parts.spec));
+  md["last-partition-id"] = parts.last_partition_id;
+  md["default-sort-order-id"] =
+      parts.sort_order ? MemberOrNull(*parts.sort_order, "order-id") : Json(0);
+  md["sort-orders"] = Json::array();
+  if (parts.sort_order) md["sort-orders"].push_back(std::move(*parts.sort_order));
+  md["properties"] = std::move(parts.properties);
   md["current-snapshot-id"] = version >= 3 ? Json(nullptr) : Json(-1);
   if (version >= 3) md["next-row-id"] = 0;
   md["refs"] = Json::object();

@@ -51,6 +51,28 @@ inline constexpr int kPreviousVersionsMaxDefault = 100;
 /// error of ToIcebergSchema / ToPartitionSpec / ToSortOrder.
 Result<Json> NewTableMetadata(const NewTableRequest& request);
 
+/// The parts of a new table's metadata document (NewTableDocument).
+struct TableDocumentParts {
+  int format_version = 2;
+  std::string table_uuid;
+  std::optional<std::string> location;  // none: no "location" member
+  int64_t last_updated_ms = 0;
+  int last_column_id = 0;
+  std::optional<Json> schema;      // schema 0; none: "schemas" is empty
+  std::optional<Json> spec;        // spec 0; none: "partition-specs" is empty
+  int last_partition_id = 0;
+  std::optional<Json> sort_order;  // the default order; none: "sort-orders" is empty
+  Json properties = Json::object();
+};
+
+/// The document of a table without history, in TableMetadataParser's field order: the given
+/// parts, current-snapshot-id -1 (null for v3+), last-sequence-number 0 for v2+, next-row-id 0
+/// for v3+, v1's legacy "schema" and "partition-spec", and empty refs, snapshots, statistics,
+/// partition-statistics, snapshot-log and metadata-log. Every new table is made by it (from a
+/// Gravitino definition, a REST create-table request, or the empty start of a create
+/// transaction).
+Json NewTableDocument(TableDocumentParts parts);
+
 /// "00001-<uuid>.metadata.json": the version zero-padded to 5 digits, as Java names files.
 std::string MetadataFileName(int version, const std::string& uuid);
 

@@ -9,6 +9,8 @@
 
 #include "common/util.h"
 #include "iceberg/commit.h"
+#include "iceberg/requirements.h"
+#include "iceberg/table_update.h"
 
 namespace cairn::iceberg {
 
@@ -16,13 +18,6 @@ namespace {
 
 constexpr int kSupportedViewFormatVersion = 1;
 constexpr int kLastAdded = -1;
-
-std::string Text(const Json& value) {
-  if (value.is_string()) return value.get<std::string>();
-  return value.dump(-1, ' ', false, Json::error_handler_t::replace);
-}
-
-bool SameJson(const Json& a, const Json& b) { return nlohmann::json(a) == nlohmann::json(b); }
 
 Error ViewConflict(const std::string& message) {
   return Error{ErrorCode::kConflict, EntityKind::kView, message};
@@ -339,26 +334,9 @@ Status ViewBuilder::Apply(const Json& update) {
     CAIRN_ASSIGN_OR_RETURN(int id, JsonGetInt(u, "view-version-id"));
     return SetCurrentVersion(id);
   }
-  static const std::map<std::string, const char*> kTableOnly = {
-      {"set-current-schema", "SetCurrentSchema"},
-      {"add-spec", "AddPartitionSpec"},
-      {"set-default-spec", "SetDefaultPartitionSpec"},
-      {"add-sort-order", "AddSortOrder"},
-      {"set-default-sort-order", "SetDefaultSortOrder"},
-      {"add-snapshot", "AddSnapshot"},
-      {"remove-snapshots", "RemoveSnapshots"},
-      {"remove-snapshot-ref", "RemoveSnapshotRef"},
-      {"set-snapshot-ref", "SetSnapshotRef"},
-      {"set-statistics", "SetStatistics"},
-      {"remove-statistics", "RemoveStatistics"},
-      {"set-partition-statistics", "SetPartitionStatistics"},
-      {"remove-partition-statistics", "RemovePartitionStatistics"},
-      {"remove-partition-specs", "RemovePartitionSpecs"},
-      {"remove-schemas", "RemoveSchemas"},
-      {"add-encryption-key", "AddEncryptionKey"},
-      {"remove-encryption-key", "RemoveEncryptionKey"}};
-  if (auto it = kTableOnly.find(action); it != kTableOnly.end()) {
-    return InvalidArgument("Cannot apply update {} to a view", it->second);
+  if (const UpdateAction* table_only = FindUpdateAction(action);
+      table_only != nullptr && !table_only->view) {
+    return InvalidArgument("Cannot apply update {} to a view", table_only->java_class);
   }
   return InvalidArgument("Cannot convert metadata update action to json: {}", action);
 }
@@ -505,44 +483,12 @@ Result<Json> NewViewMetadata(const Json& create_view_request, const std::string&
 namespace {
 
 Status CheckViewRequirementsUnguarded(const Json* base, const Json& requirements) {
-  if (!requirements.is_array()) {
-    return InvalidArgument("Cannot parse requirements from non-array: {}", Text(requirements));
-  }
-  static const std::map<std::string, const char*> kTableOnly = {
-      {"assert-create", "AssertTableDoesNotExist"},
-      {"assert-table-uuid", "AssertTableUUID"},
-      {"assert-ref-snapshot-id", "AssertRefSnapshotID"},
-      {"assert-last-assigned-field-id", "AssertLastAssignedFieldId"},
-      {"assert-current-schema-id", "AssertCurrentSchemaID"},
-      {"assert-last-assigned-partition-id", "AssertLastAssignedPartitionId"},
-      {"assert-default-spec-id", "AssertDefaultSpecID"},
-      {"assert-default-sort-order-id", "AssertDefaultSortOrderID"}};
-  struct Req {
-    std::string type;
-    std::string uuid;
-  };
-  std::vector<Req> reqs;
-  for (const auto& r : requirements) {
-    if (!r.is_object()) {
-      return InvalidArgument("Cannot parse update requirement from non-object value: {}", Text(r));
-    }
-    if (!r.contains("type") || r["type"].is_null()) {
-      return InvalidArgument("Cannot parse update requirement. Missing field: type");
-    }
-    CAIRN_ASSIGN_OR_RETURN(std::string type, JsonGetString(r, "type"));
-    type = ToLower(type);
-    Req req{type, ""};
-    if (type == "assert-view-uuid") {
-      CAIRN_ASSIGN_OR_RETURN(req.uuid, JsonGetString(r, "uuid"));
-    } else if (kTableOnly.count(type) == 0) {
-      return InvalidArgument("Unrecognized update requirement. Cannot convert to json: {}", type);
-    }
-    reqs.push_back(std::move(req));
-  }
+  CAIRN_ASSIGN_OR_RETURN(std::vector<Requirement> reqs,
+                         ParseRequirements(requirements, EntityKind::kView));
   if (base == nullptr) return NotFound(EntityKind::kView, "View does not exist");
   for (const auto& r : reqs) {
-    if (r.type != "assert-view-uuid") {
-      return InvalidArgument("Cannot validate {} against a view", kTableOnly.at(r.type));
+    if (r.type() != RequirementType::kAssertViewUuid) {
+      return InvalidArgument("Cannot validate {} against a view", r.kind->java_class);
     }
     const std::string actual = base->contains("view-uuid") && (*base)["view-uuid"].is_string()
                                    ? (*base)["view-uuid"].get<std::string>()

@@ -15,6 +15,7 @@
 #include <set>
 #include <tuple>
 #include <unordered_map>
+#include <variant>
 
 #include <spdlog/spdlog.h>
 
@@ -22,6 +23,7 @@
 #include "common/util.h"
 #include "iceberg/append_rebase.h"
 #include "iceberg/commit.h"
+#include "iceberg/table_builder.h"
 #include "iceberg/table_metadata.h"
 #include "iceberg/view_metadata.h"
 #include "json/json_util.h"
@@ -1058,16 +1060,22 @@ IcebergCatalog::BatchAttempt IcebergCatalog::CommitBatchOnce(
     // A commit that adds a snapshot always changes the metadata, so the metadata so far can be
     // handed over instead of copied (the history grows with every commit); if it fails anyway,
     // what came before is rebuilt by redoing the batch without it.
+    auto parsed = iceberg::ParseTableUpdates(*updates);
+    if (!parsed) {
+      DeleteQuietly(storage_, written);
+      answers[i] = std::move(parsed).error();
+      continue;
+    }
     const bool adds_snapshot =
         current == &running &&
-        std::any_of(updates->begin(), updates->end(), [](const iceberg::Json& u) {
-          return u.is_object() && u.value("action", "") == "add-snapshot";
+        std::any_of(parsed->begin(), parsed->end(), [](const iceberg::TableUpdate& u) {
+          return std::holds_alternative<iceberg::update::AddSnapshot>(u);
         });
     bool changed = false;
-    auto next =
-        adds_snapshot
-            ? iceberg::ApplyTableUpdates(std::move(running), *updates, queued.ctx->now_ms, &changed)
-            : iceberg::ApplyTableUpdates(current, *updates, queued.ctx->now_ms, &changed);
+    auto next = adds_snapshot ? iceberg::ApplyTableUpdates(std::move(running), std::move(*parsed),
+                                                           queued.ctx->now_ms, &changed)
+                              : iceberg::ApplyTableUpdates(current, std::move(*parsed),
+                                                           queued.ctx->now_ms, &changed);
     if (next) {
       if (auto placed = CheckLocations(queued.commit->ns, queued.commit->name, *next, base.get());
           !placed) {
