@@ -68,6 +68,17 @@ std::string_view ActionName(Action action) {
   return "UNKNOWN";
 }
 
+namespace {
+
+// The store type of the leaf objects of a schema addressed with `type`: the kind itself when it
+// lives in a schema, else a table (the default object of a request).
+EntityType LeafEntityType(ObjectType type) {
+  const auto parent = model::Describe(type).parent;
+  return parent == model::ObjectKind::kSchema ? type : EntityType::kTable;
+}
+
+}  // namespace
+
 Authorizer::Authorizer(store::MetadataStore& store, governance::AccessControl& access)
     : store_(store), access_(access) {}
 
@@ -107,26 +118,11 @@ Result<Target> Authorizer::Resolve(const std::string& metalake, const std::strin
     parent = s->id;
   }
   if (object.empty()) return t;
-  const EntityType type = object_type == ObjectType::kView      ? EntityType::kView
-                          : object_type == ObjectType::kFileset ? EntityType::kFileset
-                                                                : EntityType::kTable;
-  CAIRN_ASSIGN_OR_RETURN(t.object_row, get(type, parent, object));
+  CAIRN_ASSIGN_OR_RETURN(t.object_row, get(LeafEntityType(object_type), parent, object));
   return t;
 }
 
 namespace {
-
-// The store type of the leaf objects of a schema addressed with `type`.
-EntityType LeafEntityType(ObjectType type) {
-  switch (type) {
-    case ObjectType::kView:
-      return EntityType::kView;
-    case ObjectType::kFileset:
-      return EntityType::kFileset;
-    default:
-      return EntityType::kTable;
-  }
-}
 
 struct Evaluator {
   const Principal& principal;
