@@ -88,6 +88,19 @@ bool IsKnownPrivilege(std::string_view privilege) {
   });
 }
 
+std::optional<ObjectKind> FindPrivilegeKind(std::string_view privilege) {
+  std::optional<ObjectKind> found;
+  for (const auto& row : kKinds) {
+    if (std::find(row.privileges.begin(), row.privileges.end(), privilege) ==
+        row.privileges.end()) {
+      continue;
+    }
+    if (found) return std::nullopt;
+    found = row.kind;
+  }
+  return found;
+}
+
 bool PrivilegeBindsTo(std::string_view privilege, ObjectKind kind) {
   return std::any_of(kKinds.begin(), kKinds.end(), [&](const KindDescriptor& row) {
     return IsSelfOrAncestor(kind, row.kind) &&

@@ -147,6 +147,10 @@ bool IsSelfOrAncestor(ObjectKind ancestor, ObjectKind kind);
 /// True when some kind declares `privilege` (upper-case, e.g. SELECT_TABLE).
 bool IsKnownPrivilege(std::string_view privilege);
 
+/// The one kind `privilege` (upper-case) is declared on; none when no kind or several kinds
+/// declare it (MANAGE_GRANTS is declared on every leaf kind).
+std::optional<ObjectKind> FindPrivilegeKind(std::string_view privilege);
+
 /// True when `privilege` (upper-case) may be granted on an object of `kind`: it is declared on
 /// `kind` or on a kind below it.
 bool PrivilegeBindsTo(std::string_view privilege, ObjectKind kind);

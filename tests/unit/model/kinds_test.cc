@@ -194,6 +194,13 @@ TEST(Kinds, PrivilegeBindingsAreUnchanged) {
           << privilege << " on " << row.name;
     }
   }
+  EXPECT_EQ(FindPrivilegeKind("SELECT_TABLE"), K::kTable);
+  EXPECT_EQ(FindPrivilegeKind("CREATE_TABLE"), K::kSchema);
+  EXPECT_EQ(FindPrivilegeKind("USE_CATALOG"), K::kCatalog);
+  EXPECT_EQ(FindPrivilegeKind("MANAGE_USERS"), K::kMetalake);
+  EXPECT_EQ(FindPrivilegeKind("APPLY_TAG"), K::kTag);
+  EXPECT_EQ(FindPrivilegeKind("MANAGE_GRANTS"), std::nullopt) << "declared on every leaf";
+  EXPECT_EQ(FindPrivilegeKind("SELECT_EVERYTHING"), std::nullopt);
   EXPECT_FALSE(IsKnownPrivilege("SELECT_EVERYTHING"));
   EXPECT_FALSE(IsKnownPrivilege("select_table")) << "privileges are matched upper-case";
 }
