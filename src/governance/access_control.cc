@@ -18,53 +18,6 @@ namespace {
 
 constexpr int kMaxCasAttempts = 16;
 
-struct Binding {
-  const char* privilege;
-  std::vector<ObjectType> types;
-};
-
-const std::vector<Binding>& Bindings() {
-  using T = ObjectType;
-  static const std::vector<Binding> bindings = {
-      {"CREATE_CATALOG", {T::kMetalake}},
-      {"MANAGE_USERS", {T::kMetalake}},
-      {"MANAGE_GROUPS", {T::kMetalake}},
-      {"CREATE_ROLE", {T::kMetalake}},
-      {"CREATE_TAG", {T::kMetalake}},
-      {"CREATE_POLICY", {T::kMetalake}},
-      {"REGISTER_JOB_TEMPLATE", {T::kMetalake}},
-      {"RUN_JOB", {T::kMetalake}},
-      {"USE_CATALOG", {T::kMetalake, T::kCatalog}},
-      {"USE_SCHEMA", {T::kMetalake, T::kCatalog, T::kSchema}},
-      {"CREATE_SCHEMA", {T::kMetalake, T::kCatalog, T::kSchema}},
-      {"CREATE_TABLE", {T::kMetalake, T::kCatalog, T::kSchema}},
-      {"CREATE_FILESET", {T::kMetalake, T::kCatalog, T::kSchema}},
-      {"CREATE_TOPIC", {T::kMetalake, T::kCatalog, T::kSchema}},
-      {"CREATE_VIEW", {T::kMetalake, T::kCatalog, T::kSchema}},
-      {"REGISTER_MODEL", {T::kMetalake, T::kCatalog, T::kSchema}},
-      {"CREATE_MODEL", {T::kMetalake, T::kCatalog, T::kSchema}},
-      {"REGISTER_FUNCTION", {T::kMetalake, T::kCatalog, T::kSchema}},
-      {"SELECT_TABLE", {T::kMetalake, T::kCatalog, T::kSchema, T::kTable}},
-      {"MODIFY_TABLE", {T::kMetalake, T::kCatalog, T::kSchema, T::kTable}},
-      {"READ_FILESET", {T::kMetalake, T::kCatalog, T::kSchema, T::kFileset}},
-      {"WRITE_FILESET", {T::kMetalake, T::kCatalog, T::kSchema, T::kFileset}},
-      {"PRODUCE_TOPIC", {T::kMetalake, T::kCatalog, T::kSchema, T::kTopic}},
-      {"CONSUME_TOPIC", {T::kMetalake, T::kCatalog, T::kSchema, T::kTopic}},
-      {"USE_MODEL", {T::kMetalake, T::kCatalog, T::kSchema, T::kModel}},
-      {"LINK_MODEL_VERSION", {T::kMetalake, T::kCatalog, T::kSchema, T::kModel}},
-      {"CREATE_MODEL_VERSION", {T::kMetalake, T::kCatalog, T::kSchema, T::kModel}},
-      {"SELECT_VIEW", {T::kMetalake, T::kCatalog, T::kSchema, T::kView}},
-      {"EXECUTE_FUNCTION", {T::kMetalake, T::kCatalog, T::kSchema, T::kFunction}},
-      {"MODIFY_FUNCTION", {T::kMetalake, T::kCatalog, T::kSchema, T::kFunction}},
-      {"MANAGE_GRANTS",
-       {T::kMetalake, T::kCatalog, T::kSchema, T::kTable, T::kView, T::kTopic, T::kFileset,
-        T::kModel, T::kFunction}},
-      {"APPLY_TAG", {T::kMetalake, T::kTag}},
-      {"APPLY_POLICY", {T::kMetalake, T::kPolicy}},
-  };
-  return bindings;
-}
-
 Json ObjectsToJson(const std::vector<SecurableObject>& objects) {
   Json arr = Json::array();
   for (const auto& o : objects) {
@@ -131,19 +84,7 @@ Role ToRole(const EntityRecord& row) {
 }
 
 EntityKind KindOf(EntityType type) { return store::ToEntityKind(type); }
-
-const char* Capitalized(EntityType type) {
-  switch (type) {
-    case EntityType::kUser:
-      return "User";
-    case EntityType::kGroup:
-      return "Group";
-    case EntityType::kRole:
-      return "Role";
-    default:
-      return "Object";
-  }
-}
+std::string_view Capitalized(EntityType type) { return model::Describe(type).display; }
 
 // Re-reads and re-applies until the compare-and-set lands.
 template <typename Mutate>
@@ -166,53 +107,21 @@ Result<EntityRecord> Update(store::MetadataStore& store, EntityType type, int64_
 
 }  // namespace
 
-std::string_view ObjectTypeName(ObjectType type) {
-  switch (type) {
-    case ObjectType::kMetalake:
-      return "metalake";
-    case ObjectType::kCatalog:
-      return "catalog";
-    case ObjectType::kSchema:
-      return "schema";
-    case ObjectType::kTable:
-      return "table";
-    case ObjectType::kView:
-      return "view";
-    case ObjectType::kFileset:
-      return "fileset";
-    case ObjectType::kTopic:
-      return "topic";
-    case ObjectType::kModel:
-      return "model";
-    case ObjectType::kFunction:
-      return "function";
-    case ObjectType::kTag:
-      return "tag";
-    case ObjectType::kPolicy:
-      return "policy";
-  }
-  return "metalake";
-}
+std::string_view ObjectTypeName(ObjectType type) { return model::Describe(type).name; }
 
 std::optional<ObjectType> ParseObjectType(std::string_view text) {
-  for (auto t :
-       {ObjectType::kMetalake, ObjectType::kCatalog, ObjectType::kSchema, ObjectType::kTable,
-        ObjectType::kView, ObjectType::kFileset, ObjectType::kTopic, ObjectType::kModel,
-        ObjectType::kFunction, ObjectType::kTag, ObjectType::kPolicy}) {
-    if (EqualsIgnoreCase(text, ObjectTypeName(t))) return t;
-  }
-  return std::nullopt;
+  return model::FindKindBySecurable(text);
 }
 
 Status ValidatePrivilege(std::string_view privilege, ObjectType type) {
   const std::string upper = ToUpper(privilege);
-  for (const auto& b : Bindings()) {
-    if (upper == b.privilege) {
-      if (std::find(b.types.begin(), b.types.end(), type) != b.types.end()) return Ok();
-      return InvalidArgument("Privilege {} cannot be bound to a {}", upper, ObjectTypeName(type));
-    }
+  if (!model::IsKnownPrivilege(upper)) {
+    return InvalidArgument("Unknown privilege '{}'", privilege);
   }
-  return InvalidArgument("Unknown privilege '{}'", privilege);
+  if (!model::PrivilegeBindsTo(upper, type)) {
+    return InvalidArgument("Privilege {} cannot be bound to a {}", upper, ObjectTypeName(type));
+  }
+  return Ok();
 }
 
 Owner OwnerOf(const EntityRecord& row) {

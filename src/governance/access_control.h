@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "model/kinds.h"
 #include "model/table.h"
 #include "store/metadata_store.h"
 
@@ -24,23 +25,14 @@ struct Principal {
   std::vector<std::string> groups;
 };
 
-/// Kinds of securable objects, named as on the wire (lower-case).
-enum class ObjectType {
-  kMetalake,
-  kCatalog,
-  kSchema,
-  kTable,
-  kView,
-  kFileset,
-  kTopic,
-  kModel,
-  kFunction,
-  kTag,
-  kPolicy
-};
+/// The kind of a securable object: one of the object kinds that has a securable type
+/// (model/kinds.h); users, groups and roles are not securable.
+using ObjectType = model::ObjectKind;
 
+/// The kind's name as written on the wire and in role payloads (lower-case, "table").
 std::string_view ObjectTypeName(ObjectType type);
-std::optional<ObjectType> ParseObjectType(std::string_view text);  // case-insensitive
+/// The securable kind named `text`, case-insensitive; none for unknown and non-securable names.
+std::optional<ObjectType> ParseObjectType(std::string_view text);
 
 struct Privilege {
   std::string name;  // upper-case, e.g. SELECT_TABLE

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "service/authorizer.h"
 
+#include <iterator>
 #include <unordered_map>
 
 #include "common/util.h"
@@ -12,61 +13,76 @@ using governance::OwnerOf;
 using store::EntityRecord;
 using store::EntityType;
 
-std::string_view ActionName(Action action) {
-  switch (action) {
-    case Action::kCreateMetalake:
-      return "CREATE_METALAKE";
-    case Action::kUseMetalake:
-      return "USE_METALAKE";
-    case Action::kManageMetalake:
-      return "MANAGE_METALAKE";
-    case Action::kCreateCatalog:
-      return "CREATE_CATALOG";
-    case Action::kLoadCatalog:
-      return "LOAD_CATALOG";
-    case Action::kManageCatalog:
-      return "MANAGE_CATALOG";
-    case Action::kCreateSchema:
-      return "CREATE_SCHEMA";
-    case Action::kLoadSchema:
-      return "LOAD_SCHEMA";
-    case Action::kManageSchema:
-      return "MANAGE_SCHEMA";
-    case Action::kCreateTable:
-      return "CREATE_TABLE";
-    case Action::kLoadTable:
-      return "LOAD_TABLE";
-    case Action::kModifyTable:
-      return "MODIFY_TABLE";
-    case Action::kDropTable:
-      return "DROP_TABLE";
-    case Action::kCreateView:
-      return "CREATE_VIEW";
-    case Action::kLoadView:
-      return "LOAD_VIEW";
-    case Action::kManageView:
-      return "MANAGE_VIEW";
-    case Action::kCreateFileset:
-      return "CREATE_FILESET";
-    case Action::kLoadFileset:
-      return "LOAD_FILESET";
-    case Action::kWriteFileset:
-      return "WRITE_FILESET";
-    case Action::kDropFileset:
-      return "DROP_FILESET";
-    case Action::kManageUsers:
-      return "MANAGE_USERS";
-    case Action::kManageGroups:
-      return "MANAGE_GROUPS";
-    case Action::kCreateRole:
-      return "CREATE_ROLE";
-    case Action::kManageGrants:
-      return "MANAGE_GRANTS";
-    case Action::kGrantOnObject:
-      return "MANAGE_GRANTS";
+namespace {
+
+using K = model::ObjectKind;
+
+// One row per action, in the order of the enum: its name in denials and the kind of object it
+// addresses.
+struct ActionRow {
+  Action action;
+  std::string_view name;
+  std::optional<K> kind;
+};
+
+constexpr ActionRow kActions[] = {
+    {Action::kCreateMetalake, "CREATE_METALAKE", K::kMetalake},
+    {Action::kUseMetalake, "USE_METALAKE", K::kMetalake},
+    {Action::kManageMetalake, "MANAGE_METALAKE", K::kMetalake},
+    {Action::kCreateCatalog, "CREATE_CATALOG", K::kCatalog},
+    {Action::kLoadCatalog, "LOAD_CATALOG", K::kCatalog},
+    {Action::kManageCatalog, "MANAGE_CATALOG", K::kCatalog},
+    {Action::kCreateSchema, "CREATE_SCHEMA", K::kSchema},
+    {Action::kLoadSchema, "LOAD_SCHEMA", K::kSchema},
+    {Action::kManageSchema, "MANAGE_SCHEMA", K::kSchema},
+    {Action::kCreateTable, "CREATE_TABLE", K::kTable},
+    {Action::kLoadTable, "LOAD_TABLE", K::kTable},
+    {Action::kModifyTable, "MODIFY_TABLE", K::kTable},
+    {Action::kDropTable, "DROP_TABLE", K::kTable},
+    {Action::kCreateView, "CREATE_VIEW", K::kView},
+    {Action::kLoadView, "LOAD_VIEW", K::kView},
+    {Action::kManageView, "MANAGE_VIEW", K::kView},
+    {Action::kCreateFileset, "CREATE_FILESET", K::kFileset},
+    {Action::kLoadFileset, "LOAD_FILESET", K::kFileset},
+    {Action::kWriteFileset, "WRITE_FILESET", K::kFileset},
+    {Action::kDropFileset, "DROP_FILESET", K::kFileset},
+    {Action::kManageUsers, "MANAGE_USERS", K::kUser},
+    {Action::kManageGroups, "MANAGE_GROUPS", K::kGroup},
+    {Action::kCreateRole, "CREATE_ROLE", K::kRole},
+    {Action::kManageGrants, "MANAGE_GRANTS", K::kRole},
+    {Action::kGrantOnObject, "MANAGE_GRANTS", std::nullopt},
+};
+
+constexpr bool ActionRowsInEnumOrder() {
+  for (size_t i = 0; i < std::size(kActions); ++i) {
+    if (static_cast<size_t>(kActions[i].action) != i) return false;
   }
-  return "UNKNOWN";
+  return true;
 }
+static_assert(ActionRowsInEnumOrder(), "kActions rows must follow the order of Action");
+static_assert(kActions[std::size(kActions) - 1].action == Action::kGrantOnObject,
+              "every Action needs a row");
+
+}  // namespace
+
+std::string_view ActionName(Action action) {
+  return kActions[static_cast<size_t>(action)].name;
+}
+
+std::optional<model::ObjectKind> ActionKind(Action action) {
+  return kActions[static_cast<size_t>(action)].kind;
+}
+
+namespace {
+
+// The store type of the leaf objects of a schema addressed with `type`: the kind itself when it
+// lives in a schema, else a table (the default object of a request).
+EntityType LeafEntityType(ObjectType type) {
+  const auto parent = model::Describe(type).parent;
+  return parent == model::ObjectKind::kSchema ? type : EntityType::kTable;
+}
+
+}  // namespace
 
 Authorizer::Authorizer(store::MetadataStore& store, governance::AccessControl& access)
     : store_(store), access_(access) {}
@@ -107,26 +123,11 @@ Result<Target> Authorizer::Resolve(const std::string& metalake, const std::strin
     parent = s->id;
   }
   if (object.empty()) return t;
-  const EntityType type = object_type == ObjectType::kView      ? EntityType::kView
-                          : object_type == ObjectType::kFileset ? EntityType::kFileset
-                                                                : EntityType::kTable;
-  CAIRN_ASSIGN_OR_RETURN(t.object_row, get(type, parent, object));
+  CAIRN_ASSIGN_OR_RETURN(t.object_row, get(LeafEntityType(object_type), parent, object));
   return t;
 }
 
 namespace {
-
-// The store type of the leaf objects of a schema addressed with `type`.
-EntityType LeafEntityType(ObjectType type) {
-  switch (type) {
-    case ObjectType::kView:
-      return EntityType::kView;
-    case ObjectType::kFileset:
-      return EntityType::kFileset;
-    default:
-      return EntityType::kTable;
-  }
-}
 
 struct Evaluator {
   const Principal& principal;
@@ -162,9 +163,15 @@ struct Evaluator {
   bool Any(std::string_view privilege, int depth) const {
     return grants.Has(privilege, Chain(depth));
   }
+  // Granted on the chain down to the kind the privilege is declared on: SELECT_TABLE down to
+  // the table, CREATE_TABLE down to the schema.
+  bool Granted(std::string_view privilege) const {
+    const auto kind = model::FindPrivilegeKind(privilege);
+    return kind && Any(privilege, model::Depth(*kind));
+  }
 
-  bool UseCatalog() const { return Any("USE_CATALOG", 1); }
-  bool UseSchema() const { return Any("USE_SCHEMA", 2); }
+  bool UseCatalog() const { return Granted("USE_CATALOG"); }
+  bool UseSchema() const { return Granted("USE_SCHEMA"); }
   bool OwnerAbove() const { return OwnsMetalake() || OwnsCatalog(); }
   bool SchemaOwnerWithUseCatalog() const { return OwnsSchema() && UseCatalog(); }
   bool InSchema(bool leaf) const {
@@ -188,45 +195,45 @@ Result<bool> Authorizer::Decide(const Principal& principal, Action action, const
     case Action::kManageMetalake:
       return e.OwnsMetalake();
     case Action::kCreateCatalog:
-      return e.OwnsMetalake() || e.Any("CREATE_CATALOG", 0);
+      return e.OwnsMetalake() || e.Granted("CREATE_CATALOG");
     case Action::kLoadCatalog:
       return e.OwnerAbove() || e.UseCatalog();
     case Action::kManageCatalog:
       return e.OwnerAbove();
     case Action::kCreateSchema:
-      return e.OwnerAbove() || (e.UseCatalog() && e.Any("CREATE_SCHEMA", 2));
+      return e.OwnerAbove() || (e.UseCatalog() && e.Granted("CREATE_SCHEMA"));
     case Action::kLoadSchema:
       return e.OwnerAbove() || (e.UseCatalog() && (e.OwnsSchema() || e.UseSchema()));
     case Action::kManageSchema:
       return e.OwnerAbove() || e.SchemaOwnerWithUseCatalog();
     case Action::kCreateTable:
-      return e.InSchema(e.Any("CREATE_TABLE", 2));
+      return e.InSchema(e.Granted("CREATE_TABLE"));
     case Action::kLoadTable:
-      return e.InSchema(e.OwnsObject() || e.Any("SELECT_TABLE", 3) || e.Any("MODIFY_TABLE", 3));
+      return e.InSchema(e.OwnsObject() || e.Granted("SELECT_TABLE") || e.Granted("MODIFY_TABLE"));
     case Action::kModifyTable:
-      return e.InSchema(e.OwnsObject() || e.Any("MODIFY_TABLE", 3));
+      return e.InSchema(e.OwnsObject() || e.Granted("MODIFY_TABLE"));
     case Action::kDropTable:
       return e.InSchema(e.OwnsObject());
     case Action::kCreateView:
-      return e.InSchema(e.Any("CREATE_VIEW", 2));
+      return e.InSchema(e.Granted("CREATE_VIEW"));
     case Action::kLoadView:
-      return e.InSchema(e.OwnsObject() || e.Any("SELECT_VIEW", 3) || e.Any("CREATE_VIEW", 2));
+      return e.InSchema(e.OwnsObject() || e.Granted("SELECT_VIEW") || e.Granted("CREATE_VIEW"));
     case Action::kManageView:
       return e.InSchema(e.OwnsObject());
     case Action::kCreateFileset:
-      return e.InSchema(e.Any("CREATE_FILESET", 2));
+      return e.InSchema(e.Granted("CREATE_FILESET"));
     case Action::kLoadFileset:
-      return e.InSchema(e.OwnsObject() || e.Any("READ_FILESET", 3) || e.Any("WRITE_FILESET", 3));
+      return e.InSchema(e.OwnsObject() || e.Granted("READ_FILESET") || e.Granted("WRITE_FILESET"));
     case Action::kWriteFileset:
-      return e.InSchema(e.OwnsObject() || e.Any("WRITE_FILESET", 3));
+      return e.InSchema(e.OwnsObject() || e.Granted("WRITE_FILESET"));
     case Action::kDropFileset:
       return e.InSchema(e.OwnsObject());
     case Action::kManageUsers:
-      return e.OwnsMetalake() || e.Any("MANAGE_USERS", 0);
+      return e.OwnsMetalake() || e.Granted("MANAGE_USERS");
     case Action::kManageGroups:
-      return e.OwnsMetalake() || e.Any("MANAGE_GROUPS", 0);
+      return e.OwnsMetalake() || e.Granted("MANAGE_GROUPS");
     case Action::kCreateRole:
-      return e.OwnsMetalake() || e.Any("CREATE_ROLE", 0);
+      return e.OwnsMetalake() || e.Granted("CREATE_ROLE");
     case Action::kManageGrants:
       return e.OwnsMetalake() || e.Any("MANAGE_GRANTS", 0);
     case Action::kGrantOnObject: {

@@ -46,6 +46,8 @@ enum class Action {
 };
 
 std::string_view ActionName(Action action);
+/// The kind of object `action` addresses; none for kGrantOnObject, which takes any securable.
+std::optional<model::ObjectKind> ActionKind(Action action);
 
 /// The object a request addresses: the metalake row (required) and, when they exist, the rows
 /// of the catalog, schema and leaf object. Names are always set; rows are missing for objects

@@ -23,38 +23,6 @@
 
 namespace cairn::store {
 
-EntityKind ToEntityKind(EntityType type) {
-  switch (type) {
-    case EntityType::kMetalake:
-      return EntityKind::kMetalake;
-    case EntityType::kCatalog:
-      return EntityKind::kCatalog;
-    case EntityType::kSchema:
-      return EntityKind::kSchema;
-    case EntityType::kTable:
-      return EntityKind::kTable;
-    case EntityType::kView:
-      return EntityKind::kView;
-    case EntityType::kFileset:
-      return EntityKind::kFileset;
-    case EntityType::kTopic:
-      return EntityKind::kTopic;
-    case EntityType::kModel:
-      return EntityKind::kModel;
-    case EntityType::kFunction:
-      return EntityKind::kFunction;
-    case EntityType::kUser:
-      return EntityKind::kUser;
-    case EntityType::kGroup:
-      return EntityKind::kGroup;
-    case EntityType::kRole:
-      return EntityKind::kRole;
-    case EntityType::kIdpUser:
-      return EntityKind::kUser;
-  }
-  return EntityKind::kNone;
-}
-
 std::string_view DialectName(Dialect dialect) {
   switch (dialect) {
     case Dialect::kSqlite:

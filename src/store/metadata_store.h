@@ -11,29 +11,17 @@
 #include <vector>
 
 #include "common/result.h"
+#include "model/kinds.h"
 #include "model/table.h"
 
 namespace cairn::store {
 
-/// What kind of object a stored entity row is. The numeric values are persisted: never reuse one.
-enum class EntityType : int {
-  kMetalake = 1,
-  kCatalog = 2,
-  kSchema = 3,
-  kTable = 4,
-  kView = 5,
-  kFileset = 6,
-  kTopic = 7,
-  kModel = 8,
-  kFunction = 9,
-  kUser = 10,
-  kGroup = 11,
-  kRole = 12,
-  kIdpUser = 13,         // a local user of the `basic` authenticator (parent 0)
-  kLastType = kIdpUser,  // keep last: rows with a larger type are rejected as corrupt
-};
+/// What kind of object a stored entity row is: one of the object kinds. The number written to
+/// the `type` column is the kind's `store_type` (model/kinds.h), persisted: never reuse one.
+using EntityType = model::ObjectKind;
 
-EntityKind ToEntityKind(EntityType type);
+/// What an error about an object of `type` is about.
+inline EntityKind ToEntityKind(EntityType type) { return model::Describe(type).error_kind; }
 
 /// One object Cairn owns or tracks: a metalake, a catalog, or an object inside a catalog.
 /// Objects form a tree through `parent_id` (0 for metalakes); names are unique among the

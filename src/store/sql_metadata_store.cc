@@ -127,6 +127,9 @@ Result<int64_t> ParseIntColumn(const SqlRow& row, size_t index, std::string_view
   return *value;
 }
 
+// The number persisted for `type`; 0 (matching no row) for a kind that is never stored.
+int64_t StoredType(EntityType type) { return model::Describe(type).store_type; }
+
 Result<EntityRecord> ParseRow(const SqlRow& row) {
   if (row.size() != kEntityColumnCount) {
     return Internal("entities row has {} columns, expected {}", row.size(), kEntityColumnCount);
@@ -135,11 +138,11 @@ Result<EntityRecord> ParseRow(const SqlRow& row) {
   CAIRN_ASSIGN_OR_RETURN(record.id, ParseIntColumn(row, 0, "id"));
   {
     CAIRN_ASSIGN_OR_RETURN(int64_t type, ParseIntColumn(row, 1, "type"));
-    if (type < static_cast<int64_t>(EntityType::kMetalake) ||
-        type > static_cast<int64_t>(EntityType::kLastType)) {
+    const std::optional<EntityType> kind = model::FindKindByStoreType(type);
+    if (!kind) {
       return Internal("entity {} has unknown type {}", record.id, type);
     }
-    record.type = static_cast<EntityType>(type);
+    record.type = *kind;
   }
   CAIRN_ASSIGN_OR_RETURN(record.parent_id, ParseIntColumn(row, 2, "parent_id"));
   record.name = row[3].value_or("");
@@ -214,8 +217,11 @@ Error NameTaken(Error error, EntityType type, std::string_view name) {
 // The store's operations against one connection, shared by the pooled store and the
 // transaction view.
 Result<EntityRecord> InsertOn(SqlConnection& conn, const EntityRecord& r) {
+  if (StoredType(r.type) == 0) {
+    return Internal("objects of kind {} are not stored", model::Describe(r.type).name);
+  }
   Result<SqlRows> rows = conn.Execute(
-      kInsertSql, {int64_t{static_cast<int>(r.type)}, r.parent_id, r.name, OptionalText(r.comment),
+      kInsertSql, {StoredType(r.type), r.parent_id, r.name, OptionalText(r.comment),
                    DumpProperties(r.properties), int64_t{r.in_use ? 1 : 0}, r.payload,
                    OptionalText(r.location), r.audit.creator, r.audit.create_time,
                    OptionalText(r.audit.last_modifier), OptionalInt(r.audit.last_modified_time)});
@@ -227,7 +233,7 @@ Result<EntityRecord> InsertOn(SqlConnection& conn, const EntityRecord& r) {
 
 Result<EntityRecord> GetOn(SqlConnection& conn, EntityType type, int64_t parent_id,
                            std::string_view name) {
-  CAIRN_ASSIGN_OR_RETURN(SqlRows rows, conn.Execute(kGetSql, {int64_t{static_cast<int>(type)},
+  CAIRN_ASSIGN_OR_RETURN(SqlRows rows, conn.Execute(kGetSql, {StoredType(type),
                                                               parent_id, std::string(name)}));
   if (rows.empty()) {
     const EntityKind kind = ToEntityKind(type);
@@ -293,7 +299,7 @@ Result<std::vector<EntityRecord>> GetPathOn(
   if (path.empty()) return out;
   std::vector<SqlParam> params = {root_parent_id};
   for (const auto& [type, name] : path) {
-    params.emplace_back(int64_t{static_cast<int>(type)});
+    params.emplace_back(StoredType(type));
     params.emplace_back(name);
   }
   CAIRN_ASSIGN_OR_RETURN(SqlRows rows, conn.Execute(PathSql(path.size()), params));
@@ -319,7 +325,7 @@ Result<EntityRecord> GetByIdOn(SqlConnection& conn, int64_t id) {
 
 Result<std::vector<EntityRecord>> ListOn(SqlConnection& conn, EntityType type, int64_t parent_id,
                                          std::string_view after_name, int limit) {
-  std::vector<SqlParam> params = {int64_t{static_cast<int>(type)}, parent_id,
+  std::vector<SqlParam> params = {StoredType(type), parent_id,
                                   std::string(after_name)};
   if (limit > 0) params.emplace_back(int64_t{limit});
   CAIRN_ASSIGN_OR_RETURN(SqlRows rows, conn.Execute(limit > 0 ? kListLimitSql : kListSql, params));
@@ -532,7 +538,7 @@ Result<std::vector<EntityRecord>> SqlMetadataStore::GetPath(
   std::string key = std::to_string(root_parent_id);
   for (const auto& [type, name] : path) {
     key += '\0';
-    key += std::to_string(static_cast<int>(type));
+    key += std::to_string(StoredType(type));
     key += ':';
     key += name;
   }

@@ -198,10 +198,7 @@ Response GravitinoApi::HandleAccessControl(const Request& request,
         t = authz_.Resolve(ml, parts[0], {parts[1]}, parts[2], *type);
         if (t && !t->object_row) {
           return NotFound(EntityKind::kMetadataObject, "{} {} does not exist",
-                          *type == ObjectType::kTable  ? "Table"
-                          : *type == ObjectType::kView ? "View"
-                                                       : "Fileset",
-                          full_name);
+                          model::Describe(*type).display, full_name);
         }
         break;
       default:

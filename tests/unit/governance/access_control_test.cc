@@ -27,6 +27,18 @@ TEST(Privileges, BindOnlyToTheirObjectTypes) {
               IsError(ErrorCode::kInvalidArgument));
 }
 
+TEST(Actions, NameTheKindTheyAddress) {
+  using K = model::ObjectKind;
+  EXPECT_EQ(service::ActionName(Action::kLoadTable), "LOAD_TABLE");
+  EXPECT_EQ(service::ActionName(Action::kGrantOnObject), "MANAGE_GRANTS");
+  EXPECT_EQ(service::ActionKind(Action::kCreateMetalake), K::kMetalake);
+  EXPECT_EQ(service::ActionKind(Action::kCreateTable), K::kTable);
+  EXPECT_EQ(service::ActionKind(Action::kLoadView), K::kView);
+  EXPECT_EQ(service::ActionKind(Action::kDropFileset), K::kFileset);
+  EXPECT_EQ(service::ActionKind(Action::kManageGroups), K::kGroup);
+  EXPECT_EQ(service::ActionKind(Action::kGrantOnObject), std::nullopt);
+}
+
 TEST(Grants, DenyOnAnyLevelWins) {
   Grants g;
   g.entries[{ObjectType::kCatalog, "c"}]["SELECT_TABLE"] = true;

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+
+#include "common/error.h"
+
+namespace cairn::model {
+
+/// Every kind of object Cairn names: the tree of a metalake (catalogs, schemas and the leaf
+/// objects of a schema), the tags and policies of a metalake, its users, groups and roles, and
+/// the server-wide local users of the `basic` authenticator. One enumerator per row of
+/// `kKinds` below, in the same order; the enumerator values are indexes and are never
+/// persisted (the store writes `KindDescriptor::store_type`).
+enum class ObjectKind : uint8_t {
+  kMetalake,
+  kCatalog,
+  kSchema,
+  kTable,
+  kView,
+  kFileset,
+  kTopic,
+  kModel,
+  kFunction,
+  kTag,
+  kPolicy,
+  kUser,
+  kGroup,
+  kRole,
+  kIdpUser,  // a local user of the `basic` authenticator, outside every metalake
+};
+
+/// Everything Cairn knows about one object kind, in one row. All conversions between the
+/// kind and the other vocabularies (store numbers, error subjects, securable types, URL
+/// segments, privileges) are lookups in these rows.
+struct KindDescriptor {
+  ObjectKind kind;
+  /// Lower-case name, as written on the wire in a securable object's "type" and in role
+  /// payloads; parsed case-insensitively.
+  std::string_view name;
+  /// Capitalised name as it starts a message ("Table x does not exist").
+  std::string_view display;
+  /// Gravitino's metadata object type ("TABLE"); empty for a kind that cannot be secured.
+  std::string_view securable;
+  /// The number persisted in the `type` column of the store; 0 for a kind never stored.
+  /// Persisted: never change or reuse one.
+  int store_type;
+  /// What an error about an object of this kind is about (picks e.g. NoSuchTableException).
+  EntityKind error_kind;
+  /// The kind of the object this one lives in; none for the roots (metalake, idp user).
+  std::optional<ObjectKind> parent;
+  /// The collection segment of its Gravitino URL ("tables" in
+  /// /api/metalakes/{m}/catalogs/{c}/schemas/{s}/tables); empty when it has none.
+  std::string_view path_segment;
+  /// The privileges declared on this kind. A privilege binds to the kind it is declared on and
+  /// to every ancestor of it (a grant on a schema covers the tables inside).
+  std::span<const std::string_view> privileges;
+};
+
+namespace kinds_internal {
+
+inline constexpr std::string_view kMetalakePrivileges[] = {
+    "CREATE_CATALOG", "MANAGE_USERS", "MANAGE_GROUPS",         "CREATE_ROLE",
+    "CREATE_TAG",     "CREATE_POLICY", "REGISTER_JOB_TEMPLATE", "RUN_JOB"};
+inline constexpr std::string_view kCatalogPrivileges[] = {"USE_CATALOG"};
+inline constexpr std::string_view kSchemaPrivileges[] = {
+    "USE_SCHEMA",  "CREATE_SCHEMA",  "CREATE_TABLE",  "CREATE_FILESET",   "CREATE_TOPIC",
+    "CREATE_VIEW", "REGISTER_MODEL", "CREATE_MODEL",  "REGISTER_FUNCTION"};
+inline constexpr std::string_view kTablePrivileges[] = {"SELECT_TABLE", "MODIFY_TABLE",
+                                                        "MANAGE_GRANTS"};
+inline constexpr std::string_view kViewPrivileges[] = {"SELECT_VIEW", "MANAGE_GRANTS"};
+inline constexpr std::string_view kFilesetPrivileges[] = {"READ_FILESET", "WRITE_FILESET",
+                                                          "MANAGE_GRANTS"};
+inline constexpr std::string_view kTopicPrivileges[] = {"PRODUCE_TOPIC", "CONSUME_TOPIC",
+                                                        "MANAGE_GRANTS"};
+inline constexpr std::string_view kModelPrivileges[] = {"USE_MODEL", "LINK_MODEL_VERSION",
+                                                        "CREATE_MODEL_VERSION", "MANAGE_GRANTS"};
+inline constexpr std::string_view kFunctionPrivileges[] = {"EXECUTE_FUNCTION", "MODIFY_FUNCTION",
+                                                           "MANAGE_GRANTS"};
+inline constexpr std::string_view kTagPrivileges[] = {"APPLY_TAG"};
+inline constexpr std::string_view kPolicyPrivileges[] = {"APPLY_POLICY"};
+
+}  // namespace kinds_internal
+
+/// The rows, indexed by ObjectKind. Adding a kind is adding an enumerator and a row here.
+inline constexpr std::array<KindDescriptor, 15> kKinds = {{
+    // kind, name, display, securable, store_type, error_kind, parent, path_segment, privileges
+    {ObjectKind::kMetalake, "metalake", "Metalake", "METALAKE", 1, EntityKind::kMetalake,
+     std::nullopt, "metalakes", kinds_internal::kMetalakePrivileges},
+    {ObjectKind::kCatalog, "catalog", "Catalog", "CATALOG", 2, EntityKind::kCatalog,
+     ObjectKind::kMetalake, "catalogs", kinds_internal::kCatalogPrivileges},
+    {ObjectKind::kSchema, "schema", "Schema", "SCHEMA", 3, EntityKind::kSchema,
+     ObjectKind::kCatalog, "schemas", kinds_internal::kSchemaPrivileges},
+    {ObjectKind::kTable, "table", "Table", "TABLE", 4, EntityKind::kTable, ObjectKind::kSchema,
+     "tables", kinds_internal::kTablePrivileges},
+    {ObjectKind::kView, "view", "View", "VIEW", 5, EntityKind::kView, ObjectKind::kSchema,
+     "views", kinds_internal::kViewPrivileges},
+    {ObjectKind::kFileset, "fileset", "Fileset", "FILESET", 6, EntityKind::kFileset,
+     ObjectKind::kSchema, "filesets", kinds_internal::kFilesetPrivileges},
+    {ObjectKind::kTopic, "topic", "Topic", "TOPIC", 7, EntityKind::kTopic, ObjectKind::kSchema,
+     "topics", kinds_internal::kTopicPrivileges},
+    {ObjectKind::kModel, "model", "Model", "MODEL", 8, EntityKind::kModel, ObjectKind::kSchema,
+     "models", kinds_internal::kModelPrivileges},
+    {ObjectKind::kFunction, "function", "Function", "FUNCTION", 9, EntityKind::kFunction,
+     ObjectKind::kSchema, "functions", kinds_internal::kFunctionPrivileges},
+    // Tags and policies are not stored yet and have no error subject of their own.
+    {ObjectKind::kTag, "tag", "Tag", "TAG", 0, EntityKind::kNone, ObjectKind::kMetalake, "tags",
+     kinds_internal::kTagPrivileges},
+    {ObjectKind::kPolicy, "policy", "Policy", "POLICY", 0, EntityKind::kNone,
+     ObjectKind::kMetalake, "policies", kinds_internal::kPolicyPrivileges},
+    {ObjectKind::kUser, "user", "User", "", 10, EntityKind::kUser, ObjectKind::kMetalake, "users",
+     {}},
+    {ObjectKind::kGroup, "group", "Group", "", 11, EntityKind::kGroup, ObjectKind::kMetalake,
+     "groups", {}},
+    {ObjectKind::kRole, "role", "Role", "", 12, EntityKind::kRole, ObjectKind::kMetalake, "roles",
+     {}},
+    {ObjectKind::kIdpUser, "idp user", "User", "", 13, EntityKind::kUser, std::nullopt, "", {}},
+}};
+
+/// The row of `kind`.
+constexpr const KindDescriptor& Describe(ObjectKind kind) {
+  return kKinds[static_cast<size_t>(kind)];
+}
+
+/// The kind persisted as `store_type`; none for 0 and for every number no row carries (a
+/// stored row with such a type is corrupt).
+std::optional<ObjectKind> FindKindByStoreType(int64_t store_type);
+
+/// The securable kind named `text` (its `name` or `securable`, case-insensitive); none for an
+/// unknown name and for kinds that cannot be secured (users, groups, roles).
+std::optional<ObjectKind> FindKindBySecurable(std::string_view text);
+
+/// The kind whose Gravitino collection segment is `segment` ("tables"), case-sensitive.
+std::optional<ObjectKind> FindKindBySegment(std::string_view segment);
+
+/// How many parents lie between `kind` and its root: 0 for a metalake, 3 for a table.
+int Depth(ObjectKind kind);
+
+/// True when `ancestor` is `kind` or one of the kinds on its parent chain.
+bool IsSelfOrAncestor(ObjectKind ancestor, ObjectKind kind);
+
+/// True when some kind declares `privilege` (upper-case, e.g. SELECT_TABLE).
+bool IsKnownPrivilege(std::string_view privilege);
+
+/// The one kind `privilege` (upper-case) is declared on; none when no kind or several kinds
+/// declare it (MANAGE_GRANTS is declared on every leaf kind).
+std::optional<ObjectKind> FindPrivilegeKind(std::string_view privilege);
+
+/// True when `privilege` (upper-case) may be granted on an object of `kind`: it is declared on
+/// `kind` or on a kind below it.
+bool PrivilegeBindsTo(std::string_view privilege, ObjectKind kind);
+
+}  // namespace cairn::model
