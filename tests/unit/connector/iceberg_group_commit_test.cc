@@ -61,7 +61,8 @@ class GroupCommitTest : public ::testing::Test {
     ASSERT_THAT(cat_row, IsOk());
     CatalogInfo info{cat_row->id,         "ml", "cat", model::CatalogType::kRelational,
                      "lakehouse-iceberg", {}};
-    catalog_ = std::make_unique<IcebergCatalog>(info, *store_, (root_ / "wh").string());
+    catalog_ = std::make_unique<IcebergCatalog>(info, *store_, (root_ / "wh").string(),
+                                                MakeIcebergCaches(IcebergCacheOptions{}));
     ASSERT_THAT(catalog_->CreateNamespace(Ctx(), kNs, {}), IsOk());
     const nlohmann::json request =
         nlohmann::json::parse(R"({"name": "t", "properties": {"format-version": "2"},
