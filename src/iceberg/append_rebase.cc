@@ -969,8 +969,8 @@ Result<std::pair<Json, Json>> RebaseAppend(const Json& current, const Json& requ
     return NotRebasable(fmt::format("cannot write {}: {}", location, written.error().message));
   }
   if (paths_known && io.written_lists) {
-    io.written_lists->Add(
-        location, {std::move(new_paths), std::move(schema_text), std::move(new_raw)});
+    io.written_lists->Add(location,
+                          {std::move(new_paths), std::move(schema_text), std::move(new_raw)});
   }
   return std::make_pair(std::move(new_requirements), std::move(new_updates));
 }

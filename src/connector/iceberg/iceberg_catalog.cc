@@ -760,8 +760,8 @@ Result<LoadedObject> IcebergCatalog::UpdateTable(
         }
         if (rename_to) {
           if (!(row.parent_id == target_ns->id && row.name == rename_to->second)) {
-            auto free = RenameTargetFree(*target_ns, ns, name, rename_to->first,
-                                         rename_to->second, EntityType::kTable);
+            auto free = RenameTargetFree(*target_ns, ns, name, rename_to->first, rename_to->second,
+                                         EntityType::kTable);
             if (!free) {
               if (!new_location.empty()) DeleteQuietly(storage_, files_, {new_location});
               return std::move(free).error();
@@ -786,7 +786,9 @@ Result<LoadedObject> IcebergCatalog::UpdateTable(
         lost_race = lost_race || updated.error().code == ErrorCode::kConflict;
         return std::move(updated).error();
       },
-      [&] { return Unavailable("too many concurrent updates of {}; try again", ObjectText(ns, name)); },
+      [&] {
+        return Unavailable("too many concurrent updates of {}; try again", ObjectText(ns, name));
+      },
       [&](const Error&) { return lost_race; });
 }
 
@@ -828,8 +830,7 @@ Result<LoadedObject> IcebergCatalog::RegisterTable(const CallContext& ctx, const
   if (existing && overwrite) {
     return store::RetryOnConflict(
         [&]() -> Result<LoadedObject> {
-          CAIRN_ASSIGN_OR_RETURN(EntityRecord row,
-                                 ObjectRow(store_, EntityType::kTable, ns, name));
+          CAIRN_ASSIGN_OR_RETURN(EntityRecord row, ObjectRow(store_, EntityType::kTable, ns, name));
           row.location = metadata_location;
           row.audit.last_modifier = ctx.principal;
           row.audit.last_modified_time = ctx.now_ms;
@@ -990,10 +991,11 @@ Result<LoadedObject> IcebergCatalog::CommitTable(const CallContext& ctx,
   QueuedTableCommit self;
   self.ctx = &ctx;
   self.commit = &commit;
-  const bool answered =
-      caches_->commit_queues().Run({serial_, commit.ns, commit.name}, self,
-                              [this](const std::vector<QueuedTableCommit*>& batch,
-                                     CachedTableHead& head) { return CommitBatch(batch, head); });
+  const bool answered = caches_->commit_queues().Run(
+      {serial_, commit.ns, commit.name}, self,
+      [this](const std::vector<QueuedTableCommit*>& batch, CachedTableHead& head) {
+        return CommitBatch(batch, head);
+      });
   if (!answered) return CommitAlone(ctx, commit);  // waited too long: on its own
   return std::move(*self.result);
 }

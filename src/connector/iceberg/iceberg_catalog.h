@@ -273,8 +273,8 @@ class IcebergCatalog {
   store::MetadataStore& store_;
   std::string warehouse_;
   std::shared_ptr<IcebergCaches> caches_;
-  MetadataFileCache& files_;   // caches_->metadata_files()
-  const uint64_t serial_;      // this catalog object's key in caches_->commit_queues()
+  MetadataFileCache& files_;         // caches_->metadata_files()
+  const uint64_t serial_;            // this catalog object's key in caches_->commit_queues()
   storage::StorageOptions storage_;  // how to reach the warehouse (S3 endpoint and keys)
   storage::CredentialVendor credentials_;
   std::vector<std::string> allowed_;  // normalized allowed locations (kAllowedLocationsProperty)

@@ -284,7 +284,8 @@ Result<std::unique_ptr<Connector>> MakeIcebergConnector(const CatalogInfo& info,
   }
   if (deps.store == nullptr) return Internal("the Iceberg connector needs the metadata store");
   // A registry built without MakeDefaultRegistry may have no caches: the catalog gets its own.
-  auto caches = deps.iceberg_caches ? deps.iceberg_caches : MakeIcebergCaches(IcebergCacheOptions{});
+  auto caches =
+      deps.iceberg_caches ? deps.iceberg_caches : MakeIcebergCaches(IcebergCacheOptions{});
   return std::unique_ptr<Connector>(std::make_unique<ManagedIcebergConnector>(
       info, *deps.store, warehouse, defaulted, std::move(caches)));
 }

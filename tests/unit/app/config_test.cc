@@ -62,9 +62,9 @@ TEST(Config, IcebergCacheBounds) {
   EXPECT_EQ(c.iceberg_commit_queue_idle_tables, 100);
   ASSERT_THAT(SetConfigValue(c, "cairn.iceberg.rebased-list-cache-entries", "7"), IsOk());
   EXPECT_EQ(c.iceberg_rebased_list_cache_entries, 7);
-  for (const char* key : {"cairn.iceberg.metadata-cache-bytes",
-                          "cairn.iceberg.commit-queue-idle-tables",
-                          "cairn.iceberg.rebased-list-cache-entries"}) {
+  for (const char* key :
+       {"cairn.iceberg.metadata-cache-bytes", "cairn.iceberg.commit-queue-idle-tables",
+        "cairn.iceberg.rebased-list-cache-entries"}) {
     for (const char* bad : {"-1", "lots", "", "99999999999999999"}) {
       EXPECT_THAT(SetConfigValue(c, key, bad), HasErrorMessage(key)) << key << "=" << bad;
     }

@@ -46,9 +46,9 @@ TEST(RetryOnConflict, StopsAtTheFirstSuccess) {
 }
 
 TEST(RetryOnConflict, ReturnsAnyOtherErrorAtOnceAndUnchanged) {
-  for (ErrorCode code : {ErrorCode::kNotFound, ErrorCode::kAlreadyExists,
-                         ErrorCode::kInvalidArgument, ErrorCode::kUnavailable,
-                         ErrorCode::kCommitStateUnknown, ErrorCode::kInternal}) {
+  for (ErrorCode code :
+       {ErrorCode::kNotFound, ErrorCode::kAlreadyExists, ErrorCode::kInvalidArgument,
+        ErrorCode::kUnavailable, ErrorCode::kCommitStateUnknown, ErrorCode::kInternal}) {
     int calls = 0;
     Result<int> r = RetryOnConflict([&]() -> Result<int> {
       ++calls;
@@ -74,11 +74,12 @@ TEST(RetryOnConflict, GivesUpAfterTheBoundWithTheDocumentedError) {
 
 TEST(RetryOnConflict, GivesUpWithTheCallersError) {
   int calls = 0;
-  Status s = RetryOnConflict([&]() -> Status {
-    ++calls;
-    return Lost();
-  },
-                             [] { return Unavailable("too many concurrent commits to t; try again"); });
+  Status s = RetryOnConflict(
+      [&]() -> Status {
+        ++calls;
+        return Lost();
+      },
+      [] { return Unavailable("too many concurrent commits to t; try again"); });
   EXPECT_EQ(calls, kMaxConflictAttempts);
   EXPECT_THAT(s, IsError(ErrorCode::kUnavailable));
   EXPECT_EQ(s.error().message, "too many concurrent commits to t; try again");
@@ -124,11 +125,12 @@ TEST(RetryOnConflict, RetriesWhatTheCallerSaysWasLost) {
 
 TEST(RetryOnConflict, TakesAPerCallBound) {
   int calls = 0;
-  Result<int> r = RetryOnConflict([&]() -> Result<int> {
-    ++calls;
-    return Lost();
-  },
-                                  [] { return Unavailable("too many"); }, IsConflict, 3);
+  Result<int> r = RetryOnConflict(
+      [&]() -> Result<int> {
+        ++calls;
+        return Lost();
+      },
+      [] { return Unavailable("too many"); }, IsConflict, 3);
   EXPECT_EQ(calls, 3);
   EXPECT_THAT(r, IsError(ErrorCode::kUnavailable));
 }
@@ -136,8 +138,8 @@ TEST(RetryOnConflict, TakesAPerCallBound) {
 // Writers racing on one row of a real store: every read-modify-compare-and-set lands exactly
 // once, none gives up.
 TEST(RetryOnConflict, ConcurrentWritersOfOneRowAllLand) {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   fmt::format("cairn_retry_test_{}", ::getpid());
+  const auto dir =
+      std::filesystem::temp_directory_path() / fmt::format("cairn_retry_test_{}", ::getpid());
   std::filesystem::remove_all(dir);
   StoreOptions options;
   options.sqlite_path = (dir / "cairn.db").string();
@@ -171,9 +173,9 @@ TEST(RetryOnConflict, ConcurrentWritersOfOneRowAllLand) {
   }
   for (auto& t : writers) t.join();
   const auto took = std::chrono::steady_clock::now() - started;
-  std::printf("%d x %d updates of one row: %lld ms\n", kWriters, kUpdatesEach,
-              static_cast<long long>(
-                  std::chrono::duration_cast<std::chrono::milliseconds>(took).count()));
+  std::printf(
+      "%d x %d updates of one row: %lld ms\n", kWriters, kUpdatesEach,
+      static_cast<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(took).count()));
   for (int w = 0; w < kWriters; ++w) EXPECT_EQ(failures[w], 0) << "writer " << w;
   auto final_row = store.GetById(inserted->id);
   ASSERT_THAT(final_row, IsOk());
