@@ -89,6 +89,13 @@ int Serve(Config config) {
   deps.jdbc_connect_timeout_s = config.jdbc_connect_timeout_secs;
   deps.jdbc_statement_timeout_s = config.jdbc_statement_timeout_secs;
   deps.jdbc_pool_wait_ms = config.jdbc_pool_wait_ms;
+  connector::IcebergCacheOptions iceberg_caches;
+  iceberg_caches.metadata_cache_bytes = static_cast<size_t>(config.iceberg_metadata_cache_bytes);
+  iceberg_caches.commit_queue_idle_tables =
+      static_cast<size_t>(config.iceberg_commit_queue_idle_tables);
+  iceberg_caches.rebased_list_cache_entries =
+      static_cast<size_t>(config.iceberg_rebased_list_cache_entries);
+  deps.iceberg_caches = connector::MakeIcebergCaches(iceberg_caches);
   auto registry = connector::MakeDefaultRegistry(std::move(deps));
   service::MetadataService service(**store, *registry);
   store::MetadataStore* store_ptr = store->get();

@@ -25,6 +25,9 @@ const std::vector<std::string>& ConfigKeys() {
       "cairn.server.request-deadline-ms",
       "cairn.log.level",
       "cairn.iceberg.default-metalake",
+      "cairn.iceberg.metadata-cache-bytes",
+      "cairn.iceberg.commit-queue-idle-tables",
+      "cairn.iceberg.rebased-list-cache-entries",
       "cairn.jdbc.connect-timeout-secs",
       "cairn.jdbc.statement-timeout-secs",
       "cairn.jdbc.pool-wait-ms",
@@ -173,6 +176,15 @@ Status SetConfigValue(Config& c, const std::string& key, const std::string& raw)
     c.jdbc_pool_wait_ms = static_cast<int>(v);
   } else if (key == "cairn.iceberg.default-metalake") {
     c.iceberg_default_metalake = value;
+  } else if (key == "cairn.iceberg.metadata-cache-bytes") {
+    CAIRN_ASSIGN_OR_RETURN(auto v, ParseNumber(key, value, 0, int64_t{1} << 40));
+    c.iceberg_metadata_cache_bytes = static_cast<uint64_t>(v);
+  } else if (key == "cairn.iceberg.commit-queue-idle-tables") {
+    CAIRN_ASSIGN_OR_RETURN(auto v, ParseNumber(key, value, 0, 1'000'000));
+    c.iceberg_commit_queue_idle_tables = static_cast<int>(v);
+  } else if (key == "cairn.iceberg.rebased-list-cache-entries") {
+    CAIRN_ASSIGN_OR_RETURN(auto v, ParseNumber(key, value, 0, 1'000'000));
+    c.iceberg_rebased_list_cache_entries = static_cast<int>(v);
   } else if (key == "cairn.log.level") {
     static const char* kLevels[] = {"trace", "debug", "info", "warn", "error", "off"};
     bool ok = false;

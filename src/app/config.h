@@ -47,6 +47,11 @@ struct Config {
   int jdbc_connect_timeout_secs = 5;
   int jdbc_statement_timeout_secs = 30;
   int jdbc_pool_wait_ms = 5000;
+  // Memory the managed Iceberg catalogs share (connector::IcebergCacheOptions has the same
+  // defaults).
+  uint64_t iceberg_metadata_cache_bytes = 256ULL * 1024 * 1024;
+  int iceberg_commit_queue_idle_tables = 8;
+  int iceberg_rebased_list_cache_entries = 64;
 };
 
 /// The documented keys, for docs and for rejecting typos.

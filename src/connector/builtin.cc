@@ -7,6 +7,7 @@
 namespace cairn::connector {
 
 std::unique_ptr<ConnectorRegistry> MakeDefaultRegistry(ConnectorDeps deps) {
+  if (!deps.iceberg_caches) deps.iceberg_caches = MakeIcebergCaches(IcebergCacheOptions{});
   auto registry = std::make_unique<ConnectorRegistry>(std::move(deps));
   RegisterIcebergConnector(*registry);
   RegisterFilesetConnector(*registry);

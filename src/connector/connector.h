@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -24,6 +25,7 @@ class CredentialVendor;
 namespace cairn::connector {
 
 class IcebergCatalog;
+class IcebergCaches;
 class FilesetCatalog;
 class IcebergProxy;
 class ExternalRows;
@@ -62,6 +64,21 @@ struct CatalogInfo {
   model::Properties properties;
 };
 
+/// Bounds of what the managed Iceberg catalogs of one server keep in memory (IcebergCaches).
+struct IcebergCacheOptions {
+  /// Metadata files kept by location, in bytes of their text (cairn.iceberg.metadata-cache-bytes).
+  size_t metadata_cache_bytes = size_t{256} * 1024 * 1024;
+  /// Tables whose commit queue, with the last head written, is kept while no commit waits
+  /// (cairn.iceberg.commit-queue-idle-tables).
+  size_t commit_queue_idle_tables = 8;
+  /// Manifest lists written by append rebases remembered so they are not read back
+  /// (cairn.iceberg.rebased-list-cache-entries).
+  size_t rebased_list_cache_entries = 64;
+};
+
+/// The caches the managed Iceberg catalogs of one server share (server-owned, never global).
+std::shared_ptr<IcebergCaches> MakeIcebergCaches(const IcebergCacheOptions& options);
+
 struct ConnectorDeps {
   store::MetadataStore* store = nullptr;  // not owned; outlives every connector
   std::string data_dir;                   // server data directory (default warehouse root)
@@ -69,6 +86,9 @@ struct ConnectorDeps {
   int jdbc_connect_timeout_s = 5;     // opening a connection
   int jdbc_statement_timeout_s = 30;  // one statement
   int jdbc_pool_wait_ms = 5000;       // waiting for a free pooled connection
+  /// Shared by every managed Iceberg catalog of the registry; null: MakeDefaultRegistry makes
+  /// one with the default IcebergCacheOptions.
+  std::shared_ptr<IcebergCaches> iceberg_caches{};
 };
 
 /// A live connection to one catalog's source. One implementation per provider. Schema and table

@@ -5,7 +5,22 @@
 
 #include <spdlog/spdlog.h>
 
+#include "store/retry.h"
+
 namespace cairn::connector {
+
+namespace {
+
+// A racing caller inserted the row (or took the name) first: read again and go on from there.
+bool LostInsertRace(const Error& error) { return error.code == ErrorCode::kAlreadyExists; }
+
+bool LostMoveRace(const Error& error) {
+  return error.code == ErrorCode::kConflict || error.code == ErrorCode::kAlreadyExists;
+}
+
+Error ConcurrentChanges() { return Unavailable("concurrent changes"); }
+
+}  // namespace
 
 ExternalRows::ExternalRows(store::MetadataStore* store, int64_t catalog_id,
                            std::string catalog_label)
@@ -31,25 +46,20 @@ std::optional<store::EntityRecord> ExternalRows::Get(EntityType type, int64_t pa
 std::optional<store::EntityRecord> ExternalRows::Touch(EntityType type, int64_t parent,
                                                        std::string_view name) {
   if (!Tracking()) return std::nullopt;
-  for (int attempt = 0; attempt < 3; ++attempt) {
-    auto row = store_->Get(type, parent, name);
-    if (row) return std::move(*row);
-    if (row.error().code != ErrorCode::kNotFound) {
-      Failed("touch", name, row.error().message);
-      return std::nullopt;
-    }
-    EntityRecord r;
-    r.type = type;
-    r.parent_id = parent;
-    r.name = std::string(name);
-    r.payload = "{}";
-    auto inserted = store_->Insert(r);
-    if (inserted) return std::move(*inserted);
-    if (inserted.error().code != ErrorCode::kAlreadyExists) {
-      Failed("touch", name, inserted.error().message);
-      return std::nullopt;
-    }
-  }
+  auto touched = store::RetryOnConflict(
+      [&]() -> Result<EntityRecord> {
+        auto row = store_->Get(type, parent, name);
+        if (row || row.error().code != ErrorCode::kNotFound) return row;
+        EntityRecord r;
+        r.type = type;
+        r.parent_id = parent;
+        r.name = std::string(name);
+        r.payload = "{}";
+        return store_->Insert(r);
+      },
+      ConcurrentChanges, LostInsertRace);
+  if (touched) return std::move(*touched);
+  Failed("touch", name, touched.error().message);
   return std::nullopt;
 }
 
@@ -57,28 +67,26 @@ std::optional<store::EntityRecord> ExternalRows::Claim(EntityType type, int64_t 
                                                        std::string_view name,
                                                        const CallContext& ctx) {
   if (!Tracking()) return std::nullopt;
-  std::string error = "concurrent changes";
-  for (int attempt = 0; attempt < 5; ++attempt) {
-    auto row = store_->Get(type, parent, name);
-    if (row) {
-      (void)store_->Delete(row->id);
-    } else if (row.error().code != ErrorCode::kNotFound) {
-      error = row.error().message;
-      break;
-    }
-    EntityRecord r;
-    r.type = type;
-    r.parent_id = parent;
-    r.name = std::string(name);
-    r.payload = "{}";
-    r.audit.creator = ctx.principal;
-    r.audit.create_time = ctx.now_ms;
-    auto inserted = store_->Insert(r);
-    if (inserted) return std::move(*inserted);
-    error = inserted.error().message;
-    if (inserted.error().code != ErrorCode::kAlreadyExists) break;
-  }
-  Failed("claim", name, error);
+  auto claimed = store::RetryOnConflict(
+      [&]() -> Result<EntityRecord> {
+        auto row = store_->Get(type, parent, name);
+        if (row) {
+          (void)store_->Delete(row->id);
+        } else if (row.error().code != ErrorCode::kNotFound) {
+          return std::move(row).error();
+        }
+        EntityRecord r;
+        r.type = type;
+        r.parent_id = parent;
+        r.name = std::string(name);
+        r.payload = "{}";
+        r.audit.creator = ctx.principal;
+        r.audit.create_time = ctx.now_ms;
+        return store_->Insert(r);
+      },
+      ConcurrentChanges, LostInsertRace);
+  if (claimed) return std::move(*claimed);
+  Failed("claim", name, claimed.error().message);
   return std::nullopt;
 }
 
@@ -156,30 +164,27 @@ std::optional<store::EntityRecord> ExternalRows::MoveObject(
     std::string_view to_schema, std::string_view to, const CallContext& ctx) {
   auto dest_schema = TouchSchema(to_schema);
   if (!dest_schema) return std::nullopt;
-  std::string error = "concurrent changes";
-  for (int attempt = 0; attempt < 5; ++attempt) {
-    auto source_schema = from_schema == to_schema ? dest_schema : FindSchema(from_schema);
-    std::optional<EntityRecord> row;
-    if (source_schema) row = Get(type, source_schema->id, from);
-    if (!row) return Touch(type, dest_schema->id, to);  // never seen before: no owner to keep
-    const bool same_place = row->parent_id == dest_schema->id && row->name == to;
-    if (!same_place) {
-      // A row left by an object of the new name that no longer exists gives way.
-      Forget(type, dest_schema->id, to);
-      row->parent_id = dest_schema->id;
-      row->name = std::string(to);
-    }
-    row->audit.last_modifier = ctx.principal;
-    row->audit.last_modified_time = ctx.now_ms;
-    auto updated = store_->CompareAndSet(*row);
-    if (updated) return std::move(*updated);
-    error = updated.error().message;
-    if (updated.error().code != ErrorCode::kConflict &&
-        updated.error().code != ErrorCode::kAlreadyExists) {
-      break;
-    }
-  }
-  Failed("move", from, error);
+  auto moved = store::RetryOnConflict(
+      [&]() -> Result<std::optional<EntityRecord>> {
+        auto source_schema = from_schema == to_schema ? dest_schema : FindSchema(from_schema);
+        std::optional<EntityRecord> row;
+        if (source_schema) row = Get(type, source_schema->id, from);
+        if (!row) return Touch(type, dest_schema->id, to);  // never seen before: no owner to keep
+        const bool same_place = row->parent_id == dest_schema->id && row->name == to;
+        if (!same_place) {
+          // A row left by an object of the new name that no longer exists gives way.
+          Forget(type, dest_schema->id, to);
+          row->parent_id = dest_schema->id;
+          row->name = std::string(to);
+        }
+        row->audit.last_modifier = ctx.principal;
+        row->audit.last_modified_time = ctx.now_ms;
+        CAIRN_ASSIGN_OR_RETURN(EntityRecord updated, store_->CompareAndSet(*row));
+        return std::optional<EntityRecord>(std::move(updated));
+      },
+      ConcurrentChanges, LostMoveRace);
+  if (moved) return std::move(*moved);
+  Failed("move", from, moved.error().message);
   return std::nullopt;
 }
 

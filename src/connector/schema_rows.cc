@@ -1,11 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "connector/schema_rows.h"
 
-namespace cairn::connector {
+#include "store/retry.h"
 
-namespace {
-constexpr int kMaxAttempts = 16;
-}  // namespace
+namespace cairn::connector {
 
 Result<std::vector<std::string>> ListSchemaNames(store::MetadataStore& store, int64_t catalog_id) {
   CAIRN_ASSIGN_OR_RETURN(auto rows, store.List(store::EntityType::kSchema, catalog_id, "", 0));
@@ -48,22 +46,21 @@ Result<store::EntityRecord> UpdateSchemaProperties(
       return InvalidArgument("Schemas support only setProperty and removeProperty updates");
     }
   }
-  for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
-    CAIRN_ASSIGN_OR_RETURN(store::EntityRecord row, load());
-    for (const auto& c : changes) {
-      if (c.kind == model::EntityChange::Kind::kSetProperty) {
-        row.properties[c.property] = c.value;
-      } else {
-        row.properties.erase(c.property);
-      }
-    }
-    row.audit.last_modifier = ctx.principal;
-    row.audit.last_modified_time = ctx.now_ms;
-    auto updated = store.CompareAndSet(row);
-    if (updated) return updated;
-    if (updated.error().code != ErrorCode::kConflict) return std::move(updated).error();
-  }
-  return Unavailable("too many concurrent updates of schema {}; try again", name);
+  return store::RetryOnConflict(
+      [&]() -> Result<store::EntityRecord> {
+        CAIRN_ASSIGN_OR_RETURN(store::EntityRecord row, load());
+        for (const auto& c : changes) {
+          if (c.kind == model::EntityChange::Kind::kSetProperty) {
+            row.properties[c.property] = c.value;
+          } else {
+            row.properties.erase(c.property);
+          }
+        }
+        row.audit.last_modifier = ctx.principal;
+        row.audit.last_modified_time = ctx.now_ms;
+        return store.CompareAndSet(row);
+      },
+      [&] { return Unavailable("too many concurrent updates of schema {}; try again", name); });
 }
 
 }  // namespace cairn::connector

@@ -7,6 +7,7 @@
 
 #include "common/util.h"
 #include "json/json_util.h"
+#include "store/retry.h"
 
 namespace cairn::governance {
 
@@ -16,7 +17,6 @@ using Json = nlohmann::json;
 
 namespace {
 
-constexpr int kMaxCasAttempts = 16;
 
 Json ObjectsToJson(const std::vector<SecurableObject>& objects) {
   Json arr = Json::array();
@@ -90,19 +90,19 @@ std::string_view Capitalized(EntityType type) { return model::Describe(type).dis
 template <typename Mutate>
 Result<EntityRecord> Update(store::MetadataStore& store, EntityType type, int64_t parent,
                             const std::string& name, Mutate mutate) {
-  for (int attempt = 0; attempt < kMaxCasAttempts; ++attempt) {
-    auto row = store.Get(type, parent, name);
-    if (!row) {
-      if (row.error().code == ErrorCode::kNotFound) {
-        return NotFound(KindOf(type), "{} {} does not exist", Capitalized(type), name);
-      }
-      return std::move(row).error();
-    }
-    CAIRN_RETURN_IF_ERROR(mutate(*row));
-    auto updated = store.CompareAndSet(*row);
-    if (updated || updated.error().code != ErrorCode::kConflict) return updated;
-  }
-  return Unavailable("too many concurrent updates of {}; try again", name);
+  return store::RetryOnConflict(
+      [&]() -> Result<EntityRecord> {
+        auto row = store.Get(type, parent, name);
+        if (!row) {
+          if (row.error().code == ErrorCode::kNotFound) {
+            return NotFound(KindOf(type), "{} {} does not exist", Capitalized(type), name);
+          }
+          return std::move(row).error();
+        }
+        CAIRN_RETURN_IF_ERROR(mutate(*row));
+        return store.CompareAndSet(*row);
+      },
+      [&] { return Unavailable("too many concurrent updates of {}; try again", name); });
 }
 
 }  // namespace

@@ -473,6 +473,8 @@ const Json* FindSnapshot(const Json& metadata, int64_t id) {
   return nullptr;
 }
 
+}  // namespace
+
 /// The records of a container file still encoded (with its writer schema), blocks
 /// concatenated and inflated: what a list needs to be copied into another list with the same
 /// writer schema without going through JSON.
@@ -483,51 +485,32 @@ struct RawRecords {
   bool all_paths = true;
 };
 
-/// The lists this process's rebases wrote, by location (the newest few): a writer's next append
-/// usually asserts the snapshot its previous one became, whose list is then one of these, and
-/// the next rebase in a group commit has the previous one's list as main's. Neither is read back:
-/// their manifest paths (and, for the newest, their records still encoded) are kept. Rebased lists
-/// get a fresh name each and are never rewritten, so an entry stays true while the file exists.
-class WrittenLists {
- public:
-  using Paths = std::vector<std::string>;  // in the list's order
-  struct List {
-    std::shared_ptr<const Paths> paths;
-    std::shared_ptr<const std::string> schema;  // with `records`, for the newest only
-    std::shared_ptr<const RawRecords> records;
-  };
-  static WrittenLists& Instance() {
-    static WrittenLists lists;
-    return lists;
-  }
-  std::optional<List> Find(const std::string& location) {
-    std::lock_guard lock(mu_);
-    auto it = lists_.find(location);
-    if (it == lists_.end()) return std::nullopt;
-    return it->second;
-  }
-  void Add(const std::string& location, List list) {
-    std::lock_guard lock(mu_);
-    if (!lists_.emplace(location, std::move(list)).second) return;
-    order_.push_back(location);
-    if (order_.size() > kMaxEncoded) {
-      List& older = lists_[order_[order_.size() - kMaxEncoded - 1]];
-      older.schema.reset();
-      older.records.reset();
-    }
-    if (order_.size() > kMax) {
-      lists_.erase(order_.front());
-      order_.pop_front();
-    }
-  }
+WrittenLists::WrittenLists(size_t capacity) : capacity_(capacity) {}
 
- private:
-  static constexpr size_t kMax = 64;
-  static constexpr size_t kMaxEncoded = 4;
-  std::mutex mu_;
-  std::map<std::string, List> lists_;  // guarded by mu_
-  std::deque<std::string> order_;      // guarded by mu_; oldest first
-};
+std::optional<WrittenLists::List> WrittenLists::Find(const std::string& location) {
+  std::lock_guard lock(mu_);
+  auto it = lists_.find(location);
+  if (it == lists_.end()) return std::nullopt;
+  return it->second;
+}
+
+void WrittenLists::Add(const std::string& location, List list) {
+  if (capacity_ == 0) return;
+  std::lock_guard lock(mu_);
+  if (!lists_.emplace(location, std::move(list)).second) return;
+  order_.push_back(location);
+  if (order_.size() > kMaxEncoded) {
+    List& older = lists_[order_[order_.size() - kMaxEncoded - 1]];
+    older.schema.reset();
+    older.records.reset();
+  }
+  if (order_.size() > capacity_) {
+    lists_.erase(order_.front());
+    order_.pop_front();
+  }
+}
+
+namespace {
 
 /// Reading a list only for which manifests it holds: a record becomes {"manifest_path",
 /// "added_snapshot_id"} (when both are plain string and long fields), except a record added by
@@ -839,7 +822,8 @@ Result<std::pair<Json, Json>> RebaseAppend(const Json& current, const Json& requ
   const RawRecords* main_raw = &main_read;
   std::shared_ptr<const WrittenLists::Paths> main_paths;  // when main's list is remembered
   const std::string main_list = (*main_snapshot)["manifest-list"].get<std::string>();
-  const std::optional<WrittenLists::List> main_written = WrittenLists::Instance().Find(main_list);
+  const std::optional<WrittenLists::List> main_written =
+      io.written_lists ? io.written_lists->Find(main_list) : std::nullopt;
   if (main_written && main_written->records && *main_written->schema == s_file.schema) {
     main_raw = main_written->records.get();
     main_paths = main_written->paths;
@@ -875,7 +859,7 @@ Result<std::pair<Json, Json>> RebaseAppend(const Json& current, const Json& requ
       return NotRebasable("the asserted snapshot has no manifest list");
     }
     const std::string p_list = (*p)["manifest-list"].get<std::string>();
-    if (auto written = WrittenLists::Instance().Find(p_list)) {
+    if (auto written = io.written_lists ? io.written_lists->Find(p_list) : std::nullopt) {
       parent_written = written->paths;
       parent_paths = parent_written.get();
     } else {
@@ -984,9 +968,9 @@ Result<std::pair<Json, Json>> RebaseAppend(const Json& current, const Json& requ
   if (auto written = io.write_new(location, *bytes); !written) {
     return NotRebasable(fmt::format("cannot write {}: {}", location, written.error().message));
   }
-  if (paths_known) {
-    WrittenLists::Instance().Add(
-        location, {std::move(new_paths), std::move(schema_text), std::move(new_raw)});
+  if (paths_known && io.written_lists) {
+    io.written_lists->Add(location,
+                          {std::move(new_paths), std::move(schema_text), std::move(new_raw)});
   }
   return std::make_pair(std::move(new_requirements), std::move(new_updates));
 }

@@ -1,7 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <cstddef>
+#include <deque>
 #include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -12,12 +18,51 @@
 
 namespace cairn::iceberg {
 
+struct RawRecords;  // a list's records still encoded (append_rebase.cc)
+
+/// The manifest lists RebaseAppend wrote, by location (the newest `capacity`): a writer's next
+/// append usually asserts the snapshot its previous one became, whose list is then one of these,
+/// and the next rebase in a group commit has the previous one's list as main's. Neither is read
+/// back: their manifest paths (and, for the newest few, their records still encoded) are kept.
+/// Rebased lists get a fresh name each and are never rewritten, so an entry stays true while the
+/// file exists. One per server (shared by its catalogs); safe to call from many threads.
+class WrittenLists {
+ public:
+  /// Lists remembered when nothing else is configured (cairn.iceberg.rebased-list-cache-entries).
+  static constexpr size_t kDefaultCapacity = 64;
+
+  using Paths = std::vector<std::string>;  // in the list's order
+  struct List {
+    std::shared_ptr<const Paths> paths;
+    std::shared_ptr<const std::string> schema;  // with `records`, for the newest only
+    std::shared_ptr<const RawRecords> records;
+  };
+
+  /// Remembers at most `capacity` lists (0: none).
+  explicit WrittenLists(size_t capacity = kDefaultCapacity);
+  WrittenLists(const WrittenLists&) = delete;
+  WrittenLists& operator=(const WrittenLists&) = delete;
+
+  std::optional<List> Find(const std::string& location);
+  /// Remembers `list` as the one written at `location`; the oldest goes when full.
+  void Add(const std::string& location, List list);
+
+ private:
+  static constexpr size_t kMaxEncoded = 4;  // newest lists that keep their records encoded
+  const size_t capacity_;
+  std::mutex mu_;
+  std::map<std::string, List> lists_;  // guarded by mu_
+  std::deque<std::string> order_;      // guarded by mu_; oldest first
+};
+
 /// File access for RebaseAppend, injected so it stays testable. `read` returns a whole object
 /// (any error makes the rebase give up); `write_new` writes a new object atomically and never
-/// overwrites (storage::FileIO::Read / WriteNew fit).
+/// overwrites (storage::FileIO::Read / WriteNew fit). `written_lists`, when set (not owned),
+/// remembers the lists written so a later rebase need not read them back.
 struct RebaseIo {
   std::function<Result<std::string>(const std::string& location)> read;
   std::function<Status(const std::string& location, const std::string& bytes)> write_new;
+  WrittenLists* written_lists = nullptr;
 };
 
 /// Rebases a fast append that lost a race against other appends, so that it lands on top of the

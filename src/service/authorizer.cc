@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "common/util.h"
+#include "store/retry.h"
 
 namespace cairn::service {
 
@@ -323,17 +324,14 @@ Result<std::vector<std::string>> Authorizer::Filter(const Principal& principal, 
 }
 
 Status Authorizer::SetOwner(const EntityRecord& row, const governance::Owner& owner) {
-  for (int attempt = 0; attempt < 16; ++attempt) {
+  auto updated = store::RetryOnConflict([&]() -> Result<EntityRecord> {
     CAIRN_ASSIGN_OR_RETURN(EntityRecord current, store_.GetById(row.id));
     current.payload = governance::WithOwner(current.payload, owner);
-    auto updated = store_.CompareAndSet(current);
-    if (updated) {
-      access_.Invalidate();
-      return Ok();
-    }
-    if (updated.error().code != ErrorCode::kConflict) return std::move(updated).error();
-  }
-  return Unavailable("too many concurrent updates; try again");
+    return store_.CompareAndSet(current);
+  });
+  if (!updated) return std::move(updated).error();
+  access_.Invalidate();
+  return Ok();
 }
 
 Result<bool> Authorizer::CanSeeMetalake(const Principal& principal,

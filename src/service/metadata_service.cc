@@ -5,6 +5,7 @@
 
 #include "common/util.h"
 #include "json/json_util.h"
+#include "store/retry.h"
 
 namespace cairn::service {
 
@@ -13,7 +14,6 @@ using store::EntityType;
 
 namespace {
 
-constexpr int kMaxCasAttempts = 16;
 constexpr std::string_view kInUseProperty = "in-use";
 
 model::Metalake ToMetalake(const EntityRecord& row) {
@@ -68,13 +68,11 @@ Status ApplyEntityChanges(EntityRecord& row, EntityKind kind,
 // so concurrent writers never lose each other's updates.
 template <typename Load, typename Mutate>
 Result<EntityRecord> UpdateWithRetry(store::MetadataStore& store, Load load, Mutate mutate) {
-  for (int attempt = 0; attempt < kMaxCasAttempts; ++attempt) {
+  return store::RetryOnConflict([&]() -> Result<EntityRecord> {
     CAIRN_ASSIGN_OR_RETURN(EntityRecord row, load());
     CAIRN_RETURN_IF_ERROR(mutate(row));
-    auto updated = store.CompareAndSet(row);
-    if (updated.has_value() || updated.error().code != ErrorCode::kConflict) return updated;
-  }
-  return Unavailable("too many concurrent updates; try again");
+    return store.CompareAndSet(row);
+  });
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "storage/credentials.h"
 #include "storage/file_io.h"
 #include "store/metadata_store.h"
+#include "store/retry.h"
 
 namespace cairn::connector {
 
@@ -22,8 +23,6 @@ namespace {
 using fileset::LocationMap;
 using store::EntityRecord;
 using store::EntityType;
-
-constexpr int kMaxCommitAttempts = 16;
 
 model::Properties Merged(std::initializer_list<const model::Properties*> levels) {
   model::Properties out;
@@ -343,34 +342,33 @@ class FilesetConnector final : public Connector, public FilesetCatalog {
       }
     }
     CAIRN_ASSIGN_OR_RETURN(EntityRecord s, SchemaRow(schema));
-    for (int attempt = 0; attempt < kMaxCommitAttempts; ++attempt) {
-      CAIRN_ASSIGN_OR_RETURN(EntityRecord row, FilesetRow(s, name));
-      for (const auto& c : changes) {
-        switch (c.kind) {
-          case model::EntityChange::Kind::kRename:
-            row.name = c.new_name;
-            break;
-          case model::EntityChange::Kind::kUpdateComment:
-            row.comment = c.comment;
-            break;
-          case model::EntityChange::Kind::kSetProperty:
-            row.properties[c.property] = c.value;
-            break;
-          case model::EntityChange::Kind::kRemoveProperty:
-            row.properties.erase(c.property);
-            break;
-        }
-      }
-      row.audit.last_modifier = ctx.principal;
-      row.audit.last_modified_time = ctx.now_ms;
-      auto updated = store_.CompareAndSet(row);
-      if (updated) return ToFileset(*updated);
-      if (updated.error().code == ErrorCode::kAlreadyExists) {
-        return FilesetExists(schema, new_name);
-      }
-      if (updated.error().code != ErrorCode::kConflict) return std::move(updated).error();
-    }
-    return Unavailable("too many concurrent updates of fileset {}; try again", name);
+    auto updated = store::RetryOnConflict(
+        [&]() -> Result<EntityRecord> {
+          CAIRN_ASSIGN_OR_RETURN(EntityRecord row, FilesetRow(s, name));
+          for (const auto& c : changes) {
+            switch (c.kind) {
+              case model::EntityChange::Kind::kRename:
+                row.name = c.new_name;
+                break;
+              case model::EntityChange::Kind::kUpdateComment:
+                row.comment = c.comment;
+                break;
+              case model::EntityChange::Kind::kSetProperty:
+                row.properties[c.property] = c.value;
+                break;
+              case model::EntityChange::Kind::kRemoveProperty:
+                row.properties.erase(c.property);
+                break;
+            }
+          }
+          row.audit.last_modifier = ctx.principal;
+          row.audit.last_modified_time = ctx.now_ms;
+          return store_.CompareAndSet(row);
+        },
+        [&] { return Unavailable("too many concurrent updates of fileset {}; try again", name); });
+    if (updated) return ToFileset(*updated);
+    if (updated.error().code == ErrorCode::kAlreadyExists) return FilesetExists(schema, new_name);
+    return std::move(updated).error();
   }
 
   Result<bool> DropFileset(const CallContext& /*ctx*/, std::string_view schema,

@@ -29,6 +29,7 @@
 #include "json/json_util.h"
 #include "model/entities.h"
 #include "storage/file_io.h"
+#include "store/retry.h"
 
 namespace cairn::connector {
 
@@ -36,8 +37,6 @@ using store::EntityRecord;
 using store::EntityType;
 
 namespace {
-
-constexpr int kMaxCommitAttempts = 32;
 
 // Table properties that name where a table's files go; each must lie within its location.
 constexpr const char* kPathProperties[] = {"write.data.path", "write.metadata.path",
@@ -100,14 +99,14 @@ Error NoSuchObject(EntityType type, const Namespace& ns, std::string_view name) 
   return NotFound(EntityKind::kTable, "Table does not exist: {}", ObjectText(ns, name));
 }
 
-// Metadata files are immutable (every change writes a new file under a new name), so their
-// text is cached by location for the whole process, bounded by size (least recently used out).
+}  // namespace
+
+/// Metadata files are immutable (every change writes a new file under a new name), so their
+/// text is cached by location, bounded by size (least recently used out); one file larger than
+/// an eighth of the capacity is not kept.
 class MetadataFileCache {
  public:
-  static MetadataFileCache& Instance() {
-    static MetadataFileCache cache;
-    return cache;
-  }
+  explicit MetadataFileCache(size_t capacity_bytes) : capacity_bytes_(capacity_bytes) {}
 
   std::shared_ptr<const std::string> Get(const std::string& location) {
     std::lock_guard lock(mu_);
@@ -119,11 +118,11 @@ class MetadataFileCache {
 
   void Put(const std::string& location, std::shared_ptr<const std::string> text) {
     std::lock_guard lock(mu_);
-    if (text->size() > kCapacityBytes / 8 || entries_.count(location) > 0) return;
+    if (text->size() > capacity_bytes_ / 8 || entries_.count(location) > 0) return;
     lru_.push_front(location);
     bytes_ += text->size();
     entries_.emplace(location, Entry{std::move(text), lru_.begin()});
-    while (bytes_ > kCapacityBytes && !lru_.empty()) EraseLocked(lru_.back());
+    while (bytes_ > capacity_bytes_ && !lru_.empty()) EraseLocked(lru_.back());
   }
 
   void Erase(const std::string& location) {
@@ -132,7 +131,6 @@ class MetadataFileCache {
   }
 
  private:
-  static constexpr size_t kCapacityBytes = 256U * 1024 * 1024;
   struct Entry {
     std::shared_ptr<const std::string> text;
     std::list<std::string>::iterator position;
@@ -144,20 +142,23 @@ class MetadataFileCache {
     lru_.erase(it->second.position);
     entries_.erase(it);
   }
+  const size_t capacity_bytes_;
   std::mutex mu_;
   std::unordered_map<std::string, Entry> entries_;  // guarded by mu_
   std::list<std::string> lru_;                      // guarded by mu_; most recent first
   size_t bytes_ = 0;                                // guarded by mu_
 };
 
+namespace {
+
 Error MissingFile(const std::string& location) {
   return NotFound(EntityKind::kNone, "Failed to open input stream for file: {}", location);
 }
 
 Result<std::shared_ptr<const std::string>> ReadShared(const storage::StorageOptions& storage_,
+                                                      MetadataFileCache& cache,
                                                       const std::string& location) {
   CAIRN_ASSIGN_OR_RETURN(auto io, storage::FileIOFor(location, storage_));
-  auto& cache = MetadataFileCache::Instance();
   if (auto cached = cache.Get(location)) {
     // A file removed behind the catalog's back must not be served from memory.
     CAIRN_ASSIGN_OR_RETURN(bool exists, io->Exists(location));
@@ -175,8 +176,9 @@ Result<std::shared_ptr<const std::string>> ReadShared(const storage::StorageOpti
   return shared;
 }
 
-Result<std::string> ReadText(const storage::StorageOptions& storage_, const std::string& location) {
-  CAIRN_ASSIGN_OR_RETURN(auto shared, ReadShared(storage_, location));
+Result<std::string> ReadText(const storage::StorageOptions& storage_, MetadataFileCache& cache,
+                             const std::string& location) {
+  CAIRN_ASSIGN_OR_RETURN(auto shared, ReadShared(storage_, cache, location));
   return *shared;
 }
 
@@ -198,11 +200,11 @@ std::string NextLocation(const J& metadata, const std::string& current) {
   return dir + "/" + iceberg::MetadataFileName(version, RandomUuid());
 }
 
-Status WriteText(const storage::StorageOptions& storage_, const std::string& location,
-                 const std::string& text) {
+Status WriteText(const storage::StorageOptions& storage_, MetadataFileCache& cache,
+                 const std::string& location, const std::string& text) {
   CAIRN_ASSIGN_OR_RETURN(auto io, storage::FileIOFor(location, storage_));
   CAIRN_RETURN_IF_ERROR(io->WriteNew(location, text));
-  MetadataFileCache::Instance().Put(location, std::make_shared<const std::string>(text));
+  cache.Put(location, std::make_shared<const std::string>(text));
   return Ok();
 }
 
@@ -228,10 +230,10 @@ Status SyncFiles(const storage::StorageOptions& storage_, const std::vector<std:
   return Ok();
 }
 
-void DeleteQuietly(const storage::StorageOptions& storage_,
+void DeleteQuietly(const storage::StorageOptions& storage_, MetadataFileCache& cache,
                    const std::vector<std::string>& locations) {
   for (const auto& loc : locations) {
-    MetadataFileCache::Instance().Erase(loc);
+    cache.Erase(loc);
     auto io = storage::FileIOFor(loc, storage_);
     if (io) (void)(*io)->Delete(loc);
   }
@@ -255,8 +257,6 @@ struct CachedTableHead {
   std::shared_ptr<const std::string> text;
 };
 
-namespace {
-
 /// Group commit. Of N concurrent commits to one table only one can win the compare-and-set, so
 /// commits from this process to a table queue up instead of racing: a commit that finds no leader
 /// becomes the leader, takes every queued commit (at most kMaxBatch) and commits them together
@@ -273,11 +273,14 @@ namespace {
 /// return. The mutex is never held across I/O.
 class CommitQueues {
  public:
-  /// One table: which catalog object (a catalog whose properties change gets a new one), its
-  /// namespace and its name.
-  using Key = std::tuple<const void*, Namespace, std::string>;
+  /// One table: which catalog object (IcebergCaches::NewCatalogSerial; a catalog whose
+  /// properties change gets a new one), its namespace and its name.
+  using Key = std::tuple<uint64_t, Namespace, std::string>;
   using BatchFn = std::function<std::vector<Result<LoadedObject>>(
       const std::vector<QueuedTableCommit*>& batch, CachedTableHead& head)>;
+
+  /// Keeps at most `max_idle` tables' queues (and cached heads) while no commit waits.
+  explicit CommitQueues(size_t max_idle) : max_idle_(max_idle) {}
 
   /// Queues `self` and returns true once self.result is set (by a leader, maybe this caller);
   /// false when it left the queue unanswered after kMaxWait.
@@ -329,13 +332,13 @@ class CommitQueues {
     }
     if (--queue.users == 0) {
       // Kept while idle for its cached head (the next burst of commits skips reading and
-      // parsing the metadata), up to kMaxIdle tables, least recently used out.
-      if (!queue.head.metadata) {
+      // parsing the metadata), up to max_idle_ tables, least recently used out.
+      if (!queue.head.metadata || max_idle_ == 0) {
         queues_.erase(key);
       } else {
         idle_.push_front(key);
         queue.idle = idle_.begin();
-        if (idle_.size() > kMaxIdle) {
+        if (idle_.size() > max_idle_) {
           auto oldest = queues_.find(idle_.back());
           evicted = std::move(oldest->second);
           queues_.erase(oldest);
@@ -349,7 +352,6 @@ class CommitQueues {
  private:
   static constexpr std::chrono::milliseconds kMaxWait{2000};
   static constexpr size_t kMaxBatch = 64;
-  static constexpr size_t kMaxIdle = 8;
   struct Queue {
     std::deque<QueuedTableCommit*> waiting;
     bool leading = false;  // a leader is committing a batch
@@ -358,24 +360,33 @@ class CommitQueues {
     std::optional<std::list<Key>::iterator> idle;  // its place in idle_ while users == 0
     CachedTableHead head;  // used by the leader only (`leading` hands it on)
   };
+  const size_t max_idle_;
   std::mutex mu_;
   std::map<Key, std::unique_ptr<Queue>> queues_;  // guarded by mu_, like every Queue's fields
   std::list<Key> idle_;                           // guarded by mu_; most recently used first
 };
 
-CommitQueues& TableCommitQueues() {
-  static CommitQueues queues;
-  return queues;
-}
+IcebergCaches::IcebergCaches(const IcebergCacheOptions& options)
+    : metadata_files_(std::make_unique<MetadataFileCache>(options.metadata_cache_bytes)),
+      commit_queues_(std::make_unique<CommitQueues>(options.commit_queue_idle_tables)),
+      written_lists_(options.rebased_list_cache_entries) {}
 
-}  // namespace
+IcebergCaches::~IcebergCaches() = default;
+
+std::shared_ptr<IcebergCaches> MakeIcebergCaches(const IcebergCacheOptions& options) {
+  return std::make_shared<IcebergCaches>(options);
+}
 
 std::string NamespaceText(const Namespace& ns) { return Join(ns, "."); }
 
-IcebergCatalog::IcebergCatalog(CatalogInfo info, store::MetadataStore& store, std::string warehouse)
+IcebergCatalog::IcebergCatalog(CatalogInfo info, store::MetadataStore& store, std::string warehouse,
+                               std::shared_ptr<IcebergCaches> caches)
     : info_(std::move(info)),
       store_(store),
       warehouse_(std::move(warehouse)),
+      caches_(std::move(caches)),
+      files_(caches_->metadata_files()),
+      serial_(caches_->NewCatalogSerial()),
       storage_(storage::StorageOptions::FromProperties(info_.properties)) {
   // The properties were validated when the catalog was created; a bad set vends nothing.
   if (auto vendor = storage::CredentialVendor::FromProperties(info_.properties)) {
@@ -487,27 +498,30 @@ Result<NamespacePropertiesUpdate> IcebergCatalog::UpdateNamespaceProperties(
       return Unprocessable("Duplicate key to update and remove: {}", key);
     }
   }
-  for (int attempt = 0; attempt < kMaxCommitAttempts; ++attempt) {
-    CAIRN_ASSIGN_OR_RETURN(EntityRecord row, NamespaceRow(store_, ns));
-    NamespacePropertiesUpdate result;
-    for (const auto& key : removals) {
-      if (row.properties.erase(key) > 0) {
-        result.removed.push_back(key);
-      } else {
-        result.missing.push_back(key);
-      }
-    }
-    for (const auto& [k, v] : updates) {
-      row.properties[k] = v;
-      result.updated.push_back(k);
-    }
-    row.audit.last_modifier = ctx.principal;
-    row.audit.last_modified_time = ctx.now_ms;
-    auto updated = store_.CompareAndSet(row);
-    if (updated) return result;
-    if (updated.error().code != ErrorCode::kConflict) return std::move(updated).error();
-  }
-  return Unavailable("too many concurrent updates of namespace {}; try again", NamespaceText(ns));
+  return store::RetryOnConflict(
+      [&]() -> Result<NamespacePropertiesUpdate> {
+        CAIRN_ASSIGN_OR_RETURN(EntityRecord row, NamespaceRow(store_, ns));
+        NamespacePropertiesUpdate result;
+        for (const auto& key : removals) {
+          if (row.properties.erase(key) > 0) {
+            result.removed.push_back(key);
+          } else {
+            result.missing.push_back(key);
+          }
+        }
+        for (const auto& [k, v] : updates) {
+          row.properties[k] = v;
+          result.updated.push_back(k);
+        }
+        row.audit.last_modifier = ctx.principal;
+        row.audit.last_modified_time = ctx.now_ms;
+        CAIRN_RETURN_IF_ERROR(store_.CompareAndSet(row));
+        return result;
+      },
+      [&] {
+        return Unavailable("too many concurrent updates of namespace {}; try again",
+                           NamespaceText(ns));
+      });
 }
 
 // ---- shared object helpers ----
@@ -603,7 +617,7 @@ Result<LoadedObject> IcebergCatalog::Load(EntityType type, const Namespace& ns,
                                           std::string_view name) {
   CAIRN_ASSIGN_OR_RETURN(EntityRecord row, ObjectRow(store_, type, ns, name));
   if (!row.location) return Internal("{} has no metadata location", ObjectText(ns, name));
-  CAIRN_ASSIGN_OR_RETURN(auto text, ReadShared(storage_, *row.location));
+  CAIRN_ASSIGN_OR_RETURN(auto text, ReadShared(storage_, files_, *row.location));
   std::string location = *row.location;
   return LoadedObject{std::move(row), std::move(location), std::move(text)};
 }
@@ -613,23 +627,27 @@ Status IcebergCatalog::Rename(const CallContext& ctx, EntityType type, const Nam
   CAIRN_RETURN_IF_ERROR(model::ValidateSegmentName(
       type == EntityType::kView ? EntityKind::kView : EntityKind::kTable, to));
   CAIRN_ASSIGN_OR_RETURN(EntityRecord target_ns, NamespaceRow(store_, to_ns));
-  for (int attempt = 0; attempt < kMaxCommitAttempts; ++attempt) {
-    CAIRN_ASSIGN_OR_RETURN(EntityRecord row, ObjectRow(store_, type, from_ns, from));
-    if (!(row.parent_id == target_ns.id && row.name == to)) {
-      CAIRN_RETURN_IF_ERROR(RenameTargetFree(target_ns, from_ns, from, to_ns, to, type));
-    }
-    row.parent_id = target_ns.id;
-    row.name = std::string(to);
-    row.audit.last_modifier = ctx.principal;
-    row.audit.last_modified_time = ctx.now_ms;
-    auto updated = store_.CompareAndSet(row);
-    if (updated) return Ok();
-    if (updated.error().code == ErrorCode::kAlreadyExists) {
-      return RenameTargetFree(target_ns, from_ns, from, to_ns, to, type);
-    }
-    if (updated.error().code != ErrorCode::kConflict) return std::move(updated).error();
-  }
-  return Unavailable("too many concurrent updates of {}; try again", ObjectText(from_ns, from));
+  return store::RetryOnConflict(
+      [&]() -> Status {
+        CAIRN_ASSIGN_OR_RETURN(EntityRecord row, ObjectRow(store_, type, from_ns, from));
+        if (!(row.parent_id == target_ns.id && row.name == to)) {
+          CAIRN_RETURN_IF_ERROR(RenameTargetFree(target_ns, from_ns, from, to_ns, to, type));
+        }
+        row.parent_id = target_ns.id;
+        row.name = std::string(to);
+        row.audit.last_modifier = ctx.principal;
+        row.audit.last_modified_time = ctx.now_ms;
+        auto updated = store_.CompareAndSet(row);
+        if (updated) return Ok();
+        if (updated.error().code == ErrorCode::kAlreadyExists) {
+          return RenameTargetFree(target_ns, from_ns, from, to_ns, to, type);
+        }
+        return std::move(updated).error();
+      },
+      [&] {
+        return Unavailable("too many concurrent updates of {}; try again",
+                           ObjectText(from_ns, from));
+      });
 }
 
 Status IcebergCatalog::RenameTargetFree(const EntityRecord& target_ns, const Namespace& from_ns,
@@ -705,10 +723,10 @@ Result<LoadedObject> IcebergCatalog::StoreNew(const CallContext& ctx, EntityType
   CAIRN_RETURN_IF_ERROR(CheckLocations(ns, name, metadata, nullptr));
   const std::string text = iceberg::ToJsonText(metadata);
   const std::string metadata_location = NextLocation(metadata, "");
-  CAIRN_RETURN_IF_ERROR(WriteText(storage_, metadata_location, text));
+  CAIRN_RETURN_IF_ERROR(WriteText(storage_, files_, metadata_location, text));
   auto created = InsertObject(ctx, type, ns_row, ns, name, metadata_location, text);
   if (!created)
-    DeleteQuietly(storage_, {metadata_location});  // never leave a file no row points at
+    DeleteQuietly(storage_, files_, {metadata_location});  // never leave a file no row points at
   return created;
 }
 
@@ -720,52 +738,60 @@ Result<LoadedObject> IcebergCatalog::UpdateTable(
   if (rename_to) {
     CAIRN_ASSIGN_OR_RETURN(target_ns, NamespaceRow(store_, rename_to->first));
   }
-  for (int attempt = 0; attempt < kMaxCommitAttempts; ++attempt) {
-    CAIRN_ASSIGN_OR_RETURN(EntityRecord row, ObjectRow(store_, EntityType::kTable, ns, name));
-    if (!row.location) return Internal("{} has no metadata location", ObjectText(ns, name));
-    CAIRN_ASSIGN_OR_RETURN(auto base_text, ReadShared(storage_, *row.location));
-    CAIRN_ASSIGN_OR_RETURN(iceberg::Json base, iceberg::ParseMetadata(*base_text));
-    CAIRN_ASSIGN_OR_RETURN(iceberg::Json metadata, transform(base));
-    CAIRN_RETURN_IF_ERROR(CheckLocations(ns, name, metadata, &base));
-    std::string new_location;
-    std::shared_ptr<const std::string> text = base_text;
-    if (metadata != base) {
-      metadata = iceberg::FinishCommit(std::move(metadata), *row.location,
-                                       base.value("last-updated-ms", int64_t{0}), ctx.now_ms);
-      new_location = NextLocation(metadata, *row.location);
-      text = std::make_shared<const std::string>(iceberg::ToJsonText(metadata));
-      CAIRN_RETURN_IF_ERROR(WriteText(storage_, new_location, *text));
-      row.location = new_location;
-    }
-    if (rename_to) {
-      if (!(row.parent_id == target_ns->id && row.name == rename_to->second)) {
-        auto free = RenameTargetFree(*target_ns, ns, name, rename_to->first, rename_to->second,
-                                     EntityType::kTable);
-        if (!free) {
-          if (!new_location.empty()) DeleteQuietly(storage_, {new_location});
-          return std::move(free).error();
+  // The transform may itself answer kConflict (a requirement failed): only a lost
+  // compare-and-set is tried again.
+  bool lost_race = false;
+  return store::RetryOnConflict(
+      [&]() -> Result<LoadedObject> {
+        lost_race = false;
+        CAIRN_ASSIGN_OR_RETURN(EntityRecord row, ObjectRow(store_, EntityType::kTable, ns, name));
+        if (!row.location) return Internal("{} has no metadata location", ObjectText(ns, name));
+        CAIRN_ASSIGN_OR_RETURN(auto base_text, ReadShared(storage_, files_, *row.location));
+        CAIRN_ASSIGN_OR_RETURN(iceberg::Json base, iceberg::ParseMetadata(*base_text));
+        CAIRN_ASSIGN_OR_RETURN(iceberg::Json metadata, transform(base));
+        CAIRN_RETURN_IF_ERROR(CheckLocations(ns, name, metadata, &base));
+        std::string new_location;
+        std::shared_ptr<const std::string> text = base_text;
+        if (metadata != base) {
+          metadata = iceberg::FinishCommit(std::move(metadata), *row.location,
+                                           base.value("last-updated-ms", int64_t{0}), ctx.now_ms);
+          new_location = NextLocation(metadata, *row.location);
+          text = std::make_shared<const std::string>(iceberg::ToJsonText(metadata));
+          CAIRN_RETURN_IF_ERROR(WriteText(storage_, files_, new_location, *text));
+          row.location = new_location;
         }
-      }
-      row.parent_id = target_ns->id;
-      row.name = rename_to->second;
-    }
-    row.audit.last_modifier = ctx.principal;
-    row.audit.last_modified_time = ctx.now_ms;
-    auto updated = store_.CompareAndSet(row);
-    if (updated) {
-      std::string location = *updated->location;
-      return LoadedObject{std::move(*updated), std::move(location), std::move(text)};
-    }
-    if (!new_location.empty()) DeleteQuietly(storage_, {new_location});
-    if (updated.error().code == ErrorCode::kAlreadyExists && rename_to) {
-      auto free = RenameTargetFree(*target_ns, ns, name, rename_to->first, rename_to->second,
-                                   EntityType::kTable);
-      if (!free) return std::move(free).error();
-      continue;  // the name was freed meanwhile: try again
-    }
-    if (updated.error().code != ErrorCode::kConflict) return std::move(updated).error();
-  }
-  return Unavailable("too many concurrent updates of {}; try again", ObjectText(ns, name));
+        if (rename_to) {
+          if (!(row.parent_id == target_ns->id && row.name == rename_to->second)) {
+            auto free = RenameTargetFree(*target_ns, ns, name, rename_to->first, rename_to->second,
+                                         EntityType::kTable);
+            if (!free) {
+              if (!new_location.empty()) DeleteQuietly(storage_, files_, {new_location});
+              return std::move(free).error();
+            }
+          }
+          row.parent_id = target_ns->id;
+          row.name = rename_to->second;
+        }
+        row.audit.last_modifier = ctx.principal;
+        row.audit.last_modified_time = ctx.now_ms;
+        auto updated = store_.CompareAndSet(row);
+        if (updated) {
+          std::string location = *updated->location;
+          return LoadedObject{std::move(*updated), std::move(location), std::move(text)};
+        }
+        if (!new_location.empty()) DeleteQuietly(storage_, files_, {new_location});
+        if (updated.error().code == ErrorCode::kAlreadyExists && rename_to) {
+          CAIRN_RETURN_IF_ERROR(RenameTargetFree(*target_ns, ns, name, rename_to->first,
+                                                 rename_to->second, EntityType::kTable));
+          lost_race = true;  // the name was freed meanwhile: try again
+        }
+        lost_race = lost_race || updated.error().code == ErrorCode::kConflict;
+        return std::move(updated).error();
+      },
+      [&] {
+        return Unavailable("too many concurrent updates of {}; try again", ObjectText(ns, name));
+      },
+      [&](const Error&) { return lost_race; });
 }
 
 Result<LoadedObject> IcebergCatalog::LoadTable(const Namespace& ns, std::string_view name) {
@@ -795,7 +821,7 @@ Result<LoadedObject> IcebergCatalog::RegisterTable(const CallContext& ctx, const
   CAIRN_RETURN_IF_ERROR(model::ValidateSegmentName(EntityKind::kTable, name));
   CAIRN_ASSIGN_OR_RETURN(EntityRecord ns_row, NamespaceRow(store_, ns));
   CAIRN_RETURN_IF_ERROR(CheckAllowed("metadata-location", metadata_location));
-  auto text = ReadText(storage_, metadata_location);
+  auto text = ReadText(storage_, files_, metadata_location);
   if (!text) {
     return InvalidArgument("Cannot read metadata file '{}': {}", metadata_location,
                            text.error().message);
@@ -804,16 +830,18 @@ Result<LoadedObject> IcebergCatalog::RegisterTable(const CallContext& ctx, const
   CAIRN_RETURN_IF_ERROR(CheckLocations(ns, name, registered, nullptr));
   auto existing = store_.Get(EntityType::kTable, ns_row.id, name);
   if (existing && overwrite) {
-    for (int attempt = 0; attempt < kMaxCommitAttempts; ++attempt) {
-      CAIRN_ASSIGN_OR_RETURN(EntityRecord row, ObjectRow(store_, EntityType::kTable, ns, name));
-      row.location = metadata_location;
-      row.audit.last_modifier = ctx.principal;
-      row.audit.last_modified_time = ctx.now_ms;
-      auto updated = store_.CompareAndSet(row);
-      if (updated) return LoadedObject{std::move(*updated), metadata_location, *text};
-      if (updated.error().code != ErrorCode::kConflict) return std::move(updated).error();
-    }
-    return Unavailable("too many concurrent updates of {}; try again", ObjectText(ns, name));
+    return store::RetryOnConflict(
+        [&]() -> Result<LoadedObject> {
+          CAIRN_ASSIGN_OR_RETURN(EntityRecord row, ObjectRow(store_, EntityType::kTable, ns, name));
+          row.location = metadata_location;
+          row.audit.last_modifier = ctx.principal;
+          row.audit.last_modified_time = ctx.now_ms;
+          CAIRN_ASSIGN_OR_RETURN(EntityRecord updated, store_.CompareAndSet(row));
+          return LoadedObject{std::move(updated), metadata_location, *text};
+        },
+        [&] {
+          return Unavailable("too many concurrent updates of {}; try again", ObjectText(ns, name));
+        });
   }
   CAIRN_RETURN_IF_ERROR(CheckNameFree(store_, ns_row, ns, name, EntityType::kTable));
   return InsertObject(ctx, EntityType::kTable, ns_row, ns, name, metadata_location, *text);
@@ -845,7 +873,7 @@ Result<LoadedObject> IcebergCatalog::CommitOnce(store::MetadataStore& store, con
     CAIRN_RETURN_IF_ERROR(CheckLocations(commit.ns, commit.name, metadata, nullptr));
     const std::string metadata_location = NextLocation(metadata, "");
     const std::string text = iceberg::ToJsonText(metadata);
-    CAIRN_RETURN_IF_ERROR(WriteText(storage_, metadata_location, text));
+    CAIRN_RETURN_IF_ERROR(WriteText(storage_, files_, metadata_location, text));
     written.push_back(metadata_location);
     EntityRecord fresh;
     fresh.type = EntityType::kTable;
@@ -867,7 +895,7 @@ Result<LoadedObject> IcebergCatalog::CommitOnce(store::MetadataStore& store, con
   }
   if (!row->location)
     return Internal("{} has no metadata location", ObjectText(commit.ns, commit.name));
-  CAIRN_ASSIGN_OR_RETURN(std::string base_text, ReadText(storage_, *row->location));
+  CAIRN_ASSIGN_OR_RETURN(std::string base_text, ReadText(storage_, files_, *row->location));
   CAIRN_ASSIGN_OR_RETURN(iceberg::Json base, iceberg::ParseMetadata(base_text));
   CAIRN_ASSIGN_OR_RETURN(iceberg::Json effective_updates,
                          CheckCommit(base, commit, written, /*defer_sync=*/false));
@@ -885,7 +913,7 @@ Result<LoadedObject> IcebergCatalog::CommitOnce(store::MetadataStore& store, con
                                    base.value("last-updated-ms", int64_t{0}), ctx.now_ms);
   const std::string metadata_location = NextLocation(metadata, *row->location);
   const std::string text = iceberg::ToJsonText(metadata);
-  CAIRN_RETURN_IF_ERROR(WriteText(storage_, metadata_location, text));
+  CAIRN_RETURN_IF_ERROR(WriteText(storage_, files_, metadata_location, text));
   written.push_back(metadata_location);
   EntityRecord next = *row;
   next.location = metadata_location;
@@ -917,6 +945,7 @@ Result<iceberg::Json> IcebergCatalog::CheckCommit(const iceberg::Json& base,
     // A fast append whose parent is no longer main's head: append its manifests on top of the
     // new head instead of failing, so concurrent appends all land without client retries.
     iceberg::RebaseIo io;
+    io.written_lists = &caches_->written_lists();
     io.read = [this](const std::string& location) -> Result<std::string> {
       CAIRN_ASSIGN_OR_RETURN(auto file_io, storage::FileIOFor(location, storage_));
       return file_io->Read(location);
@@ -939,19 +968,24 @@ Result<iceberg::Json> IcebergCatalog::CheckCommit(const iceberg::Json& base,
 
 Result<LoadedObject> IcebergCatalog::CommitAlone(const CallContext& ctx,
                                                  const TableCommit& commit) {
-  for (int attempt = 0; attempt < kMaxCommitAttempts; ++attempt) {
-    std::vector<std::string> written;
-    bool lost_race = false;
-    auto result = CommitOnce(store_, ctx, commit, written, lost_race);
-    if (result) return result;
-    // A lost compare-and-set (the row's version moved) is retried against the new base, where the
-    // requirements are checked again; a failed requirement is reported. Both leave only files
-    // nobody points at.
-    if (result.error().code != ErrorCode::kCommitStateUnknown) DeleteQuietly(storage_, written);
-    if (!lost_race) return result;
-  }
-  return Unavailable("too many concurrent commits to {}; try again",
-                     ObjectText(commit.ns, commit.name));
+  // A lost compare-and-set (the row's version moved) is retried against the new base, where the
+  // requirements are checked again; a failed requirement (kConflict too) is reported. Both leave
+  // only files nobody points at.
+  bool lost_race = false;
+  return store::RetryOnConflict(
+      [&]() -> Result<LoadedObject> {
+        std::vector<std::string> written;
+        auto result = CommitOnce(store_, ctx, commit, written, lost_race);
+        if (!result && result.error().code != ErrorCode::kCommitStateUnknown) {
+          DeleteQuietly(storage_, files_, written);
+        }
+        return result;
+      },
+      [&] {
+        return Unavailable("too many concurrent commits to {}; try again",
+                           ObjectText(commit.ns, commit.name));
+      },
+      [&](const Error&) { return lost_race; });
 }
 
 Result<LoadedObject> IcebergCatalog::CommitTable(const CallContext& ctx,
@@ -959,10 +993,11 @@ Result<LoadedObject> IcebergCatalog::CommitTable(const CallContext& ctx,
   QueuedTableCommit self;
   self.ctx = &ctx;
   self.commit = &commit;
-  const bool answered =
-      TableCommitQueues().Run({this, commit.ns, commit.name}, self,
-                              [this](const std::vector<QueuedTableCommit*>& batch,
-                                     CachedTableHead& head) { return CommitBatch(batch, head); });
+  const bool answered = caches_->commit_queues().Run(
+      {serial_, commit.ns, commit.name}, self,
+      [this](const std::vector<QueuedTableCommit*>& batch, CachedTableHead& head) {
+        return CommitBatch(batch, head);
+      });
   if (!answered) return CommitAlone(ctx, commit);  // waited too long: on its own
   return std::move(*self.result);
 }
@@ -972,6 +1007,9 @@ std::vector<Result<LoadedObject>> IcebergCatalog::CommitBatch(
   std::vector<std::optional<Result<LoadedObject>>> answers(batch.size());
   const TableCommit& table = *batch.front()->commit;
   size_t next = 0;  // the first commit not answered yet
+  // Not store::RetryOnConflict: one pass answers several commits, a commit whose table is
+  // missing goes alone, and a redo without a failed commit is not a lost race. The bound is
+  // the same: kMaxConflictAttempts lost compare-and-sets and the rest give up.
   int attempts = 0;
   while (next < batch.size()) {
     auto row = ObjectRow(store_, EntityType::kTable, table.ns, table.name);
@@ -985,7 +1023,7 @@ std::vector<Result<LoadedObject>> IcebergCatalog::CommitBatch(
       for (size_t i = next; i < batch.size(); ++i) answers[i] = row.error();
       break;
     }
-    if (attempts++ == kMaxCommitAttempts) {
+    if (attempts++ == store::kMaxConflictAttempts) {
       for (size_t i = next; i < batch.size(); ++i) {
         answers[i] = Unavailable("too many concurrent commits to {}; try again",
                                  ObjectText(table.ns, table.name));
@@ -1033,7 +1071,7 @@ IcebergCatalog::BatchAttempt IcebergCatalog::CommitBatchOnce(
     }
   }
   if (!base) {
-    auto text = ReadShared(storage_, *row.location);
+    auto text = ReadShared(storage_, files_, *row.location);
     if (!text) return answer_all(text.error());
     auto parsed = iceberg::ParseMetadata(**text);
     if (!parsed) return answer_all(parsed.error());
@@ -1053,7 +1091,7 @@ IcebergCatalog::BatchAttempt IcebergCatalog::CommitBatchOnce(
     std::vector<std::string> written;
     auto updates = CheckCommit(*current, *queued.commit, written, /*defer_sync=*/true);
     if (!updates) {
-      DeleteQuietly(storage_, written);
+      DeleteQuietly(storage_, files_, written);
       answers[i] = std::move(updates).error();
       continue;
     }
@@ -1083,10 +1121,10 @@ IcebergCatalog::BatchAttempt IcebergCatalog::CommitBatchOnce(
       }
     }
     if (!next) {
-      DeleteQuietly(storage_, written);
+      DeleteQuietly(storage_, files_, written);
       answers[i] = std::move(next).error();
       if (adds_snapshot) {
-        DeleteQuietly(storage_, files);
+        DeleteQuietly(storage_, files_, files);
         for (size_t j : open)
           if (j != i) answers[j].reset();
         return BatchAttempt::kRedo;
@@ -1118,15 +1156,15 @@ IcebergCatalog::BatchAttempt IcebergCatalog::CommitBatchOnce(
   };
   // The metadata file and every manifest list it points at are durable before the pointer moves.
   if (Status stored = WriteDeferredText(storage_, location, *text); !stored) {
-    DeleteQuietly(storage_, files);
+    DeleteQuietly(storage_, files_, files);
     return answer_applied(stored.error());
   }
   files.push_back(location);
   if (Status synced = SyncFiles(storage_, files); !synced) {
-    DeleteQuietly(storage_, files);
+    DeleteQuietly(storage_, files_, files);
     return answer_applied(synced.error());
   }
-  MetadataFileCache::Instance().Put(location, text);
+  files_.Put(location, text);
   EntityRecord next = row;
   next.location = location;
   next.audit.last_modifier = batch[applied.back()]->ctx->principal;
@@ -1135,7 +1173,7 @@ IcebergCatalog::BatchAttempt IcebergCatalog::CommitBatchOnce(
   if (!updated) {
     if (updated.error().code == ErrorCode::kConflict) {
       // Another writer moved the row: nothing of this attempt landed; redo every commit.
-      DeleteQuietly(storage_, files);
+      DeleteQuietly(storage_, files_, files);
       for (auto& answer : answers) answer.reset();
       return BatchAttempt::kLostRace;
     }
@@ -1154,22 +1192,24 @@ IcebergCatalog::BatchAttempt IcebergCatalog::CommitBatchOnce(
 
 Status IcebergCatalog::CommitTransaction(const CallContext& ctx,
                                          const std::vector<TableCommit>& commits) {
-  for (int attempt = 0; attempt < kMaxCommitAttempts; ++attempt) {
-    std::vector<std::string> written;
-    bool lost_race = false;
-    Status status = store_.RunInTransaction([&](store::MetadataStore& tx) -> Status {
-      for (const auto& commit : commits) {
-        auto r = CommitOnce(tx, ctx, commit, written, lost_race);
-        if (!r) return std::move(r).error();
-      }
-      return Ok();
-    });
-    if (status) return status;
-    // Rolled back: no pointer moved, so every file written is garbage.
-    DeleteQuietly(storage_, written);
-    if (!lost_race) return status;
-  }
-  return Unavailable("too many concurrent commits; try again");
+  bool lost_race = false;
+  return store::RetryOnConflict(
+      [&]() -> Status {
+        lost_race = false;
+        std::vector<std::string> written;
+        Status status = store_.RunInTransaction([&](store::MetadataStore& tx) -> Status {
+          for (const auto& commit : commits) {
+            auto r = CommitOnce(tx, ctx, commit, written, lost_race);
+            if (!r) return std::move(r).error();
+          }
+          return Ok();
+        });
+        // Rolled back: no pointer moved, so every file written is garbage.
+        if (!status) DeleteQuietly(storage_, files_, written);
+        return status;
+      },
+      [] { return Unavailable("too many concurrent commits; try again"); },
+      [&](const Error&) { return lost_race; });
 }
 
 Status IcebergCatalog::RenameTable(const CallContext& ctx, const Namespace& from_ns,
@@ -1186,7 +1226,7 @@ Result<bool> IcebergCatalog::DropTable(const Namespace& ns, std::string_view nam
   }
   std::optional<iceberg::Json> metadata;
   if (purge && row->location) {
-    if (auto text = ReadText(storage_, *row->location)) {
+    if (auto text = ReadText(storage_, files_, *row->location)) {
       if (auto parsed = iceberg::ParseMetadata(*text)) metadata = std::move(*parsed);
     }
   }
@@ -1249,7 +1289,7 @@ Status IcebergCatalog::CheckLocations(const Namespace& ns, std::string_view name
             CAIRN_ASSIGN_OR_RETURN(auto rows, store_.List(t, child.id, "", 0));
             for (const auto& row : rows) {
               if (!row.location || (child_ns == ns && row.name == name)) continue;
-              auto text = ReadShared(storage_, *row.location);
+              auto text = ReadShared(storage_, files_, *row.location);
               if (!text) continue;
               auto other = json::ParseOrderedJsonOrDiscarded(**text);
               const std::string_view other_location = StringMember(other, "location");
@@ -1390,7 +1430,7 @@ void IcebergCatalog::PurgeFiles(const std::string& metadata_location,
       ++outside;
     }
   }
-  DeleteQuietly(storage_, owned);
+  DeleteQuietly(storage_, files_, owned);
   if (outside > 0) {
     spdlog::info("event=purge_kept files={} table_location=\"{}\" reason=outside_location",
                  outside, table_location);
@@ -1431,32 +1471,40 @@ Result<LoadedObject> IcebergCatalog::ReplaceView(const CallContext& ctx, const N
                                                  const nlohmann::json& updates_in) {
   const iceberg::Json requirements = json::ToOrderedJson(requirements_in);
   const iceberg::Json updates = json::ToOrderedJson(updates_in);
-  for (int attempt = 0; attempt < kMaxCommitAttempts; ++attempt) {
-    CAIRN_ASSIGN_OR_RETURN(EntityRecord row, ObjectRow(store_, EntityType::kView, ns, name));
-    if (!row.location) return Internal("{} has no metadata location", ObjectText(ns, name));
-    CAIRN_ASSIGN_OR_RETURN(std::string base_text, ReadText(storage_, *row.location));
-    auto base = json::ParseOrderedJsonOrDiscarded(base_text);
-    if (base.is_discarded()) return Internal("view metadata '{}' is not valid JSON", *row.location);
-    CAIRN_RETURN_IF_ERROR(iceberg::CheckViewRequirements(&base, requirements));
-    CAIRN_ASSIGN_OR_RETURN(iceberg::Json metadata,
-                           iceberg::ApplyViewUpdates(base, updates, ctx.now_ms));
-    CAIRN_RETURN_IF_ERROR(CheckLocations(ns, name, metadata, &base));
-    const std::string metadata_location = NextLocation(metadata, *row.location);
-    const std::string text = iceberg::ToJsonText(metadata);
-    CAIRN_RETURN_IF_ERROR(WriteText(storage_, metadata_location, text));
-    row.location = metadata_location;
-    row.audit.last_modifier = ctx.principal;
-    row.audit.last_modified_time = ctx.now_ms;
-    auto updated = store_.CompareAndSet(row);
-    if (updated) return LoadedObject{std::move(*updated), metadata_location, text};
-    DeleteQuietly(storage_, {metadata_location});
-    if (updated.error().code != ErrorCode::kConflict) {
-      return MakeError(ErrorCode::kCommitStateUnknown, EntityKind::kView,
-                       "Commit state unknown for {}: {}", ObjectText(ns, name),
-                       updated.error().message);
-    }
-  }
-  return Unavailable("too many concurrent commits to {}; try again", ObjectText(ns, name));
+  // A failed requirement is kConflict too: only a lost compare-and-set is tried again.
+  bool lost_race = false;
+  return store::RetryOnConflict(
+      [&]() -> Result<LoadedObject> {
+        lost_race = false;
+        CAIRN_ASSIGN_OR_RETURN(EntityRecord row, ObjectRow(store_, EntityType::kView, ns, name));
+        if (!row.location) return Internal("{} has no metadata location", ObjectText(ns, name));
+        CAIRN_ASSIGN_OR_RETURN(std::string base_text, ReadText(storage_, files_, *row.location));
+        auto base = json::ParseOrderedJsonOrDiscarded(base_text);
+        if (base.is_discarded())
+          return Internal("view metadata '{}' is not valid JSON", *row.location);
+        CAIRN_RETURN_IF_ERROR(iceberg::CheckViewRequirements(&base, requirements));
+        CAIRN_ASSIGN_OR_RETURN(iceberg::Json metadata,
+                               iceberg::ApplyViewUpdates(base, updates, ctx.now_ms));
+        CAIRN_RETURN_IF_ERROR(CheckLocations(ns, name, metadata, &base));
+        const std::string metadata_location = NextLocation(metadata, *row.location);
+        const std::string text = iceberg::ToJsonText(metadata);
+        CAIRN_RETURN_IF_ERROR(WriteText(storage_, files_, metadata_location, text));
+        row.location = metadata_location;
+        row.audit.last_modifier = ctx.principal;
+        row.audit.last_modified_time = ctx.now_ms;
+        auto updated = store_.CompareAndSet(row);
+        if (updated) return LoadedObject{std::move(*updated), metadata_location, text};
+        DeleteQuietly(storage_, files_, {metadata_location});
+        lost_race = updated.error().code == ErrorCode::kConflict;
+        if (lost_race) return std::move(updated).error();
+        return MakeError(ErrorCode::kCommitStateUnknown, EntityKind::kView,
+                         "Commit state unknown for {}: {}", ObjectText(ns, name),
+                         updated.error().message);
+      },
+      [&] {
+        return Unavailable("too many concurrent commits to {}; try again", ObjectText(ns, name));
+      },
+      [&](const Error&) { return lost_race; });
 }
 
 Result<LoadedObject> IcebergCatalog::RegisterView(const CallContext& ctx, const Namespace& ns,
@@ -1465,7 +1513,7 @@ Result<LoadedObject> IcebergCatalog::RegisterView(const CallContext& ctx, const 
   CAIRN_RETURN_IF_ERROR(model::ValidateSegmentName(EntityKind::kView, name));
   CAIRN_ASSIGN_OR_RETURN(EntityRecord ns_row, NamespaceRow(store_, ns));
   CAIRN_RETURN_IF_ERROR(CheckAllowed("metadata-location", metadata_location));
-  auto text = ReadText(storage_, metadata_location);
+  auto text = ReadText(storage_, files_, metadata_location);
   if (!text)
     return InvalidArgument("Cannot read metadata file '{}': {}", metadata_location,
                            text.error().message);

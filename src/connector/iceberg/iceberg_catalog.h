@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -14,6 +15,7 @@
 
 #include "common/result.h"
 #include "connector/connector.h"
+#include "iceberg/append_rebase.h"
 #include "iceberg/schema.h"
 #include "model/table.h"
 #include "storage/credentials.h"
@@ -51,9 +53,36 @@ struct TableCommit {
   nlohmann::json updates = nlohmann::json::array();
 };
 
-// Group commit state, defined in iceberg_catalog.cc.
+// Group commit state and the metadata file cache, defined in iceberg_catalog.cc.
 struct QueuedTableCommit;
 struct CachedTableHead;
+class CommitQueues;
+class MetadataFileCache;
+
+/// What the managed Iceberg catalogs of one server share, each bounded by IcebergCacheOptions:
+/// metadata file texts by location, the commit queues of the tables being committed to (with
+/// the last head each wrote), and the manifest lists append rebases wrote. One per server
+/// (ConnectorDeps::iceberg_caches), so two servers in one process share nothing. Safe to use
+/// from many threads.
+class IcebergCaches {
+ public:
+  explicit IcebergCaches(const IcebergCacheOptions& options);
+  ~IcebergCaches();
+  IcebergCaches(const IcebergCaches&) = delete;
+  IcebergCaches& operator=(const IcebergCaches&) = delete;
+
+  MetadataFileCache& metadata_files() { return *metadata_files_; }
+  CommitQueues& commit_queues() { return *commit_queues_; }
+  iceberg::WrittenLists& written_lists() { return written_lists_; }
+  /// A number no other catalog using these caches has: what its tables' queues are keyed by.
+  uint64_t NewCatalogSerial() { return next_serial_.fetch_add(1) + 1; }
+
+ private:
+  std::unique_ptr<MetadataFileCache> metadata_files_;
+  std::unique_ptr<CommitQueues> commit_queues_;
+  iceberg::WrittenLists written_lists_;
+  std::atomic<uint64_t> next_serial_{0};
+};
 
 struct Page {
   std::vector<std::string> names;
@@ -82,7 +111,9 @@ class IcebergCatalog {
   /// explicitly (default: the warehouse).
   static constexpr const char* kAllowedLocationsProperty = "allowed-locations";
 
-  IcebergCatalog(CatalogInfo info, store::MetadataStore& store, std::string warehouse);
+  /// `caches` (not null) are shared with the server's other catalogs.
+  IcebergCatalog(CatalogInfo info, store::MetadataStore& store, std::string warehouse,
+                 std::shared_ptr<IcebergCaches> caches);
 
   const std::string& warehouse() const { return warehouse_; }
   const storage::StorageOptions& storage() const { return storage_; }
@@ -241,6 +272,9 @@ class IcebergCatalog {
   CatalogInfo info_;
   store::MetadataStore& store_;
   std::string warehouse_;
+  std::shared_ptr<IcebergCaches> caches_;
+  MetadataFileCache& files_;         // caches_->metadata_files()
+  const uint64_t serial_;            // this catalog object's key in caches_->commit_queues()
   storage::StorageOptions storage_;  // how to reach the warehouse (S3 endpoint and keys)
   storage::CredentialVendor credentials_;
   std::vector<std::string> allowed_;  // normalized allowed locations (kAllowedLocationsProperty)

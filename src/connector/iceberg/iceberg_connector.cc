@@ -27,12 +27,12 @@ constexpr const char* kWarehouseProperty = "warehouse";
 class ManagedIcebergConnector final : public Connector {
  public:
   ManagedIcebergConnector(CatalogInfo info, store::MetadataStore& store, std::string warehouse,
-                          bool warehouse_defaulted)
+                          bool warehouse_defaulted, std::shared_ptr<IcebergCaches> caches)
       : info_(std::move(info)),
         store_(store),
         warehouse_(std::move(warehouse)),
         warehouse_defaulted_(warehouse_defaulted),
-        iceberg_(info_, store_, warehouse_) {}
+        iceberg_(info_, store_, warehouse_, std::move(caches)) {}
 
   IcebergCatalog* AsIcebergCatalog() override { return &iceberg_; }
   storage::CredentialVendor* Credentials() override { return &iceberg_.credentials(); }
@@ -283,8 +283,11 @@ Result<std::unique_ptr<Connector>> MakeIcebergConnector(const CatalogInfo& info,
     return std::move(vendor).error();
   }
   if (deps.store == nullptr) return Internal("the Iceberg connector needs the metadata store");
-  return std::unique_ptr<Connector>(
-      std::make_unique<ManagedIcebergConnector>(info, *deps.store, warehouse, defaulted));
+  // A registry built without MakeDefaultRegistry may have no caches: the catalog gets its own.
+  auto caches =
+      deps.iceberg_caches ? deps.iceberg_caches : MakeIcebergCaches(IcebergCacheOptions{});
+  return std::unique_ptr<Connector>(std::make_unique<ManagedIcebergConnector>(
+      info, *deps.store, warehouse, defaulted, std::move(caches)));
 }
 
 }  // namespace

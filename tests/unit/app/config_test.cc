@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "connector/connector.h"
 #include "matchers.h"
 
 namespace cairn::app {
@@ -45,6 +46,29 @@ TEST(Config, BadValuesNameTheKey) {
   EXPECT_THAT(SetConfigValue(c, "cairn.store.type", "mysql"), HasErrorMessage("cairn.store.type"));
   EXPECT_THAT(SetConfigValue(c, "cairn.nope", "1"), HasErrorMessage("cairn.nope"));
   EXPECT_THAT(SetConfigValue(c, "cairn.log.level", "loud"), HasErrorMessage("cairn.log.level"));
+}
+
+TEST(Config, IcebergCacheBounds) {
+  Config c;
+  const connector::IcebergCacheOptions defaults;
+  EXPECT_EQ(c.iceberg_metadata_cache_bytes, defaults.metadata_cache_bytes);
+  EXPECT_EQ(static_cast<size_t>(c.iceberg_commit_queue_idle_tables),
+            defaults.commit_queue_idle_tables);
+  EXPECT_EQ(static_cast<size_t>(c.iceberg_rebased_list_cache_entries),
+            defaults.rebased_list_cache_entries);
+  ASSERT_THAT(SetConfigValue(c, "cairn.iceberg.metadata-cache-bytes", "0"), IsOk());
+  EXPECT_EQ(c.iceberg_metadata_cache_bytes, 0U);
+  ASSERT_THAT(SetConfigValue(c, "cairn.iceberg.commit-queue-idle-tables", "100"), IsOk());
+  EXPECT_EQ(c.iceberg_commit_queue_idle_tables, 100);
+  ASSERT_THAT(SetConfigValue(c, "cairn.iceberg.rebased-list-cache-entries", "7"), IsOk());
+  EXPECT_EQ(c.iceberg_rebased_list_cache_entries, 7);
+  for (const char* key :
+       {"cairn.iceberg.metadata-cache-bytes", "cairn.iceberg.commit-queue-idle-tables",
+        "cairn.iceberg.rebased-list-cache-entries"}) {
+    for (const char* bad : {"-1", "lots", "", "99999999999999999"}) {
+      EXPECT_THAT(SetConfigValue(c, key, bad), HasErrorMessage(key)) << key << "=" << bad;
+    }
+  }
 }
 
 TEST(Config, FileThenEnvironment) {

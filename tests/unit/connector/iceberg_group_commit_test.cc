@@ -59,9 +59,10 @@ class GroupCommitTest : public ::testing::Test {
     cat.payload = R"({"type":"relational","provider":"lakehouse-iceberg"})";
     auto cat_row = store_->Insert(cat);
     ASSERT_THAT(cat_row, IsOk());
-    CatalogInfo info{cat_row->id,         "ml", "cat", model::CatalogType::kRelational,
-                     "lakehouse-iceberg", {}};
-    catalog_ = std::make_unique<IcebergCatalog>(info, *store_, (root_ / "wh").string());
+    info_ = CatalogInfo{cat_row->id,         "ml", "cat", model::CatalogType::kRelational,
+                        "lakehouse-iceberg", {}};
+    catalog_ = std::make_unique<IcebergCatalog>(info_, *store_, (root_ / "wh").string(),
+                                                MakeIcebergCaches(IcebergCacheOptions{}));
     ASSERT_THAT(catalog_->CreateNamespace(Ctx(), kNs, {}), IsOk());
     const nlohmann::json request =
         nlohmann::json::parse(R"({"name": "t", "properties": {"format-version": "2"},
@@ -200,9 +201,48 @@ class GroupCommitTest : public ::testing::Test {
   }
 
   fs::path root_;
+  CatalogInfo info_;
   std::unique_ptr<store::MetadataStore> store_;
   std::unique_ptr<IcebergCatalog> catalog_;
 };
+
+TEST_F(GroupCommitTest, CatalogsWithTheirOwnCachesShareNothing) {
+  // Two servers in one process over one store: each builds its own caches.
+  IcebergCatalog other(info_, *store_, (root_ / "wh").string(),
+                       MakeIcebergCaches(IcebergCacheOptions{}));
+  IcebergCacheOptions none;
+  none.metadata_cache_bytes = 0;
+  none.commit_queue_idle_tables = 0;
+  none.rebased_list_cache_entries = 0;
+  IcebergCatalog uncached(info_, *store_, (root_ / "wh").string(), MakeIcebergCaches(none));
+  auto created = catalog_->LoadTable(kNs, "t");
+  ASSERT_THAT(created, IsOk());
+  std::string path = created->metadata_location;
+  if (path.rfind("file:", 0) == 0) path = path.substr(path.rfind("file://", 0) == 0 ? 7 : 5);
+  ASSERT_THAT(other.LoadTable(kNs, "t"), IsOk());  // now in other's cache too
+  // Metadata files are never rewritten; doing it here shows who reads the file and who
+  // answers from memory.
+  Json changed = Json::parse(*created->metadata_text);
+  changed["properties"]["rewritten"] = "yes";
+  {
+    std::ofstream out(path, std::ios::trunc);
+    out << changed.dump();
+  }
+  auto mine = catalog_->LoadTable(kNs, "t");
+  ASSERT_THAT(mine, IsOk());
+  EXPECT_EQ(*mine->metadata_text, *created->metadata_text);  // its own cache, written at create
+  auto theirs = other.LoadTable(kNs, "t");
+  ASSERT_THAT(theirs, IsOk());
+  EXPECT_EQ(*theirs->metadata_text, *created->metadata_text);  // cached by its own first load
+  auto read = uncached.LoadTable(kNs, "t");
+  ASSERT_THAT(read, IsOk());
+  EXPECT_EQ(*read->metadata_text, changed.dump());  // a zero-byte cache keeps nothing
+  IcebergCatalog fresh(info_, *store_, (root_ / "wh").string(),
+                       MakeIcebergCaches(IcebergCacheOptions{}));
+  auto fresh_read = fresh.LoadTable(kNs, "t");
+  ASSERT_THAT(fresh_read, IsOk());
+  EXPECT_EQ(*fresh_read->metadata_text, changed.dump());  // nothing inherited from the others
+}
 
 TEST_F(GroupCommitTest, ConcurrentAppendsAllLandExactlyOnce) {
   constexpr int kThreads = 8;

@@ -46,6 +46,7 @@ constexpr const char* kDir = "s3://b/t/metadata/";
 
 struct MemIo {
   std::map<std::string, std::string> files;
+  WrittenLists written_lists;
   RebaseIo Io() {
     return RebaseIo{[this](const std::string& location) -> Result<std::string> {
                       auto it = files.find(location);
@@ -57,7 +58,8 @@ struct MemIo {
                         return AlreadyExists(EntityKind::kNone, "{}", location);
                       }
                       return Ok();
-                    }};
+                    },
+                    &written_lists};
   }
 };
 
