@@ -1100,7 +1100,7 @@ IcebergCatalog::BatchAttempt IcebergCatalog::CommitBatchOnce(
     // what came before is rebuilt by redoing the batch without it.
     auto parsed = iceberg::ParseTableUpdates(*updates);
     if (!parsed) {
-      DeleteQuietly(storage_, written);
+      DeleteQuietly(storage_, files_, written);
       answers[i] = std::move(parsed).error();
       continue;
     }

@@ -358,8 +358,9 @@ TEST_F(GroupCommitTest, OneBatchAnswersEachCommitAsIfAlone) {
   for (const auto& s : after["snapshots"]) lists.insert(s["manifest-list"].get<std::string>());
   for (const auto& entry : fs::directory_iterator(MetadataDir())) {
     const std::string name = entry.path().filename().string();
-    if (name.find("-rebased-") != std::string::npos)
+    if (name.find("-rebased-") != std::string::npos) {
       EXPECT_EQ(lists.count(entry.path().string()), 1U) << name;
+    }
   }
 }
 
