@@ -32,6 +32,42 @@ std::string ObjectChange::FullName() const {
   return Join(parts, ".");
 }
 
+ObjectChange MakeChange(const connector::CallContext& ctx, ChangeType type,
+                        governance::ObjectType kind, std::string metalake, std::string catalog,
+                        std::vector<std::string> schema, std::string name,
+                        std::string_view new_name) {
+  ObjectChange change;
+  change.type = type;
+  change.kind = kind;
+  change.metalake = std::move(metalake);
+  change.catalog = std::move(catalog);
+  change.schema = std::move(schema);
+  change.name = std::move(name);
+  change.principal = ctx.principal;
+  change.time_ms = ctx.now_ms;
+  change.interface = std::string(ctx.interface);
+  if (!new_name.empty()) {
+    ObjectChange::NewName to;
+    std::string_view old_name;
+    if (!change.name.empty()) {
+      old_name = change.name;
+      to = {change.schema, std::string(new_name)};
+    } else if (!change.schema.empty()) {
+      old_name = change.schema.back();
+      to.schema = change.schema;
+      to.schema.back() = std::string(new_name);
+    } else {
+      old_name = change.catalog.empty() ? change.metalake : change.catalog;
+      to.name = std::string(new_name);
+    }
+    if (new_name != old_name) {
+      change.type = ChangeType::kRenamed;
+      change.renamed_to = std::move(to);
+    }
+  }
+  return change;
+}
+
 EventStream::Subscription::Subscription(Subscription&& other) noexcept
     : stream_(other.stream_), id_(other.id_) {
   other.stream_ = nullptr;

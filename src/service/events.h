@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "connector/connector.h"
 #include "governance/access_control.h"
 
 namespace cairn::service {
@@ -49,6 +50,14 @@ struct ObjectChange {
   /// `metalake.catalog.schema...name` (as far as it goes).
   std::string FullName() const;
 };
+
+/// A change made by the caller of `ctx` to the object at (metalake, catalog, schema, name), as
+/// far as the path goes. A `new_name` other than the object's own (its leaf name; for a schema
+/// its last level; for a catalog or metalake its name) makes it a rename to that name.
+ObjectChange MakeChange(const connector::CallContext& ctx, ChangeType type,
+                        governance::ObjectType kind, std::string metalake,
+                        std::string catalog = "", std::vector<std::string> schema = {},
+                        std::string name = "", std::string_view new_name = "");
 
 /// The in-process stream of object changes. Listeners are called synchronously on the thread
 /// that made the change, in subscription order, after it is durable; a listener must be quick

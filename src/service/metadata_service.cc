@@ -394,20 +394,10 @@ Result<bool> MetadataService::DropCatalog(const CallContext& ctx, std::string_vi
 
 void MetadataService::Changed(const CallContext& ctx, ChangeType type, std::string_view metalake,
                               std::string_view catalog, std::string_view new_name) {
-  ObjectChange change;
-  change.kind = catalog.empty() ? governance::ObjectType::kMetalake
-                                : governance::ObjectType::kCatalog;
-  change.type = type;
-  change.metalake = std::string(metalake);
-  change.catalog = std::string(catalog);
-  if (!new_name.empty() && new_name != (catalog.empty() ? metalake : catalog)) {
-    change.type = ChangeType::kRenamed;
-    change.renamed_to = ObjectChange::NewName{{}, std::string(new_name)};
-  }
-  change.principal = ctx.principal;
-  change.time_ms = ctx.now_ms;
-  change.interface = ctx.interface;
-  events_.Publish(change);
+  const auto kind =
+      catalog.empty() ? governance::ObjectType::kMetalake : governance::ObjectType::kCatalog;
+  events_.Publish(MakeChange(ctx, type, kind, std::string(metalake), std::string(catalog), {}, "",
+                             new_name));
 }
 
 Result<std::shared_ptr<connector::Connector>> MetadataService::OpenCatalog(

@@ -76,21 +76,8 @@ Response GravitinoApi::HandleFilesets(const Request& request,
   service::CallContext ctx{principal.user, NowMillis(), "gravitino"};
   auto changed = [&](service::ChangeType type, const std::string& fileset,
                      const std::string& new_name = "") {
-    service::ObjectChange change;
-    change.type = type;
-    change.kind = ObjectType::kFileset;
-    change.metalake = ml;
-    change.catalog = cat;
-    change.schema = {sch};
-    change.name = fileset;
-    if (!new_name.empty() && new_name != fileset) {
-      change.type = service::ChangeType::kRenamed;
-      change.renamed_to = service::ObjectChange::NewName{{sch}, new_name};
-    }
-    change.principal = ctx.principal;
-    change.time_ms = ctx.now_ms;
-    change.interface = ctx.interface;
-    service_.events().Publish(change);
+    service_.events().Publish(
+        service::MakeChange(ctx, type, ObjectType::kFileset, ml, cat, {sch}, fileset, new_name));
   };
 
   if (n == 7) {

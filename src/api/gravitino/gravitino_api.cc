@@ -208,23 +208,8 @@ Response GravitinoApi::Dispatch(const Request& request,
   auto changed = [&](service::ChangeType type, ObjectType kind, const std::string& catalog,
                      std::vector<std::string> schema, const std::string& name = "",
                      const std::string& new_name = "") {
-    service::ObjectChange change;
-    change.type = type;
-    change.kind = kind;
-    change.metalake = ml;
-    change.catalog = catalog;
-    change.schema = std::move(schema);
-    change.name = name;
-    if (!new_name.empty() && new_name != (name.empty() ? change.schema.back() : name)) {
-      change.type = service::ChangeType::kRenamed;
-      change.renamed_to = service::ObjectChange::NewName{
-          name.empty() ? std::vector<std::string>{new_name} : change.schema,
-          name.empty() ? "" : new_name};
-    }
-    change.principal = call.ctx.principal;
-    change.time_ms = call.ctx.now_ms;
-    change.interface = call.ctx.interface;
-    service_.events().Publish(change);
+    service_.events().Publish(
+        service::MakeChange(call.ctx, type, kind, ml, catalog, std::move(schema), name, new_name));
   };
   auto guard = [&](Action action, const std::string& catalog = "",
                    std::vector<std::string> schema = {}, const std::string& object = "",

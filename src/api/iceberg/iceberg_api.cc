@@ -480,19 +480,11 @@ struct Call {
                std::optional<std::pair<Namespace, std::string>> renamed_to = std::nullopt) const {
     auto names = Warehouse(prefix);
     if (!names) return;
-    service::ObjectChange change;
-    change.type = type;
-    change.kind = kind;
-    change.metalake = names->first;
-    change.catalog = names->second;
-    change.schema = target_ns;
-    change.name = object;
+    auto change =
+        service::MakeChange(ctx, type, kind, names->first, names->second, target_ns, object);
     if (renamed_to) {
       change.renamed_to = service::ObjectChange::NewName{renamed_to->first, renamed_to->second};
     }
-    change.principal = ctx.principal;
-    change.time_ms = ctx.now_ms;
-    change.interface = ctx.interface;
     change.detail = std::move(detail);
     service.events().Publish(change);
   }

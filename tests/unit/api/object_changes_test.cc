@@ -42,6 +42,32 @@ TEST(EventStream, CallsListenersInOrderUntilUnsubscribed) {
   EXPECT_EQ(stream.published(), 3u);
 }
 
+TEST(MakeChange, ANewNameMakesARenameOfTheRightLevel) {
+  const connector::CallContext ctx{"ana", 7, "gravitino"};
+  using governance::ObjectType;
+  auto table = MakeChange(ctx, ChangeType::kAltered, ObjectType::kTable, "m", "c", {"s"}, "t", "u");
+  EXPECT_EQ(table.type, ChangeType::kRenamed);
+  ASSERT_TRUE(table.renamed_to.has_value());
+  EXPECT_EQ(table.renamed_to->schema, std::vector<std::string>{"s"});
+  EXPECT_EQ(table.renamed_to->name, "u");
+  auto schema = MakeChange(ctx, ChangeType::kAltered, ObjectType::kSchema, "m", "c", {"a", "s"},
+                           "", "s2");
+  ASSERT_TRUE(schema.renamed_to.has_value());
+  EXPECT_EQ(schema.renamed_to->schema, (std::vector<std::string>{"a", "s2"}));
+  EXPECT_EQ(schema.renamed_to->name, "");
+  auto catalog = MakeChange(ctx, ChangeType::kAltered, ObjectType::kCatalog, "m", "c", {}, "", "d");
+  ASSERT_TRUE(catalog.renamed_to.has_value());
+  EXPECT_EQ(catalog.renamed_to->name, "d");
+  // The same name again is no rename; the caller's context is carried.
+  auto same = MakeChange(ctx, ChangeType::kAltered, ObjectType::kTable, "m", "c", {"s"}, "t", "t");
+  EXPECT_EQ(same.type, ChangeType::kAltered);
+  EXPECT_FALSE(same.renamed_to.has_value());
+  EXPECT_EQ(same.principal, "ana");
+  EXPECT_EQ(same.time_ms, 7);
+  EXPECT_EQ(same.interface, "gravitino");
+  EXPECT_EQ(same.FullName(), "m.c.s.t");
+}
+
 class ObjectChangesTest : public ::testing::Test {
  protected:
   void SetUp() override {
