@@ -99,16 +99,10 @@ Result<Json> NewTableMetadataFromRestUnguarded(const Json& create_request,
   while (table_location.size() > 1 && table_location.back() == '/') table_location.pop_back();
   if (table_location.empty()) return InvalidArgument("Invalid table location: {} has none", name);
 
-  static const std::set<std::string> kReserved = {
-      "format-version",           "uuid",
-      "snapshot-count",           "current-snapshot-id",
-      "current-snapshot-summary", "current-snapshot-timestamp-ms",
-      "current-schema",           "default-partition-spec",
-      "default-sort-order"};
   std::map<std::string, std::string> persisted;
   persisted["write.parquet.compression-codec"] = "zstd";
   for (const auto& [k, v] : properties) {
-    if (kReserved.count(k) == 0) persisted[k] = v;
+    if (!IsReservedTableProperty(k)) persisted[k] = v;
   }
 
   TableDocumentParts parts;

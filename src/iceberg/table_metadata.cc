@@ -10,14 +10,7 @@
 
 namespace cairn::iceberg {
 
-namespace {
-
-constexpr int kMaxFormatVersion = 3;
-constexpr const char* kParquetCompression = "write.parquet.compression-codec";
-constexpr const char* kFormatVersion = "format-version";
-
-// TableProperties.RESERVED_PROPERTIES: never stored as table properties.
-bool IsJavaReserved(const std::string& key) {
+bool IsReservedTableProperty(const std::string& key) {
   static const std::set<std::string> kReserved = {
       "format-version",           "uuid",
       "snapshot-count",           "current-snapshot-id",
@@ -26,6 +19,14 @@ bool IsJavaReserved(const std::string& key) {
       "default-sort-order"};
   return kReserved.count(key) > 0;
 }
+
+namespace {
+
+constexpr int kMaxFormatVersion = 3;
+constexpr const char* kParquetCompression = "write.parquet.compression-codec";
+constexpr const char* kFormatVersion = "format-version";
+
+bool IsJavaReserved(const std::string& key) { return IsReservedTableProperty(key); }
 
 // Gravitino's IcebergTableOpsHelper refuses to set or remove these.
 bool IsGravitinoReserved(const std::string& key) {

@@ -51,6 +51,10 @@ inline constexpr int kPreviousVersionsMaxDefault = 100;
 /// error of ToIcebergSchema / ToPartitionSpec / ToSortOrder.
 Result<Json> NewTableMetadata(const NewTableRequest& request);
 
+/// Java's TableProperties.RESERVED_PROPERTIES: keys that describe the document itself
+/// (format-version, uuid, current-snapshot-id, ...) and are never stored as table properties.
+bool IsReservedTableProperty(const std::string& key);
+
 /// The parts of a new table's metadata document (NewTableDocument).
 struct TableDocumentParts {
   int format_version = 2;
