@@ -640,7 +640,11 @@ Status IcebergCatalog::Rename(const CallContext& ctx, EntityType type, const Nam
         auto updated = store_.CompareAndSet(row);
         if (updated) return Ok();
         if (updated.error().code == ErrorCode::kAlreadyExists) {
-          return RenameTargetFree(target_ns, from_ns, from, to_ns, to, type);
+          CAIRN_RETURN_IF_ERROR(RenameTargetFree(target_ns, from_ns, from, to_ns, to, type));
+          // The name was taken when this write landed and is free again (its holder was
+          // dropped or renamed away): nothing was renamed yet, so try again.
+          return Conflict(EntityKind::kTable, "the rename target {} changed; retrying",
+                          ObjectText(to_ns, to));
         }
         return std::move(updated).error();
       },

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: Apache-2.0
+// IcebergCatalog::RenameTable when its write collides with an object that is gone by the time
+// the collision is looked at: the rename must still happen (or fail), never report success
+// without renaming.
+#include <filesystem>
+#include <functional>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "common/util.h"
+#include "connector/iceberg/iceberg_catalog.h"
+#include "matchers.h"
+#include "store/metadata_store.h"
+
+namespace cairn::connector {
+namespace {
+
+namespace fs = std::filesystem;
+using cairn::testing::IsError;
+using cairn::testing::IsOk;
+
+// A store whose next rename-like write (a compare-and-set that changes a row's name) answers
+// kAlreadyExists once, as when another object held the name at that instant.
+class CollidingStore : public store::MetadataStore {
+ public:
+  explicit CollidingStore(store::MetadataStore& inner) : inner_(inner) {}
+  int collisions_left = 0;
+
+  Result<store::EntityRecord> Insert(const store::EntityRecord& r) override {
+    return inner_.Insert(r);
+  }
+  Result<store::EntityRecord> Get(store::EntityType type, int64_t parent,
+                                  std::string_view name) override {
+    return inner_.Get(type, parent, name);
+  }
+  Result<std::vector<store::EntityRecord>> GetPath(
+      int64_t root, const std::vector<std::pair<store::EntityType, std::string>>& path) override {
+    return inner_.GetPath(root, path);
+  }
+  Result<store::EntityRecord> GetById(int64_t id) override { return inner_.GetById(id); }
+  Result<std::vector<store::EntityRecord>> List(store::EntityType type, int64_t parent,
+                                                std::string_view after, int limit) override {
+    return inner_.List(type, parent, after, limit);
+  }
+  Result<int64_t> CountChildren(int64_t parent) override { return inner_.CountChildren(parent); }
+  Result<store::EntityRecord> CompareAndSet(const store::EntityRecord& r) override {
+    auto current = inner_.GetById(r.id);
+    if (collisions_left > 0 && current && current->name != r.name) {
+      --collisions_left;
+      return MakeError(ErrorCode::kAlreadyExists, EntityKind::kTable, "name taken");
+    }
+    return inner_.CompareAndSet(r);
+  }
+  Result<bool> Delete(int64_t id) override { return inner_.Delete(id); }
+  Status RunInTransaction(const std::function<Status(MetadataStore&)>& body) override {
+    return inner_.RunInTransaction(body);
+  }
+  Result<store::LinkRecord> Link(const store::LinkRecord& r) override { return inner_.Link(r); }
+  Result<bool> Unlink(store::LinkType type, int64_t from, int64_t to) override {
+    return inner_.Unlink(type, from, to);
+  }
+  Result<std::vector<store::LinkRecord>> ListLinksFrom(store::LinkType type, int64_t from,
+                                                       int64_t after, int limit) override {
+    return inner_.ListLinksFrom(type, from, after, limit);
+  }
+  Result<std::vector<store::LinkRecord>> ListLinksTo(store::LinkType type, int64_t to,
+                                                     int64_t after, int limit) override {
+    return inner_.ListLinksTo(type, to, after, limit);
+  }
+  bool Ping() override { return inner_.Ping(); }
+
+ private:
+  store::MetadataStore& inner_;
+};
+
+class RenameTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() / ("cairn-rename-" + RandomUuid());
+    fs::create_directories(root_);
+    store::StoreOptions options;
+    options.sqlite_path = ":memory:";
+    auto opened = store::OpenStore(options);
+    ASSERT_THAT(opened, IsOk());
+    inner_ = std::move(*opened);
+    store_ = std::make_unique<CollidingStore>(*inner_);
+    store::EntityRecord ml;
+    ml.type = store::EntityType::kMetalake;
+    ml.name = "ml";
+    ml.payload = "{}";
+    auto ml_row = store_->Insert(ml);
+    ASSERT_THAT(ml_row, IsOk());
+    store::EntityRecord cat;
+    cat.type = store::EntityType::kCatalog;
+    cat.parent_id = ml_row->id;
+    cat.name = "cat";
+    cat.payload = R"({"type":"relational","provider":"lakehouse-iceberg"})";
+    auto cat_row = store_->Insert(cat);
+    ASSERT_THAT(cat_row, IsOk());
+    CatalogInfo info{cat_row->id, "ml", "cat", model::CatalogType::kRelational,
+                     "lakehouse-iceberg", {}};
+    catalog_ = std::make_unique<IcebergCatalog>(info, *store_, (root_ / "wh").string(),
+                                                MakeIcebergCaches(IcebergCacheOptions{}));
+    ASSERT_THAT(catalog_->CreateNamespace(Ctx(), {"db"}, {}), IsOk());
+    const auto request = nlohmann::json::parse(
+        R"({"name": "t", "schema": {"type": "struct", "fields": [
+             {"id": 1, "name": "id", "required": true, "type": "long"}]}})");
+    ASSERT_THAT(catalog_->CreateTable(Ctx(), {"db"}, request, false), IsOk());
+  }
+  void TearDown() override {
+    catalog_.reset();
+    store_.reset();
+    inner_.reset();
+    std::error_code ec;
+    fs::remove_all(root_, ec);
+  }
+  static CallContext Ctx() { return CallContext{"tester", NowMillis()}; }
+
+  fs::path root_;
+  std::unique_ptr<store::MetadataStore> inner_;
+  std::unique_ptr<CollidingStore> store_;
+  std::unique_ptr<IcebergCatalog> catalog_;
+};
+
+TEST_F(RenameTest, ACollisionWithANameFreedSinceIsRetriedNotReportedAsDone) {
+  store_->collisions_left = 1;
+  ASSERT_THAT(catalog_->RenameTable(Ctx(), {"db"}, "t", {"db"}, "u"), IsOk());
+  EXPECT_EQ(store_->collisions_left, 0);  // the collision happened
+  EXPECT_THAT(catalog_->TableRow({"db"}, "u"), IsOk());
+  EXPECT_THAT(catalog_->TableRow({"db"}, "t"), IsError(ErrorCode::kNotFound));
+}
+
+TEST_F(RenameTest, ACollisionEveryTimeGivesUpInsteadOfPretending) {
+  store_->collisions_left = 1000;
+  EXPECT_THAT(catalog_->RenameTable(Ctx(), {"db"}, "t", {"db"}, "u"),
+              IsError(ErrorCode::kUnavailable));
+  EXPECT_THAT(catalog_->TableRow({"db"}, "t"), IsOk());
+  EXPECT_THAT(catalog_->TableRow({"db"}, "u"), IsError(ErrorCode::kNotFound));
+}
+
+}  // namespace
+}  // namespace cairn::connector
