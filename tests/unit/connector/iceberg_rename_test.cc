@@ -3,13 +3,13 @@
 // the collision is looked at: the rename must still happen (or fail), never report success
 // without renaming.
 #include <filesystem>
-#include <functional>
 #include <string>
 
 #include <gtest/gtest.h>
 
 #include "common/util.h"
 #include "connector/iceberg/iceberg_catalog.h"
+#include "forwarding_store.h"
 #include "matchers.h"
 #include "store/metadata_store.h"
 
@@ -22,28 +22,11 @@ using cairn::testing::IsOk;
 
 // A store whose next rename-like write (a compare-and-set that changes a row's name) answers
 // kAlreadyExists once, as when another object held the name at that instant.
-class CollidingStore : public store::MetadataStore {
+class CollidingStore : public cairn::testing::ForwardingStore {
  public:
-  explicit CollidingStore(store::MetadataStore& inner) : inner_(inner) {}
+  using ForwardingStore::ForwardingStore;
   int collisions_left = 0;
 
-  Result<store::EntityRecord> Insert(const store::EntityRecord& r) override {
-    return inner_.Insert(r);
-  }
-  Result<store::EntityRecord> Get(store::EntityType type, int64_t parent,
-                                  std::string_view name) override {
-    return inner_.Get(type, parent, name);
-  }
-  Result<std::vector<store::EntityRecord>> GetPath(
-      int64_t root, const std::vector<std::pair<store::EntityType, std::string>>& path) override {
-    return inner_.GetPath(root, path);
-  }
-  Result<store::EntityRecord> GetById(int64_t id) override { return inner_.GetById(id); }
-  Result<std::vector<store::EntityRecord>> List(store::EntityType type, int64_t parent,
-                                                std::string_view after, int limit) override {
-    return inner_.List(type, parent, after, limit);
-  }
-  Result<int64_t> CountChildren(int64_t parent) override { return inner_.CountChildren(parent); }
   Result<store::EntityRecord> CompareAndSet(const store::EntityRecord& r) override {
     auto current = inner_.GetById(r.id);
     if (collisions_left > 0 && current && current->name != r.name) {
@@ -52,26 +35,6 @@ class CollidingStore : public store::MetadataStore {
     }
     return inner_.CompareAndSet(r);
   }
-  Result<bool> Delete(int64_t id) override { return inner_.Delete(id); }
-  Status RunInTransaction(const std::function<Status(MetadataStore&)>& body) override {
-    return inner_.RunInTransaction(body);
-  }
-  Result<store::LinkRecord> Link(const store::LinkRecord& r) override { return inner_.Link(r); }
-  Result<bool> Unlink(store::LinkType type, int64_t from, int64_t to) override {
-    return inner_.Unlink(type, from, to);
-  }
-  Result<std::vector<store::LinkRecord>> ListLinksFrom(store::LinkType type, int64_t from,
-                                                       int64_t after, int limit) override {
-    return inner_.ListLinksFrom(type, from, after, limit);
-  }
-  Result<std::vector<store::LinkRecord>> ListLinksTo(store::LinkType type, int64_t to,
-                                                     int64_t after, int limit) override {
-    return inner_.ListLinksTo(type, to, after, limit);
-  }
-  bool Ping() override { return inner_.Ping(); }
-
- private:
-  store::MetadataStore& inner_;
 };
 
 class RenameTest : public ::testing::Test {

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "forwarding_store.h"
 #include "matchers.h"
 #include "service/authorizer.h"
 #include "store/metadata_store.h"
@@ -179,12 +180,11 @@ TEST_F(AuthorizerTest, ListsKeepOnlyVisibleItems) {
 
 // A store whose reads of one entity type fail as an unreachable database does, to show that
 // an outage during authorization is an error and never a denial or a shorter list.
-class OutageStore : public store::MetadataStore {
+class OutageStore : public cairn::testing::ForwardingStore {
  public:
-  explicit OutageStore(store::MetadataStore& inner) : inner_(inner) {}
+  using ForwardingStore::ForwardingStore;
   std::optional<EntityType> failing;  // reads of this type fail; all others pass through
 
-  Result<EntityRecord> Insert(const EntityRecord& r) override { return inner_.Insert(r); }
   Result<EntityRecord> Get(EntityType type, int64_t parent, std::string_view name) override {
     if (failing == type) return Down();
     return inner_.Get(type, parent, name);
@@ -196,31 +196,10 @@ class OutageStore : public store::MetadataStore {
     }
     return inner_.GetPath(root, path);
   }
-  Result<EntityRecord> GetById(int64_t id) override { return inner_.GetById(id); }
   Result<std::vector<EntityRecord>> List(EntityType type, int64_t parent, std::string_view after,
                                          int limit) override {
     if (failing == type) return Down();
     return inner_.List(type, parent, after, limit);
-  }
-  Result<int64_t> CountChildren(int64_t parent) override { return inner_.CountChildren(parent); }
-  Result<EntityRecord> CompareAndSet(const EntityRecord& r) override {
-    return inner_.CompareAndSet(r);
-  }
-  Result<bool> Delete(int64_t id) override { return inner_.Delete(id); }
-  Status RunInTransaction(const std::function<Status(MetadataStore&)>& body) override {
-    return inner_.RunInTransaction(body);
-  }
-  Result<store::LinkRecord> Link(const store::LinkRecord& r) override { return inner_.Link(r); }
-  Result<bool> Unlink(store::LinkType type, int64_t from, int64_t to) override {
-    return inner_.Unlink(type, from, to);
-  }
-  Result<std::vector<store::LinkRecord>> ListLinksFrom(store::LinkType type, int64_t from,
-                                                       int64_t after, int limit) override {
-    return inner_.ListLinksFrom(type, from, after, limit);
-  }
-  Result<std::vector<store::LinkRecord>> ListLinksTo(store::LinkType type, int64_t to,
-                                                     int64_t after, int limit) override {
-    return inner_.ListLinksTo(type, to, after, limit);
   }
   bool Ping() override { return failing == std::nullopt; }
 
@@ -229,7 +208,6 @@ class OutageStore : public store::MetadataStore {
     return MakeError(ErrorCode::kUnavailable, EntityKind::kNone,
                      "postgres: cannot connect: connection refused");
   }
-  store::MetadataStore& inner_;
 };
 
 class AuthorizerOutageTest : public AuthorizerTest {
