@@ -25,6 +25,7 @@ class CredentialVendor;
 namespace cairn::connector {
 
 class IcebergCatalog;
+class TableCatalog;
 class IcebergCaches;
 class FilesetCatalog;
 class IcebergProxy;
@@ -91,6 +92,27 @@ struct ConnectorDeps {
   std::shared_ptr<IcebergCaches> iceberg_caches{};
 };
 
+/// Tables of a catalog's schemas: the capability of relational providers. Calls read and write
+/// through to the source. Implementations are safe to call from many threads.
+class TableCatalog {
+ public:
+  virtual ~TableCatalog() = default;
+
+  /// kNotFound (kSchema) when the schema is absent.
+  virtual Result<std::vector<std::string>> ListTables(std::string_view schema) = 0;
+  /// kInvalidArgument for definitions the source cannot hold; nothing is left behind on failure.
+  virtual Result<model::Table> CreateTable(const CallContext& ctx, std::string_view schema,
+                                           const model::Table& table) = 0;
+  virtual Result<model::Table> LoadTable(std::string_view schema, std::string_view name) = 0;
+  /// Applies all changes atomically, in order; concurrent alters never lose an update.
+  virtual Result<model::Table> AlterTable(const CallContext& ctx, std::string_view schema,
+                                          std::string_view name,
+                                          const std::vector<model::TableChange>& changes) = 0;
+  /// False when absent. `purge` also deletes the table's data and metadata files.
+  virtual Result<bool> DropTable(const CallContext& ctx, std::string_view schema,
+                                 std::string_view name, bool purge) = 0;
+};
+
 /// A live connection to one catalog's source. One implementation per provider. Schema and table
 /// calls read and write through to the source; a provider that lacks an operation answers
 /// kUnsupported. Implementations are safe to call from many threads.
@@ -115,19 +137,9 @@ class Connector {
   /// True when the catalog holds at least one schema (for the non-empty catalog check).
   virtual Result<bool> HasSchemas() = 0;
 
-  /// kNotFound (kSchema) when the schema is absent.
-  virtual Result<std::vector<std::string>> ListTables(std::string_view schema) = 0;
-  /// kInvalidArgument for definitions the source cannot hold; nothing is left behind on failure.
-  virtual Result<model::Table> CreateTable(const CallContext& ctx, std::string_view schema,
-                                           const model::Table& table) = 0;
-  virtual Result<model::Table> LoadTable(std::string_view schema, std::string_view name) = 0;
-  /// Applies all changes atomically, in order; concurrent alters never lose an update.
-  virtual Result<model::Table> AlterTable(const CallContext& ctx, std::string_view schema,
-                                          std::string_view name,
-                                          const std::vector<model::TableChange>& changes) = 0;
-  /// False when absent. `purge` also deletes the table's data and metadata files.
-  virtual Result<bool> DropTable(const CallContext& ctx, std::string_view schema,
-                                 std::string_view name, bool purge) = 0;
+  /// The catalog's tables, when its provider holds tables (relational catalogs), else nullptr
+  /// (a fileset catalog has none). Owned by the connector.
+  virtual TableCatalog* Tables() { return nullptr; }
 
   /// Removes everything the connector keeps for this catalog (called on catalog force drop).
   virtual Status DropAll() = 0;

@@ -211,6 +211,17 @@ Response GravitinoApi::Dispatch(const Request& request,
     service_.events().Publish(
         service::MakeChange(call.ctx, type, kind, ml, catalog, std::move(schema), name, new_name));
   };
+  // The table capability of an opened catalog; a provider without tables (a fileset catalog)
+  // answers 405, as Gravitino does.
+  auto tables_of = [&](const Result<std::shared_ptr<connector::Connector>>& conn,
+                       const std::string& catalog) -> Result<connector::TableCatalog*> {
+    if (!conn) return conn.error();
+    connector::TableCatalog* tables = (*conn)->Tables();
+    if (tables == nullptr) {
+      return Unsupported("Catalog {} does not support table operations", catalog);
+    }
+    return tables;
+  };
   auto guard = [&](Action action, const std::string& catalog = "",
                    std::vector<std::string> schema = {}, const std::string& object = "",
                    ObjectType type = ObjectType::kTable) -> std::optional<Response> {
@@ -507,8 +518,9 @@ Response GravitinoApi::Dispatch(const Request& request,
     if (method == "GET") {
       call.op.op = "LIST";
       if (auto d = guard(Action::kLoadSchema, cat, {sch})) return *d;
-      if (!conn) return call.Fail(conn.error());
-      auto names = (*conn)->ListTables(sch);
+      auto tables = tables_of(conn, cat);
+      if (!tables) return call.Fail(tables.error());
+      auto names = (*tables)->ListTables(sch);
       if (!names) return call.Fail(names.error());
       auto kept = filter(Action::kLoadTable, std::move(*names), cat, {sch});
       if (!kept) return call.Fail(kept.error());
@@ -527,8 +539,9 @@ Response GravitinoApi::Dispatch(const Request& request,
     auto valid = model::ValidateObjectName(EntityKind::kTable, table->name);
     if (!valid) return call.Fail(valid.error());
     if (auto d = guard(Action::kCreateTable, cat, {sch}, table->name)) return *d;
-    if (!conn) return call.Fail(conn.error());
-    auto created = (*conn)->CreateTable(call.ctx, sch, *table);
+    auto tables = tables_of(conn, cat);
+    if (!tables) return call.Fail(tables.error());
+    auto created = (*tables)->CreateTable(call.ctx, sch, *table);
     if (!created) return call.Fail(created.error());
     changed(service::ChangeType::kCreated, ObjectType::kTable, cat, {sch}, created->name);
     return Ok(OrderedJson{{"table", TableToJson(*created)}});
@@ -546,8 +559,9 @@ Response GravitinoApi::Dispatch(const Request& request,
         if (auto d = guard(modify ? Action::kModifyTable : Action::kLoadTable, cat, {sch}, tbl))
           return *d;
       }
-      if (!conn) return call.Fail(conn.error());
-      auto t = (*conn)->LoadTable(sch, tbl);
+      auto tables = tables_of(conn, cat);
+      if (!tables) return call.Fail(tables.error());
+      auto t = (*tables)->LoadTable(sch, tbl);
       if (!t) return call.Fail(t.error());
       return Ok(OrderedJson{{"table", TableToJson(*t)}});
     }
@@ -564,16 +578,18 @@ Response GravitinoApi::Dispatch(const Request& request,
           if (!v) return call.Fail(v.error());
         }
       }
-      if (!conn) return call.Fail(conn.error());
-      auto t = (*conn)->AlterTable(call.ctx, sch, tbl, *changes);
+      auto tables = tables_of(conn, cat);
+      if (!tables) return call.Fail(tables.error());
+      auto t = (*tables)->AlterTable(call.ctx, sch, tbl, *changes);
       if (!t) return call.Fail(t.error());
       changed(service::ChangeType::kAltered, ObjectType::kTable, cat, {sch}, tbl, t->name);
       return Ok(OrderedJson{{"table", TableToJson(*t)}});
     }
     call.op.op = "DROP";
     if (auto d = guard(Action::kDropTable, cat, {sch}, tbl)) return *d;
-    if (!conn) return call.Fail(conn.error());
-    auto dropped = (*conn)->DropTable(call.ctx, sch, tbl, QueryFlag(request, "purge"));
+    auto tables = tables_of(conn, cat);
+    if (!tables) return call.Fail(tables.error());
+    auto dropped = (*tables)->DropTable(call.ctx, sch, tbl, QueryFlag(request, "purge"));
     if (!dropped) return call.Fail(dropped.error());
     if (*dropped) changed(service::ChangeType::kDropped, ObjectType::kTable, cat, {sch}, tbl);
     return Dropped(*dropped);
@@ -592,9 +608,9 @@ Response GravitinoApi::Dispatch(const Request& request,
     call.op.op = method == "GET" ? (one ? "LOAD" : "LIST") : (one ? "DROP" : "CREATE");
     const Action action = method == "GET" ? Action::kLoadTable : Action::kModifyTable;
     if (auto d = guard(action, cat, {sch}, tbl)) return *d;
-    auto conn = service_.OpenCatalog(ml, cat);
-    if (!conn) return call.Fail(conn.error());
-    auto t = (*conn)->LoadTable(sch, tbl);
+    auto tables = tables_of(service_.OpenCatalog(ml, cat), cat);
+    if (!tables) return call.Fail(tables.error());
+    auto t = (*tables)->LoadTable(sch, tbl);
     if (!t) return call.Fail(t.error());
     return call.Fail(Unsupported("Table {} does not support partition operations",
                                  schema_full + "." + tbl));
@@ -666,7 +682,11 @@ Response GravitinoApi::Credentials(const Request& request, const governance::Pri
       if (!table) return call.Fail(table.error());
       locations = cairn::iceberg::StorageLocations(*table->metadata_text);
     } else {
-      auto table = connector->LoadTable(parts[1], parts[2]);
+      connector::TableCatalog* tables = connector->Tables();
+      if (tables == nullptr) {
+        return call.Fail(Unsupported("Catalog {} does not support table operations", parts[0]));
+      }
+      auto table = tables->LoadTable(parts[1], parts[2]);
       if (!table) return call.Fail(table.error());
     }
   } else if (type == "fileset") {

@@ -214,22 +214,6 @@ class FilesetConnector final : public Connector, public FilesetCatalog {
     return n > 0;
   }
 
-  // ---- tables: a fileset catalog has none ----
-
-  Result<std::vector<std::string>> ListTables(std::string_view) override { return NoTables(); }
-  Result<model::Table> CreateTable(const CallContext&, std::string_view,
-                                   const model::Table&) override {
-    return NoTables();
-  }
-  Result<model::Table> LoadTable(std::string_view, std::string_view) override { return NoTables(); }
-  Result<model::Table> AlterTable(const CallContext&, std::string_view, std::string_view,
-                                  const std::vector<model::TableChange>&) override {
-    return NoTables();
-  }
-  Result<bool> DropTable(const CallContext&, std::string_view, std::string_view, bool) override {
-    return NoTables();
-  }
-
   // A force drop of the catalog drops every schema with its managed filesets' files.
   Status DropAll() override {
     CAIRN_ASSIGN_OR_RETURN(auto names, ListSchemas());
@@ -526,11 +510,6 @@ class FilesetConnector final : public Connector, public FilesetCatalog {
   Error FilesetExists(std::string_view schema, std::string_view name) const {
     return AlreadyExists(EntityKind::kFileset, "Fileset {}.{}.{} already exists", info_.name,
                          schema, name);
-  }
-
-  Error NoTables() const {
-    return Unsupported("Catalog {} is a fileset catalog; it does not support table operations",
-                       info_.name);
   }
 
   static model::Schema ToSchema(const EntityRecord& row) { return SchemaFromRow(row); }

@@ -24,8 +24,10 @@ using store::EntityType;
 constexpr const char* kBackendProperty = "catalog-backend";
 constexpr const char* kWarehouseProperty = "warehouse";
 
-class ManagedIcebergConnector final : public Connector {
+class ManagedIcebergConnector final : public Connector, public TableCatalog {
  public:
+  TableCatalog* Tables() override { return this; }
+
   ManagedIcebergConnector(CatalogInfo info, store::MetadataStore& store, std::string warehouse,
                           bool warehouse_defaulted, std::shared_ptr<IcebergCaches> caches)
       : info_(std::move(info)),

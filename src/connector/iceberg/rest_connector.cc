@@ -19,8 +19,10 @@ using store::EntityType;
 
 constexpr int kMaxPages = 10000;
 
-class RestIcebergConnector final : public Connector {
+class RestIcebergConnector final : public Connector, public TableCatalog {
  public:
+  TableCatalog* Tables() override { return this; }
+
   RestIcebergConnector(IcebergProxyOptions options, const CatalogInfo& info,
                        store::MetadataStore* store)
       : proxy_(std::move(options)), rows_(store, info.catalog_id, proxy_.options().catalog) {}

@@ -154,8 +154,10 @@ namespace {
 using store::EntityRecord;
 using store::EntityType;
 
-class JdbcConnector final : public Connector {
+class JdbcConnector final : public Connector, public TableCatalog {
  public:
+  TableCatalog* Tables() override { return this; }
+
   JdbcConnector(CatalogInfo info, JdbcSettings settings, std::unique_ptr<Dialect> dialect,
                 store::MetadataStore* store)
       : info_(std::move(info)),

@@ -84,6 +84,7 @@ class FilesetConnectorTest : public ::testing::Test {
 TEST_F(FilesetConnectorTest, ManagedFilesetInheritsAndOwnsItsDirectory) {
   auto conn = Open({{"location", (root_ / "lake").string()}});
   ASSERT_NE(conn->AsFilesetCatalog(), nullptr);
+  EXPECT_EQ(conn->Tables(), nullptr);  // a fileset catalog has filesets, not tables
   ASSERT_THAT(conn->CreateSchema(ctx_, Schema("s")), IsOk());
   EXPECT_TRUE(fs::is_directory(root_ / "lake" / "s"));
   auto* fc = conn->AsFilesetCatalog();
