@@ -323,6 +323,28 @@ Result<std::vector<std::string>> Authorizer::Filter(const Principal& principal, 
   return kept;
 }
 
+Status Authorizer::Authorize(const Principal& principal, Action action,
+                             const std::string& metalake, const std::string& catalog,
+                             const std::vector<std::string>& schema, const std::string& object,
+                             ObjectType object_type) {
+  if (!access_.enabled()) return Ok();
+  CAIRN_ASSIGN_OR_RETURN(Target target, Resolve(metalake, catalog, schema, object, object_type));
+  return Check(principal, action, target);
+}
+
+Result<std::vector<std::string>> Authorizer::Visible(const Principal& principal, Action action,
+                                                     const std::string& metalake,
+                                                     const std::string& catalog,
+                                                     const std::vector<std::string>& schema,
+                                                     std::vector<std::string> names,
+                                                     ObjectType object_type,
+                                                     const std::vector<EntityRecord>* rows) {
+  if (!access_.enabled()) return names;
+  CAIRN_ASSIGN_OR_RETURN(Target parent, Resolve(metalake, catalog, schema, "", object_type));
+  parent.object_type = object_type;
+  return Filter(principal, action, parent, std::move(names), rows);
+}
+
 Status Authorizer::SetOwner(const EntityRecord& row, const governance::Owner& owner) {
   auto updated = store::RetryOnConflict([&]() -> Result<EntityRecord> {
     CAIRN_ASSIGN_OR_RETURN(EntityRecord current, store_.GetById(row.id));

@@ -93,6 +93,20 @@ class Authorizer {
   Result<std::vector<std::string>> Filter(const Principal& principal, Action action, const Target& parent,
                                   std::vector<std::string> names,
                                   const std::vector<store::EntityRecord>* rows = nullptr);
+  /// Resolve and Check in one step, for the object named by its path: Ok when `principal` may do
+  /// `action` on it (always, when authorization is off, without reading anything).
+  Status Authorize(const Principal& principal, Action action, const std::string& metalake,
+                   const std::string& catalog = "", const std::vector<std::string>& schema = {},
+                   const std::string& object = "", ObjectType object_type = ObjectType::kTable);
+  /// Resolve and Filter in one step: the `names` of children of the named parent (catalogs of a
+  /// metalake, schemas of a catalog, or `object_type` objects of a schema) that `principal` may
+  /// see with `action`; all of them when authorization is off.
+  Result<std::vector<std::string>> Visible(const Principal& principal, Action action,
+                                           const std::string& metalake, const std::string& catalog,
+                                           const std::vector<std::string>& schema,
+                                           std::vector<std::string> names,
+                                           ObjectType object_type = ObjectType::kTable,
+                                           const std::vector<store::EntityRecord>* rows = nullptr);
   /// Makes `owner` the owner of the object stored as `row`.
   Status SetOwner(const store::EntityRecord& row, const governance::Owner& owner);
   /// For the metalake list: may the principal see this metalake?

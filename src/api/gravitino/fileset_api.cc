@@ -56,10 +56,7 @@ Response GravitinoApi::HandleFilesets(const Request& request,
                               fmt::format("No endpoint matches {} {}", method, DisplayPath(request.path)));
   };
   auto guard = [&](Action action, const std::string& fileset) -> std::optional<Response> {
-    if (!authz_.enabled()) return std::nullopt;
-    auto target = authz_.Resolve(ml, cat, {sch}, fileset, ObjectType::kFileset);
-    if (!target) return fail(target.error());
-    auto s = authz_.Check(principal, action, *target);
+    auto s = authz_.Authorize(principal, action, ml, cat, {sch}, fileset, ObjectType::kFileset);
     if (!s) return fail(s.error());
     return std::nullopt;
   };
@@ -88,14 +85,10 @@ Response GravitinoApi::HandleFilesets(const Request& request,
       if (!fc) return fail(fc.error());
       auto names = fc->second->ListFilesets(sch);
       if (!names) return fail(names.error());
-      std::vector<std::string> visible = std::move(*names);
-      if (authz_.enabled()) {
-        auto parent = authz_.Resolve(ml, cat, {sch}, "", ObjectType::kFileset);
-        if (!parent) return fail(parent.error());
-        auto kept = authz_.Filter(principal, Action::kLoadFileset, *parent, std::move(visible));
-        if (!kept) return fail(kept.error());
-        visible = std::move(*kept);
-      }
+      auto kept = authz_.Visible(principal, Action::kLoadFileset, ml, cat, {sch},
+                                 std::move(*names), ObjectType::kFileset);
+      if (!kept) return fail(kept.error());
+      const std::vector<std::string> visible = std::move(*kept);
       OrderedJson arr = OrderedJson::array();
       for (const auto& name : visible) {
         arr.push_back(OrderedJson{{"namespace", {ml, cat, sch}}, {"name", name}});

@@ -225,18 +225,13 @@ Response GravitinoApi::Dispatch(const Request& request,
   auto guard = [&](Action action, const std::string& catalog = "",
                    std::vector<std::string> schema = {}, const std::string& object = "",
                    ObjectType type = ObjectType::kTable) -> std::optional<Response> {
-    if (!authz_.enabled()) return std::nullopt;
-    auto target = authz_.Resolve(ml, catalog, schema, object, type);
-    if (!target) return call.Fail(target.error());
-    auto s = authz_.Check(principal, action, *target);
+    auto s = authz_.Authorize(principal, action, ml, catalog, schema, object, type);
     if (!s) return call.Fail(s.error());
     return std::nullopt;
   };
   auto filter = [&](Action action, std::vector<std::string> names, const std::string& catalog = "",
                     std::vector<std::string> schema = {}) -> Result<std::vector<std::string>> {
-    if (!authz_.enabled()) return names;
-    CAIRN_ASSIGN_OR_RETURN(auto target, authz_.Resolve(ml, catalog, schema));
-    return authz_.Filter(principal, action, target, std::move(names));
+    return authz_.Visible(principal, action, ml, catalog, schema, std::move(names));
   };
   static const std::set<std::string> kAccessAreas = {"users",       "groups", "roles",
                                                      "permissions", "owners", "objects"};

@@ -440,9 +440,8 @@ struct Call {
     if (!authz.enabled()) return std::nullopt;
     auto names = Warehouse(warehouse);
     if (!names) return Fail(names.error());
-    auto target = authz.Resolve(names->first, names->second, target_ns, object, type);
-    if (!target) return Fail(target.error());
-    auto s = authz.Check(principal, action, *target);
+    auto s = authz.Authorize(principal, action, names->first, names->second, target_ns, object,
+                             type);
     if (!s) return Fail(s.error());
     return std::nullopt;
   }
@@ -455,9 +454,8 @@ struct Call {
     if (!authz.enabled()) return names;
     CAIRN_ASSIGN_OR_RETURN(auto wh, Warehouse(prefix));
     const ObjectType type = action == Action::kLoadView ? ObjectType::kView : ObjectType::kTable;
-    CAIRN_ASSIGN_OR_RETURN(auto target, authz.Resolve(wh.first, wh.second, parent, "", type));
-    target.object_type = type;
-    return authz.Filter(principal, action, target, std::move(names), rows);
+    return authz.Visible(principal, action, wh.first, wh.second, parent, std::move(names), type,
+                         rows);
   }
 
   // Vended keys for a table the caller may load, when the client asked for them: read-write
