@@ -16,6 +16,7 @@
 
 #include "common/util.h"
 #include "connector/iceberg/iceberg_catalog.h"
+#include "catalog_rows.h"
 #include "iceberg/append_rebase.h"
 #include "iceberg/table_metadata.h"
 #include "manifest_list_schema.h"
@@ -46,21 +47,9 @@ class GroupCommitTest : public ::testing::Test {
     auto opened = store::OpenStore(options);
     ASSERT_THAT(opened, IsOk());
     store_ = std::move(*opened);
-    store::EntityRecord ml;
-    ml.type = store::EntityType::kMetalake;
-    ml.name = "ml";
-    ml.payload = "{}";
-    auto ml_row = store_->Insert(ml);
-    ASSERT_THAT(ml_row, IsOk());
-    store::EntityRecord cat;
-    cat.type = store::EntityType::kCatalog;
-    cat.parent_id = ml_row->id;
-    cat.name = "cat";
-    cat.payload = R"({"type":"relational","provider":"lakehouse-iceberg"})";
-    auto cat_row = store_->Insert(cat);
-    ASSERT_THAT(cat_row, IsOk());
-    info_ = CatalogInfo{cat_row->id,         "ml", "cat", model::CatalogType::kRelational,
-                        "lakehouse-iceberg", {}};
+    auto info = cairn::testing::InsertCatalogRows(*store_);
+    ASSERT_THAT(info, IsOk());
+    info_ = *info;
     catalog_ = std::make_unique<IcebergCatalog>(info_, *store_, (root_ / "wh").string(),
                                                 MakeIcebergCaches(IcebergCacheOptions{}));
     ASSERT_THAT(catalog_->CreateNamespace(Ctx(), kNs, {}), IsOk());

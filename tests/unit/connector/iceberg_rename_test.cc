@@ -9,6 +9,7 @@
 
 #include "common/util.h"
 #include "connector/iceberg/iceberg_catalog.h"
+#include "catalog_rows.h"
 #include "forwarding_store.h"
 #include "matchers.h"
 #include "store/metadata_store.h"
@@ -48,22 +49,9 @@ class RenameTest : public ::testing::Test {
     ASSERT_THAT(opened, IsOk());
     inner_ = std::move(*opened);
     store_ = std::make_unique<CollidingStore>(*inner_);
-    store::EntityRecord ml;
-    ml.type = store::EntityType::kMetalake;
-    ml.name = "ml";
-    ml.payload = "{}";
-    auto ml_row = store_->Insert(ml);
-    ASSERT_THAT(ml_row, IsOk());
-    store::EntityRecord cat;
-    cat.type = store::EntityType::kCatalog;
-    cat.parent_id = ml_row->id;
-    cat.name = "cat";
-    cat.payload = R"({"type":"relational","provider":"lakehouse-iceberg"})";
-    auto cat_row = store_->Insert(cat);
-    ASSERT_THAT(cat_row, IsOk());
-    CatalogInfo info{cat_row->id, "ml", "cat", model::CatalogType::kRelational,
-                     "lakehouse-iceberg", {}};
-    catalog_ = std::make_unique<IcebergCatalog>(info, *store_, (root_ / "wh").string(),
+    auto info = cairn::testing::InsertCatalogRows(*store_);
+    ASSERT_THAT(info, IsOk());
+    catalog_ = std::make_unique<IcebergCatalog>(*info, *store_, (root_ / "wh").string(),
                                                 MakeIcebergCaches(IcebergCacheOptions{}));
     ASSERT_THAT(catalog_->CreateNamespace(Ctx(), {"db"}, {}), IsOk());
     const auto request = nlohmann::json::parse(
