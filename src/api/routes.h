@@ -42,7 +42,8 @@ struct RouteMatch {
   bool path_known = false;
 };
 
-/// The first route of `routes` (each with `method` and a PathPattern `path`) that matches.
+/// The first route of `routes` (each with `method`, `"*"` for any, and a PathPattern `path`)
+/// that matches.
 template <typename Route>
 RouteMatch<Route> FindRoute(std::span<const Route> routes, std::string_view method,
                             const std::vector<std::string>& segments) {
@@ -51,7 +52,7 @@ RouteMatch<Route> FindRoute(std::span<const Route> routes, std::string_view meth
     if (route.path.size() != segments.size()) continue;
     auto params = route.path.Match(segments);
     if (!params) continue;
-    if (route.method != method) {
+    if (route.method != method && route.method != "*") {
       found.path_known = true;
       continue;
     }

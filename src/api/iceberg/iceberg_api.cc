@@ -953,19 +953,7 @@ std::optional<std::vector<std::string>> PathSegments(std::string_view path) {
 
 api::RouteMatch<Route> Match(std::string_view method, const std::vector<std::string>& seg) {
   const auto& routes = Routes();
-  auto found = api::FindRoute(std::span<const Route>(routes), method, seg);
-  if (found.route == nullptr) {
-    // Routes open to any method.
-    for (const auto& r : routes) {
-      if (r.method == "*" && r.path.Match(seg)) {
-        found.route = &r;
-        found.params = *r.path.Match(seg);
-        found.path_known = true;
-        break;
-      }
-    }
-  }
-  return found;
+  return api::FindRoute(std::span<const Route>(routes), method, seg);
 }
 
 }  // namespace
