@@ -9,6 +9,9 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <typeindex>
+#include <typeinfo>
+#include <utility>
 #include <vector>
 
 #include "common/result.h"
@@ -24,12 +27,11 @@ class CredentialVendor;
 
 namespace cairn::connector {
 
+// Capabilities declared elsewhere (Connector::Find).
 class IcebergCatalog;
-class TableCatalog;
-class IcebergCaches;
-class FilesetCatalog;
 class IcebergProxy;
 class ExternalRows;
+class IcebergCaches;
 
 /// The Authorization header of the request the calling thread is serving, for connectors that
 /// forward the caller's own credentials to a remote catalog (see docs/federation.md). Set by the
@@ -92,6 +94,27 @@ struct ConnectorDeps {
   std::shared_ptr<IcebergCaches> iceberg_caches{};
 };
 
+/// Schemas of a catalog: the capability every provider has. Calls read and write through to the
+/// source; a provider that lacks an operation answers kUnsupported. Implementations are safe to
+/// call from many threads.
+class SchemaCatalog {
+ public:
+  virtual ~SchemaCatalog() = default;
+
+  virtual Result<std::vector<std::string>> ListSchemas() = 0;
+  /// kAlreadyExists when taken.
+  virtual Result<model::Schema> CreateSchema(const CallContext& ctx,
+                                             const model::Schema& schema) = 0;
+  /// kNotFound (EntityKind::kSchema) when absent.
+  virtual Result<model::Schema> LoadSchema(std::string_view name) = 0;
+  virtual Result<model::Schema> AlterSchema(const CallContext& ctx, std::string_view name,
+                                            const std::vector<model::EntityChange>& changes) = 0;
+  /// False when absent; kNotEmpty when it has tables and `cascade` is false.
+  virtual Result<bool> DropSchema(const CallContext& ctx, std::string_view name, bool cascade) = 0;
+  /// True when the catalog holds at least one schema (for the non-empty catalog check).
+  virtual Result<bool> HasSchemas() = 0;
+};
+
 /// Tables of a catalog's schemas: the capability of relational providers. Calls read and write
 /// through to the source. Implementations are safe to call from many threads.
 class TableCatalog {
@@ -113,9 +136,11 @@ class TableCatalog {
                                  std::string_view name, bool purge) = 0;
 };
 
-/// A live connection to one catalog's source. One implementation per provider. Schema and table
-/// calls read and write through to the source; a provider that lacks an operation answers
-/// kUnsupported. Implementations are safe to call from many threads.
+/// A live connection to one catalog's source. One implementation per provider, holding the
+/// catalog's lifecycle here and everything else as capabilities: interfaces of their own
+/// (SchemaCatalog, TableCatalog, FilesetCatalog, ...) that the provider implements and registers
+/// with Provide while it is built, and that callers look up with Find. A new capability is a new
+/// interface; Connector does not change. Implementations are safe to call from many threads.
 class Connector {
  public:
   virtual ~Connector() = default;
@@ -123,23 +148,6 @@ class Connector {
   /// Checks that the source is reachable with the catalog's properties.
   /// kConnectionFailed when it is not.
   virtual Status TestConnection() = 0;
-
-  virtual Result<std::vector<std::string>> ListSchemas() = 0;
-  /// kAlreadyExists when taken.
-  virtual Result<model::Schema> CreateSchema(const CallContext& ctx,
-                                             const model::Schema& schema) = 0;
-  /// kNotFound (EntityKind::kSchema) when absent.
-  virtual Result<model::Schema> LoadSchema(std::string_view name) = 0;
-  virtual Result<model::Schema> AlterSchema(const CallContext& ctx, std::string_view name,
-                                            const std::vector<model::EntityChange>& changes) = 0;
-  /// False when absent; kNotEmpty when it has tables and `cascade` is false.
-  virtual Result<bool> DropSchema(const CallContext& ctx, std::string_view name, bool cascade) = 0;
-  /// True when the catalog holds at least one schema (for the non-empty catalog check).
-  virtual Result<bool> HasSchemas() = 0;
-
-  /// The catalog's tables, when its provider holds tables (relational catalogs), else nullptr
-  /// (a fileset catalog has none). Owned by the connector.
-  virtual TableCatalog* Tables() { return nullptr; }
 
   /// Removes everything the connector keeps for this catalog (called on catalog force drop).
   virtual Status DropAll() = 0;
@@ -155,27 +163,38 @@ class Connector {
     return Ok();
   }
 
-  /// The catalog in Iceberg's own terms when the provider manages Iceberg tables (served by the
-  /// Iceberg REST service), else nullptr. Owned by the connector.
-  virtual IcebergCatalog* AsIcebergCatalog() { return nullptr; }
+  /// The capability `C` of this catalog (SchemaCatalog, TableCatalog, FilesetCatalog,
+  /// IcebergCatalog, IcebergProxy, ExternalRows, storage::CredentialVendor, or any later one), or
+  /// nullptr when the provider lacks it. Owned by the connector; lives as long as it.
+  template <typename C>
+  C* Find() const {
+    const std::type_index key(typeid(C));
+    for (const auto& [type, capability] : capabilities_) {
+      if (type == key) return static_cast<C*>(capability);
+    }
+    return nullptr;
+  }
 
-  /// The catalog as a pass-through to a remote Iceberg REST catalog (backend `rest`): the
-  /// Iceberg REST service forwards requests to it instead of serving them. Owned by the
-  /// connector; nullptr for other connectors.
-  virtual IcebergProxy* AsIcebergProxy() { return nullptr; }
+ protected:
+  /// Registers `capability` as this connector's `C` (ignored when null). Called while the
+  /// connector is built, before it is shared between threads.
+  template <typename C>
+  void Provide(C* capability) {
+    if (capability == nullptr) return;
+    const std::type_index key(typeid(C));
+    void* erased = static_cast<void*>(capability);
+    for (auto& [type, existing] : capabilities_) {
+      if (type == key) {
+        existing = erased;
+        return;
+      }
+    }
+    capabilities_.emplace_back(key, erased);
+  }
 
-  /// The governance rows of the catalog's objects when they live in an external source (so
-  /// front ends that bypass the Connector calls, like the Iceberg REST pass-through, keep them in
-  /// step), else nullptr. Owned by the connector.
-  virtual ExternalRows* TrackedRows() { return nullptr; }
-
-  /// Vends short-lived storage keys for the catalog's objects, or nullptr when the provider
-  /// keeps no data in storage. Owned by the connector.
-  virtual storage::CredentialVendor* Credentials() { return nullptr; }
-
-  /// The fileset operations when the catalog holds filesets (type `fileset`), else nullptr.
-  /// Owned by the connector.
-  virtual FilesetCatalog* AsFilesetCatalog() { return nullptr; }
+ private:
+  // A handful of entries: a scan beats a map. Each pointer is the `C*` of its type, erased.
+  std::vector<std::pair<std::type_index, void*>> capabilities_;
 };
 
 /// Filesets of a catalog: named sets of files under storage locations. Errors name their object:

@@ -375,7 +375,11 @@ Result<bool> MetadataService::DropCatalog(const CallContext& ctx, std::string_vi
   if (conn.has_value()) {
     // Asked only without force: a forced drop must also work when a federated source is down.
     if (!force) {
-      CAIRN_ASSIGN_OR_RETURN(bool has_schemas, (*conn)->HasSchemas());
+      // A provider without schemas has none to keep the catalog from going.
+      bool has_schemas = false;
+      if (auto* schemas = (*conn)->Find<connector::SchemaCatalog>()) {
+        CAIRN_ASSIGN_OR_RETURN(has_schemas, schemas->HasSchemas());
+      }
       if (has_schemas) {
         return MakeError(ErrorCode::kNotEmpty, EntityKind::kCatalog,
                          "Catalog {} has schemas, please drop them first or use force option",

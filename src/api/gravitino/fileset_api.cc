@@ -64,7 +64,7 @@ Response GravitinoApi::HandleFilesets(const Request& request,
   auto open = [&]()
       -> Result<std::pair<std::shared_ptr<connector::Connector>, connector::FilesetCatalog*>> {
     CAIRN_ASSIGN_OR_RETURN(auto conn, service_.OpenCatalog(ml, cat));
-    connector::FilesetCatalog* filesets = conn->AsFilesetCatalog();
+    connector::FilesetCatalog* filesets = conn->Find<connector::FilesetCatalog>();
     if (filesets == nullptr) {
       return Unsupported("Catalog {} does not support fileset operations", cat);
     }

@@ -216,11 +216,20 @@ Response GravitinoApi::Dispatch(const Request& request,
   auto tables_of = [&](const Result<std::shared_ptr<connector::Connector>>& conn,
                        const std::string& catalog) -> Result<connector::TableCatalog*> {
     if (!conn) return conn.error();
-    connector::TableCatalog* tables = (*conn)->Tables();
+    connector::TableCatalog* tables = (*conn)->Find<connector::TableCatalog>();
     if (tables == nullptr) {
       return Unsupported("Catalog {} does not support table operations", catalog);
     }
     return tables;
+  };
+  auto schemas_of = [&](const Result<std::shared_ptr<connector::Connector>>& conn,
+                        const std::string& catalog) -> Result<connector::SchemaCatalog*> {
+    if (!conn) return conn.error();
+    connector::SchemaCatalog* schemas = (*conn)->Find<connector::SchemaCatalog>();
+    if (schemas == nullptr) {
+      return Unsupported("Catalog {} does not support schema operations", catalog);
+    }
+    return schemas;
   };
   auto guard = [&](Action action, const std::string& catalog = "",
                    std::vector<std::string> schema = {}, const std::string& object = "",
@@ -432,8 +441,9 @@ Response GravitinoApi::Dispatch(const Request& request,
     if (method == "GET") {
       call.op.op = "LIST";
       if (auto d = guard(Action::kLoadCatalog, cat)) return *d;
-      if (!conn) return call.Fail(conn.error());
-      auto names = (*conn)->ListSchemas();
+      auto schemas = schemas_of(conn, cat);
+      if (!schemas) return call.Fail(schemas.error());
+      auto names = (*schemas)->ListSchemas();
       if (!names) return call.Fail(names.error());
       auto kept = filter(Action::kLoadSchema, std::move(*names), cat);
       if (!kept) return call.Fail(kept.error());
@@ -458,8 +468,9 @@ Response GravitinoApi::Dispatch(const Request& request,
     auto valid = model::ValidateObjectName(EntityKind::kSchema, s.name);
     if (!valid) return call.Fail(valid.error());
     if (auto d = guard(Action::kCreateSchema, cat, {s.name})) return *d;
-    if (!conn) return call.Fail(conn.error());
-    auto created = (*conn)->CreateSchema(call.ctx, s);
+    auto schemas = schemas_of(conn, cat);
+    if (!schemas) return call.Fail(schemas.error());
+    auto created = (*schemas)->CreateSchema(call.ctx, s);
     if (!created) return call.Fail(created.error());
     changed(service::ChangeType::kCreated, ObjectType::kSchema, cat, {created->name});
     return Ok(OrderedJson{{"schema", SchemaToJson(*created)}});
@@ -472,8 +483,9 @@ Response GravitinoApi::Dispatch(const Request& request,
     if (method == "GET") {
       call.op.op = "LOAD";
       if (auto d = guard(Action::kLoadSchema, cat, {sch})) return *d;
-      if (!conn) return call.Fail(conn.error());
-      auto s = (*conn)->LoadSchema(sch);
+      auto schemas = schemas_of(conn, cat);
+      if (!schemas) return call.Fail(schemas.error());
+      auto s = (*schemas)->LoadSchema(sch);
       if (!s) return call.Fail(s.error());
       return Ok(OrderedJson{{"schema", SchemaToJson(*s)}});
     }
@@ -484,16 +496,18 @@ Response GravitinoApi::Dispatch(const Request& request,
       if (!body) return call.Fail(body.error());
       auto changes = EntityUpdatesFromJson(*body, EntityKind::kSchema);
       if (!changes) return call.Fail(changes.error());
-      if (!conn) return call.Fail(conn.error());
-      auto s = (*conn)->AlterSchema(call.ctx, sch, *changes);
+      auto schemas = schemas_of(conn, cat);
+      if (!schemas) return call.Fail(schemas.error());
+      auto s = (*schemas)->AlterSchema(call.ctx, sch, *changes);
       if (!s) return call.Fail(s.error());
       changed(service::ChangeType::kAltered, ObjectType::kSchema, cat, {sch}, "", s->name);
       return Ok(OrderedJson{{"schema", SchemaToJson(*s)}});
     }
     call.op.op = "DROP";
     if (auto d = guard(Action::kManageSchema, cat, {sch})) return *d;
-    if (!conn) return call.Fail(conn.error());
-    auto dropped = (*conn)->DropSchema(call.ctx, sch, QueryFlag(request, "cascade"));
+    auto schemas = schemas_of(conn, cat);
+    if (!schemas) return call.Fail(schemas.error());
+    auto dropped = (*schemas)->DropSchema(call.ctx, sch, QueryFlag(request, "cascade"));
     if (!dropped) return call.Fail(dropped.error());
     if (*dropped) changed(service::ChangeType::kDropped, ObjectType::kSchema, cat, {sch});
     return Dropped(*dropped);
@@ -671,13 +685,13 @@ Response GravitinoApi::Credentials(const Request& request, const governance::Pri
     auto opened = service_.OpenCatalog(ml, parts[0]);
     if (!opened) return call.Fail(opened.error());
     connector = *opened;
-    connector::IcebergCatalog* iceberg = connector->AsIcebergCatalog();
+    connector::IcebergCatalog* iceberg = connector->Find<connector::IcebergCatalog>();
     if (iceberg != nullptr) {
       auto table = iceberg->LoadTable({parts[1]}, parts[2]);
       if (!table) return call.Fail(table.error());
       locations = cairn::iceberg::StorageLocations(*table->metadata_text);
     } else {
-      connector::TableCatalog* tables = connector->Tables();
+      connector::TableCatalog* tables = connector->Find<connector::TableCatalog>();
       if (tables == nullptr) {
         return call.Fail(Unsupported("Catalog {} does not support table operations", parts[0]));
       }
@@ -702,7 +716,7 @@ Response GravitinoApi::Credentials(const Request& request, const governance::Pri
     auto opened = service_.OpenCatalog(ml, parts[0]);
     if (!opened) return call.Fail(opened.error());
     connector = *opened;
-    connector::FilesetCatalog* filesets = connector->AsFilesetCatalog();
+    connector::FilesetCatalog* filesets = connector->Find<connector::FilesetCatalog>();
     if (filesets == nullptr) {
       return call.Fail(InvalidArgument("Catalog '{}' is not a fileset catalog", parts[0]));
     }
@@ -727,7 +741,8 @@ Response GravitinoApi::Credentials(const Request& request, const governance::Pri
         type_text));
   }
   OrderedJson list = OrderedJson::array();
-  storage::CredentialVendor* vendor = connector ? connector->Credentials() : nullptr;
+  storage::CredentialVendor* vendor =
+      connector ? connector->Find<storage::CredentialVendor>() : nullptr;
   std::erase_if(locations, [](const std::string& l) { return l.rfind("s3", 0) != 0; });
   Response r;
   if (vendor != nullptr && vendor->enabled() && !locations.empty()) {

@@ -11,6 +11,7 @@
 #include "api/routes.h"
 #include "common/log.h"
 #include "common/util.h"
+#include "connector/external_rows.h"
 #include "connector/iceberg/iceberg_catalog.h"
 #include "connector/iceberg/iceberg_proxy.h"
 #include "iceberg/table_metadata.h"
@@ -418,9 +419,9 @@ struct Call {
   Result<IcebergCatalog*> Open(const std::string& warehouse) {
     CAIRN_ASSIGN_OR_RETURN(auto names, Warehouse(warehouse));
     CAIRN_ASSIGN_OR_RETURN(holder, service.OpenCatalog(names.first, names.second));
-    proxy = holder->AsIcebergProxy();
+    proxy = holder->Find<connector::IcebergProxy>();
     if (proxy != nullptr) return nullptr;
-    IcebergCatalog* c = holder->AsIcebergCatalog();
+    IcebergCatalog* c = holder->Find<IcebergCatalog>();
     if (c == nullptr) {
       return InvalidArgument("Catalog '{}' is not a lakehouse-iceberg catalog", warehouse);
     }
@@ -1044,7 +1045,8 @@ Response IcebergApi::Dispatch(const Request& request,
   if (c.proxy != nullptr) {
     auto names = c.Warehouse(c.prefix);
     if (!names) return c.Fail(names.error());
-    return Forward(request, principal, *names, *c.proxy, c.holder->TrackedRows(), *seg);
+    return Forward(request, principal, *names, *c.proxy, c.holder->Find<connector::ExternalRows>(),
+                   *seg);
   }
   if (c.route == nullptr) return found.path_known ? not_allowed() : not_found();
   c.catalog = *catalog;

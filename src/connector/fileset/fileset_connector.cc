@@ -65,7 +65,7 @@ class CreatedDirectories {
   std::vector<std::pair<std::unique_ptr<storage::FileIO>, std::string>> made_;
 };
 
-class FilesetConnector final : public Connector, public FilesetCatalog {
+class FilesetConnector final : public Connector, public SchemaCatalog, public FilesetCatalog {
  public:
   FilesetConnector(CatalogInfo info, store::MetadataStore& store, LocationMap catalog_locations)
       : info_(std::move(info)), store_(store), catalog_locations_(std::move(catalog_locations)) {
@@ -73,10 +73,11 @@ class FilesetConnector final : public Connector, public FilesetCatalog {
     if (auto vendor = storage::CredentialVendor::FromProperties(info_.properties)) {
       credentials_ = *vendor;
     }
+    Provide<SchemaCatalog>(this);
+    Provide<FilesetCatalog>(this);
+    // Vends only when the catalog configures a provider.
+    if (credentials_.enabled()) Provide<storage::CredentialVendor>(&credentials_);
   }
-
-  FilesetCatalog* AsFilesetCatalog() override { return this; }
-  storage::CredentialVendor* Credentials() override { return &credentials_; }
 
   // Everything lives in Cairn's store and on the locations' storage: nothing to reach.
   Status TestConnection() override { return Ok(); }

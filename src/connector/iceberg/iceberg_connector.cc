@@ -24,20 +24,22 @@ using store::EntityType;
 constexpr const char* kBackendProperty = "catalog-backend";
 constexpr const char* kWarehouseProperty = "warehouse";
 
-class ManagedIcebergConnector final : public Connector, public TableCatalog {
+class ManagedIcebergConnector final : public Connector, public SchemaCatalog, public TableCatalog {
  public:
-  TableCatalog* Tables() override { return this; }
-
   ManagedIcebergConnector(CatalogInfo info, store::MetadataStore& store, std::string warehouse,
                           bool warehouse_defaulted, std::shared_ptr<IcebergCaches> caches)
       : info_(std::move(info)),
         store_(store),
         warehouse_(std::move(warehouse)),
         warehouse_defaulted_(warehouse_defaulted),
-        iceberg_(info_, store_, warehouse_, std::move(caches)) {}
-
-  IcebergCatalog* AsIcebergCatalog() override { return &iceberg_; }
-  storage::CredentialVendor* Credentials() override { return &iceberg_.credentials(); }
+        iceberg_(info_, store_, warehouse_, std::move(caches)) {
+    Provide<SchemaCatalog>(this);
+    Provide<TableCatalog>(this);
+    Provide<IcebergCatalog>(&iceberg_);
+    // Vends only when the catalog configures a provider.
+    if (iceberg_.credentials().enabled())
+      Provide<storage::CredentialVendor>(&iceberg_.credentials());
+  }
 
   model::Properties ResolvedProperties() const override {
     if (!warehouse_defaulted_) return {};

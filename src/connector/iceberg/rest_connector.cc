@@ -19,16 +19,16 @@ using store::EntityType;
 
 constexpr int kMaxPages = 10000;
 
-class RestIcebergConnector final : public Connector, public TableCatalog {
+class RestIcebergConnector final : public Connector, public SchemaCatalog, public TableCatalog {
  public:
-  TableCatalog* Tables() override { return this; }
-
   RestIcebergConnector(IcebergProxyOptions options, const CatalogInfo& info,
                        store::MetadataStore* store)
-      : proxy_(std::move(options)), rows_(store, info.catalog_id, proxy_.options().catalog) {}
-
-  IcebergProxy* AsIcebergProxy() override { return &proxy_; }
-  ExternalRows* TrackedRows() override { return &rows_; }
+      : proxy_(std::move(options)), rows_(store, info.catalog_id, proxy_.options().catalog) {
+    Provide<SchemaCatalog>(this);
+    Provide<TableCatalog>(this);
+    Provide<IcebergProxy>(&proxy_);
+    Provide<ExternalRows>(&rows_);
+  }
 
   Status TestConnection() override { return proxy_.TestConnection(CallerAuthorization()); }
 

@@ -154,17 +154,18 @@ namespace {
 using store::EntityRecord;
 using store::EntityType;
 
-class JdbcConnector final : public Connector, public TableCatalog {
+class JdbcConnector final : public Connector, public SchemaCatalog, public TableCatalog {
  public:
-  TableCatalog* Tables() override { return this; }
-
   JdbcConnector(CatalogInfo info, JdbcSettings settings, std::unique_ptr<Dialect> dialect,
                 store::MetadataStore* store)
       : info_(std::move(info)),
         settings_(std::move(settings)),
         dialect_(std::move(dialect)),
         rows_(store, info_.catalog_id, info_.name),
-        pool_(MakeFactory(settings_), PoolOptions(settings_)) {}
+        pool_(MakeFactory(settings_), PoolOptions(settings_)) {
+    Provide<SchemaCatalog>(this);
+    Provide<TableCatalog>(this);
+  }
 
   Status TestConnection() override {
     auto session = MakeFactory(settings_)();

@@ -83,11 +83,11 @@ class FilesetConnectorTest : public ::testing::Test {
 
 TEST_F(FilesetConnectorTest, ManagedFilesetInheritsAndOwnsItsDirectory) {
   auto conn = Open({{"location", (root_ / "lake").string()}});
-  ASSERT_NE(conn->AsFilesetCatalog(), nullptr);
-  EXPECT_EQ(conn->Tables(), nullptr);  // a fileset catalog has filesets, not tables
-  ASSERT_THAT(conn->CreateSchema(ctx_, Schema("s")), IsOk());
+  ASSERT_NE(conn->Find<FilesetCatalog>(), nullptr);
+  EXPECT_EQ(conn->Find<TableCatalog>(), nullptr);  // a fileset catalog has filesets, not tables
+  ASSERT_THAT(conn->Find<SchemaCatalog>()->CreateSchema(ctx_, Schema("s")), IsOk());
   EXPECT_TRUE(fs::is_directory(root_ / "lake" / "s"));
-  auto* fc = conn->AsFilesetCatalog();
+  auto* fc = conn->Find<FilesetCatalog>();
   auto f = fc->CreateFileset(ctx_, "s", Fileset("f", model::FilesetType::kManaged));
   ASSERT_THAT(f, IsOk());
   EXPECT_EQ(f->storage_locations.at("unknown"), "file:" + (root_ / "lake" / "s" / "f").string());
@@ -117,8 +117,8 @@ TEST_F(FilesetConnectorTest, ManagedFilesetInheritsAndOwnsItsDirectory) {
 
 TEST_F(FilesetConnectorTest, ExternalFilesetKeepsItsFilesOnDrop) {
   auto conn = Open({});
-  auto* fc = conn->AsFilesetCatalog();
-  ASSERT_THAT(conn->CreateSchema(ctx_, Schema("s")), IsOk());
+  auto* fc = conn->Find<FilesetCatalog>();
+  ASSERT_THAT(conn->Find<SchemaCatalog>()->CreateSchema(ctx_, Schema("s")), IsOk());
   fs::create_directories(root_ / "ext");
   std::ofstream(root_ / "ext" / "keep.txt") << "x";
   EXPECT_THAT(fc->CreateFileset(ctx_, "s", Fileset("e", model::FilesetType::kExternal)),
@@ -133,8 +133,8 @@ TEST_F(FilesetConnectorTest, ExternalFilesetKeepsItsFilesOnDrop) {
 
 TEST_F(FilesetConnectorTest, FailedCreateLeavesNothingBehind) {
   auto conn = Open({});
-  auto* fc = conn->AsFilesetCatalog();
-  ASSERT_THAT(conn->CreateSchema(ctx_, Schema("s")), IsOk());
+  auto* fc = conn->Find<FilesetCatalog>();
+  ASSERT_THAT(conn->Find<SchemaCatalog>()->CreateSchema(ctx_, Schema("s")), IsOk());
   std::ofstream(root_ / "a-file") << "x";
   // "a" sorts first and is created, then "b" (a file) fails: "a" must be removed again.
   auto r = fc->CreateFileset(
@@ -149,15 +149,16 @@ TEST_F(FilesetConnectorTest, FailedCreateLeavesNothingBehind) {
 
 TEST_F(FilesetConnectorTest, DropSchemaCascadeDeletesManagedFilesOnly) {
   auto conn = Open({{"location", (root_ / "lake").string()}});
-  auto* fc = conn->AsFilesetCatalog();
-  ASSERT_THAT(conn->CreateSchema(ctx_, Schema("s")), IsOk());
+  auto* fc = conn->Find<FilesetCatalog>();
+  ASSERT_THAT(conn->Find<SchemaCatalog>()->CreateSchema(ctx_, Schema("s")), IsOk());
   ASSERT_THAT(fc->CreateFileset(ctx_, "s", Fileset("m", model::FilesetType::kManaged)), IsOk());
   ASSERT_THAT(fc->CreateFileset(ctx_, "s",
                                 Fileset("e", model::FilesetType::kExternal,
                                         {{"unknown", (root_ / "outside").string()}})),
               IsOk());
-  EXPECT_THAT(conn->DropSchema(ctx_, "s", false), IsError(ErrorCode::kNotEmpty));
-  auto dropped = conn->DropSchema(ctx_, "s", true);
+  EXPECT_THAT(conn->Find<SchemaCatalog>()->DropSchema(ctx_, "s", false),
+              IsError(ErrorCode::kNotEmpty));
+  auto dropped = conn->Find<SchemaCatalog>()->DropSchema(ctx_, "s", true);
   ASSERT_THAT(dropped, IsOk());
   EXPECT_TRUE(*dropped);
   EXPECT_FALSE(fs::exists(root_ / "lake" / "s"));
@@ -167,8 +168,8 @@ TEST_F(FilesetConnectorTest, DropSchemaCascadeDeletesManagedFilesOnly) {
 
 TEST_F(FilesetConnectorTest, AlterRenamesAndGuardsImmutableProperties) {
   auto conn = Open({{"location", (root_ / "lake").string()}});
-  auto* fc = conn->AsFilesetCatalog();
-  ASSERT_THAT(conn->CreateSchema(ctx_, Schema("s")), IsOk());
+  auto* fc = conn->Find<FilesetCatalog>();
+  ASSERT_THAT(conn->Find<SchemaCatalog>()->CreateSchema(ctx_, Schema("s")), IsOk());
   ASSERT_THAT(fc->CreateFileset(ctx_, "s", Fileset("f", model::FilesetType::kManaged)), IsOk());
   ASSERT_THAT(fc->CreateFileset(ctx_, "s", Fileset("g", model::FilesetType::kManaged)), IsOk());
   model::EntityChange rename;
