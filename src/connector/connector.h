@@ -99,6 +99,10 @@ struct ConnectorDeps {
 /// call from many threads.
 class SchemaCatalog {
  public:
+  /// How errors name what a provider without this capability lacks ("... does not support
+  /// schema operations").
+  static constexpr std::string_view kOperations = "schema";
+
   virtual ~SchemaCatalog() = default;
 
   virtual Result<std::vector<std::string>> ListSchemas() = 0;
@@ -119,6 +123,10 @@ class SchemaCatalog {
 /// through to the source. Implementations are safe to call from many threads.
 class TableCatalog {
  public:
+  /// How errors name what a provider without this capability lacks ("... does not support
+  /// table operations").
+  static constexpr std::string_view kOperations = "table";
+
   virtual ~TableCatalog() = default;
 
   /// kNotFound (kSchema) when the schema is absent.
@@ -202,6 +210,10 @@ class Connector {
 /// naming the field or property at fault.
 class FilesetCatalog {
  public:
+  /// How errors name what a provider without this capability lacks ("... does not support
+  /// fileset operations").
+  static constexpr std::string_view kOperations = "fileset";
+
   virtual ~FilesetCatalog() = default;
 
   /// kNotFound (kSchema) when the schema is absent.

@@ -83,6 +83,16 @@ EntityType LeafEntityType(ObjectType type) {
   return parent == model::ObjectKind::kSchema ? type : EntityType::kTable;
 }
 
+// A missing row is an answer (the object does not exist yet); any other store error is not, and
+// ends the request (an outage must not read as "no such object" and so as a denial).
+Result<std::optional<EntityRecord>> GetIfPresent(store::MetadataStore& store, EntityType type,
+                                                 int64_t parent, const std::string& name) {
+  auto row = store.Get(type, parent, name);
+  if (row) return std::optional<EntityRecord>(std::move(*row));
+  if (row.error().code == ErrorCode::kNotFound) return std::optional<EntityRecord>();
+  return std::move(row).error();
+}
+
 }  // namespace
 
 Authorizer::Authorizer(store::MetadataStore& store, governance::AccessControl& access)
@@ -105,27 +115,39 @@ Result<Target> Authorizer::Resolve(const std::string& metalake, const std::strin
   t.object = object;
   t.object_type = object_type;
   if (catalog.empty()) return t;
-  // A missing row is an answer (the object does not exist yet); any other store error is not,
-  // and ends the request (an outage must not read as "no such object" and so as a denial).
-  auto get = [&](EntityType type, int64_t parent,
-                 const std::string& name) -> Result<std::optional<EntityRecord>> {
-    auto row = store_.Get(type, parent, name);
-    if (row) return std::optional<EntityRecord>(std::move(*row));
-    if (row.error().code == ErrorCode::kNotFound) return std::optional<EntityRecord>();
-    return std::move(row).error();
-  };
-  CAIRN_ASSIGN_OR_RETURN(t.catalog_row, get(EntityType::kCatalog, t.metalake.id, catalog));
-  if (!t.catalog_row || schema.empty()) return t;
+  CAIRN_ASSIGN_OR_RETURN(t.catalog_row, GetIfPresent(store_, EntityType::kCatalog, t.metalake.id,
+                                                     catalog));
+  CAIRN_RETURN_IF_ERROR(ResolveBelowCatalog(t));
+  return t;
+}
+
+Result<Target> Authorizer::ResolveFrom(EntityRecord metalake, EntityRecord catalog,
+                                       const std::vector<std::string>& schema,
+                                       const std::string& object, ObjectType object_type) {
+  Target t;
+  t.catalog = catalog.name;
+  t.metalake = std::move(metalake);
+  t.catalog_row = std::move(catalog);
+  t.schema = schema;
+  t.object = object;
+  t.object_type = object_type;
+  CAIRN_RETURN_IF_ERROR(ResolveBelowCatalog(t));
+  return t;
+}
+
+Status Authorizer::ResolveBelowCatalog(Target& t) {
+  if (!t.catalog_row || t.schema.empty()) return Ok();
   int64_t parent = t.catalog_row->id;
-  for (size_t i = 0; i < schema.size(); ++i) {
-    CAIRN_ASSIGN_OR_RETURN(auto s, get(EntityType::kSchema, parent, schema[i]));
-    if (!s) return t;
+  for (size_t i = 0; i < t.schema.size(); ++i) {
+    CAIRN_ASSIGN_OR_RETURN(auto s, GetIfPresent(store_, EntityType::kSchema, parent, t.schema[i]));
+    if (!s) return Ok();
     if (i == 0) t.schema_row = *s;
     parent = s->id;
   }
-  if (object.empty()) return t;
-  CAIRN_ASSIGN_OR_RETURN(t.object_row, get(LeafEntityType(object_type), parent, object));
-  return t;
+  if (t.object.empty()) return Ok();
+  CAIRN_ASSIGN_OR_RETURN(t.object_row,
+                         GetIfPresent(store_, LeafEntityType(t.object_type), parent, t.object));
+  return Ok();
 }
 
 namespace {

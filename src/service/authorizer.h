@@ -80,6 +80,12 @@ class Authorizer {
                          const std::string& object = "",
                          ObjectType object_type = ObjectType::kTable);
 
+  /// Resolve below a metalake and catalog whose rows the request has already read.
+  Result<Target> ResolveFrom(store::EntityRecord metalake, store::EntityRecord catalog,
+                             const std::vector<std::string>& schema = {},
+                             const std::string& object = "",
+                             ObjectType object_type = ObjectType::kTable);
+
   /// Ok when allowed (always, when authorization is off).
   Status Check(const Principal& principal, Action action, const Target& target);
   /// The same decision as a value: false when denied, an error when it could not be made.
@@ -114,6 +120,8 @@ class Authorizer {
 
  private:
   Result<bool> Decide(const Principal& principal, Action action, const Target& target);
+  /// Fills the schema and object rows of `t`, whose catalog row is set.
+  Status ResolveBelowCatalog(Target& t);
 
   store::MetadataStore& store_;
   governance::AccessControl& access_;

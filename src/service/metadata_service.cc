@@ -404,8 +404,7 @@ void MetadataService::Changed(const CallContext& ctx, ChangeType type, std::stri
                              new_name));
 }
 
-Result<std::shared_ptr<connector::Connector>> MetadataService::OpenCatalog(
-    std::string_view metalake, std::string_view catalog) {
+Result<CatalogHandle> MetadataService::Open(std::string_view metalake, std::string_view catalog) {
   // Both rows in one round trip: this runs on every request inside a catalog.
   CAIRN_ASSIGN_OR_RETURN(auto rows,
                          store_.GetPath(0, {{EntityType::kMetalake, std::string(metalake)},
@@ -421,9 +420,18 @@ Result<std::shared_ptr<connector::Connector>> MetadataService::OpenCatalog(
     return MakeError(ErrorCode::kNotInUse, EntityKind::kCatalog, "Catalog {} is not in use",
                      catalog);
   }
-  if (auto cached = BuiltConnector(row)) return cached;  // the common case: no decoding
-  CAIRN_ASSIGN_OR_RETURN(model::Catalog c, ToCatalog(metalake, row));
-  return ConnectorFor(c, row);
+  std::shared_ptr<connector::Connector> connector = BuiltConnector(row);  // the common case
+  if (!connector) {
+    CAIRN_ASSIGN_OR_RETURN(model::Catalog c, ToCatalog(metalake, row));
+    CAIRN_ASSIGN_OR_RETURN(connector, ConnectorFor(c, row));
+  }
+  return CatalogHandle{std::move(rows[0]), std::move(rows[1]), std::move(connector)};
+}
+
+Result<std::shared_ptr<connector::Connector>> MetadataService::OpenCatalog(
+    std::string_view metalake, std::string_view catalog) {
+  CAIRN_ASSIGN_OR_RETURN(CatalogHandle handle, Open(metalake, catalog));
+  return std::move(handle.connector);
 }
 
 std::shared_ptr<connector::Connector> MetadataService::BuiltConnector(const EntityRecord& row) {

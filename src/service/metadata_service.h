@@ -18,6 +18,14 @@ namespace cairn::service {
 
 using connector::CallContext;
 
+/// An in-use catalog of an in-use metalake, as one request resolved it: both rows and the
+/// catalog's connector (kept alive while the handle is).
+struct CatalogHandle {
+  store::EntityRecord metalake;
+  store::EntityRecord catalog;
+  std::shared_ptr<connector::Connector> connector;
+};
+
 /// The use cases of metalakes and catalogs, and the resolve stage for everything inside a
 /// catalog: `OpenCatalog` checks that the metalake and catalog exist and are in use, and hands
 /// out the catalog's connector. Synchronous; safe to call from many threads.
@@ -55,7 +63,10 @@ class MetadataService {
   Result<bool> DropCatalog(const CallContext& ctx, std::string_view metalake, std::string_view name,
                            bool force);
 
-  /// Resolves an in-use catalog of an in-use metalake to its connector.
+  /// Resolves an in-use catalog of an in-use metalake to its rows and connector, in one store
+  /// round trip.
+  Result<CatalogHandle> Open(std::string_view metalake, std::string_view catalog);
+  /// Open, for callers that need only the connector.
   Result<std::shared_ptr<connector::Connector>> OpenCatalog(std::string_view metalake,
                                                             std::string_view catalog);
 

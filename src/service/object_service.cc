@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "service/object_service.h"
+
+#include <utility>
+
+namespace cairn::service {
+
+ObjectRef ObjectRef::Schema(std::string schema_name) const {
+  return ObjectRef{metalake, catalog, {std::move(schema_name)}, "", ObjectType::kSchema};
+}
+
+ObjectRef ObjectRef::Child(std::string child, ObjectType child_kind) const {
+  return ObjectRef{metalake, catalog, schema, std::move(child), child_kind};
+}
+
+ObjectService::ObjectService(MetadataService& metadata, Authorizer& authorizer)
+    : metadata_(metadata), authz_(authorizer) {}
+
+Result<std::shared_ptr<connector::Connector>> ObjectService::OpenCatalog(
+    const Caller& caller, Action action, const ObjectRef& ref) {
+  auto handle = metadata_.Open(ref.metalake, ref.catalog);
+  if (authz_.enabled()) {
+    // The rows the open read are the authorize stage's too; when it failed (a missing or
+    // disabled catalog), the decision is made on the names, and a denial wins.
+    auto target = handle ? authz_.ResolveFrom(handle->metalake, handle->catalog, ref.schema,
+                                              ref.name, ref.kind)
+                         : authz_.Resolve(ref.metalake, ref.catalog, ref.schema, ref.name,
+                                          ref.kind);
+    if (!target) return std::move(target).error();
+    CAIRN_RETURN_IF_ERROR(authz_.Check(caller.principal, action, *target));
+  }
+  if (!handle) return std::move(handle).error();
+  return std::move(handle->connector);
+}
+
+Result<std::shared_ptr<connector::Connector>> ObjectService::Resolve(const ObjectRef& ref) {
+  return metadata_.OpenCatalog(ref.metalake, ref.catalog);
+}
+
+Status ObjectService::Authorize(const Caller& caller, Action action, const ObjectRef& ref) {
+  return authz_.Authorize(caller.principal, action, ref.metalake, ref.catalog, ref.schema,
+                          ref.name, ref.kind);
+}
+
+Result<std::vector<std::string>> ObjectService::Visible(
+    const Caller& caller, Action action, const ObjectRef& parent, std::vector<std::string> names,
+    ObjectType kind, const std::vector<store::EntityRecord>* rows) {
+  return authz_.Visible(caller.principal, action, parent.metalake, parent.catalog, parent.schema,
+                        std::move(names), kind, rows);
+}
+
+void ObjectService::Publish(const Caller& caller, ChangeType type, const ObjectRef& ref,
+                            std::string_view new_name, std::string detail) {
+  ObjectChange change =
+      MakeChange(caller.ctx, type, ref.kind, ref.metalake, ref.catalog, ref.schema, ref.name,
+                 new_name);
+  change.detail = std::move(detail);
+  metadata_.events().Publish(change);
+}
+
+void ObjectService::PublishRename(const Caller& caller, const ObjectRef& ref,
+                                  std::vector<std::string> schema, std::string name) {
+  ObjectChange change = MakeChange(caller.ctx, ChangeType::kRenamed, ref.kind, ref.metalake,
+                                   ref.catalog, ref.schema, ref.name);
+  change.renamed_to = ObjectChange::NewName{std::move(schema), std::move(name)};
+  metadata_.events().Publish(change);
+}
+
+Error ObjectService::Missing(const ObjectRef& ref, std::string_view operations) {
+  return Unsupported("Catalog {} does not support {} operations", ref.catalog, operations);
+}
+
+// ---- Schemas ------------------------------------------------------------------------------------
+
+Result<std::vector<std::string>> ObjectService::ListSchemas(const Caller& caller,
+                                                            const ObjectRef& catalog) {
+  CAIRN_ASSIGN_OR_RETURN(auto schemas,
+                         Open<connector::SchemaCatalog>(caller, Action::kLoadCatalog, catalog));
+  CAIRN_ASSIGN_OR_RETURN(auto names, schemas->ListSchemas());
+  return Visible(caller, Action::kLoadSchema, catalog, std::move(names), ObjectType::kSchema);
+}
+
+Result<model::Schema> ObjectService::CreateSchema(const Caller& caller, const ObjectRef& catalog,
+                                                  const model::Schema& schema) {
+  CAIRN_RETURN_IF_ERROR(model::ValidateObjectName(EntityKind::kSchema, schema.name));
+  const ObjectRef ref = catalog.Schema(schema.name);
+  CAIRN_ASSIGN_OR_RETURN(auto schemas,
+                         Open<connector::SchemaCatalog>(caller, Action::kCreateSchema, ref));
+  CAIRN_ASSIGN_OR_RETURN(model::Schema created, schemas->CreateSchema(caller.ctx, schema));
+  Publish(caller, ChangeType::kCreated, catalog.Schema(created.name));
+  return created;
+}
+
+Result<model::Schema> ObjectService::LoadSchema(const Caller& caller, const ObjectRef& schema) {
+  CAIRN_ASSIGN_OR_RETURN(auto schemas,
+                         Open<connector::SchemaCatalog>(caller, Action::kLoadSchema, schema));
+  return schemas->LoadSchema(schema.schema.at(0));
+}
+
+Result<model::Schema> ObjectService::AlterSchema(const Caller& caller, const ObjectRef& schema,
+                                                 const std::vector<model::EntityChange>& changes) {
+  CAIRN_ASSIGN_OR_RETURN(auto schemas,
+                         Open<connector::SchemaCatalog>(caller, Action::kManageSchema, schema));
+  CAIRN_ASSIGN_OR_RETURN(model::Schema altered,
+                         schemas->AlterSchema(caller.ctx, schema.schema.at(0), changes));
+  Publish(caller, ChangeType::kAltered, schema, altered.name);
+  return altered;
+}
+
+Result<bool> ObjectService::DropSchema(const Caller& caller, const ObjectRef& schema,
+                                       bool cascade) {
+  CAIRN_ASSIGN_OR_RETURN(auto schemas,
+                         Open<connector::SchemaCatalog>(caller, Action::kManageSchema, schema));
+  CAIRN_ASSIGN_OR_RETURN(bool dropped,
+                         schemas->DropSchema(caller.ctx, schema.schema.at(0), cascade));
+  if (dropped) Publish(caller, ChangeType::kDropped, schema);
+  return dropped;
+}
+
+// ---- Tables -------------------------------------------------------------------------------------
+
+Result<std::vector<std::string>> ObjectService::ListTables(const Caller& caller,
+                                                           const ObjectRef& schema) {
+  CAIRN_ASSIGN_OR_RETURN(auto tables,
+                         Open<connector::TableCatalog>(caller, Action::kLoadSchema, schema));
+  CAIRN_ASSIGN_OR_RETURN(auto names, tables->ListTables(schema.schema.at(0)));
+  return Visible(caller, Action::kLoadTable, schema, std::move(names), ObjectType::kTable);
+}
+
+Result<model::Table> ObjectService::CreateTable(const Caller& caller, const ObjectRef& schema,
+                                                const model::Table& table) {
+  CAIRN_RETURN_IF_ERROR(model::ValidateObjectName(EntityKind::kTable, table.name));
+  const ObjectRef ref = schema.Child(table.name, ObjectType::kTable);
+  CAIRN_ASSIGN_OR_RETURN(auto tables,
+                         Open<connector::TableCatalog>(caller, Action::kCreateTable, ref));
+  CAIRN_ASSIGN_OR_RETURN(model::Table created,
+                         tables->CreateTable(caller.ctx, schema.schema.at(0), table));
+  Publish(caller, ChangeType::kCreated, schema.Child(created.name, ObjectType::kTable));
+  return created;
+}
+
+Result<model::Table> ObjectService::LoadTable(const Caller& caller, const ObjectRef& table,
+                                              Action action) {
+  CAIRN_ASSIGN_OR_RETURN(auto tables, Open<connector::TableCatalog>(caller, action, table));
+  return tables->LoadTable(table.schema.at(0), table.name);
+}
+
+Result<model::Table> ObjectService::AlterTable(const Caller& caller, const ObjectRef& table,
+                                               const std::vector<model::TableChange>& changes) {
+  for (const auto& c : changes) {
+    if (c.kind == model::TableChange::Kind::kRename) {
+      CAIRN_RETURN_IF_ERROR(model::ValidateObjectName(EntityKind::kTable, c.new_name));
+    }
+  }
+  CAIRN_ASSIGN_OR_RETURN(auto tables,
+                         Open<connector::TableCatalog>(caller, Action::kModifyTable, table));
+  CAIRN_ASSIGN_OR_RETURN(model::Table altered,
+                         tables->AlterTable(caller.ctx, table.schema.at(0), table.name, changes));
+  Publish(caller, ChangeType::kAltered, table, altered.name);
+  return altered;
+}
+
+Result<bool> ObjectService::DropTable(const Caller& caller, const ObjectRef& table, bool purge) {
+  CAIRN_ASSIGN_OR_RETURN(auto tables,
+                         Open<connector::TableCatalog>(caller, Action::kDropTable, table));
+  CAIRN_ASSIGN_OR_RETURN(bool dropped,
+                         tables->DropTable(caller.ctx, table.schema.at(0), table.name, purge));
+  if (dropped) Publish(caller, ChangeType::kDropped, table);
+  return dropped;
+}
+
+// ---- Filesets -----------------------------------------------------------------------------------
+
+Result<std::vector<std::string>> ObjectService::ListFilesets(const Caller& caller,
+                                                             const ObjectRef& schema) {
+  CAIRN_ASSIGN_OR_RETURN(auto filesets,
+                         Open<connector::FilesetCatalog>(caller, Action::kLoadSchema, schema));
+  CAIRN_ASSIGN_OR_RETURN(auto names, filesets->ListFilesets(schema.schema.at(0)));
+  return Visible(caller, Action::kLoadFileset, schema, std::move(names), ObjectType::kFileset);
+}
+
+Result<model::Fileset> ObjectService::CreateFileset(const Caller& caller, const ObjectRef& schema,
+                                                    const model::Fileset& fileset) {
+  CAIRN_RETURN_IF_ERROR(model::ValidateObjectName(EntityKind::kFileset, fileset.name));
+  const ObjectRef ref = schema.Child(fileset.name, ObjectType::kFileset);
+  CAIRN_ASSIGN_OR_RETURN(auto filesets,
+                         Open<connector::FilesetCatalog>(caller, Action::kCreateFileset, ref));
+  CAIRN_ASSIGN_OR_RETURN(model::Fileset created,
+                         filesets->CreateFileset(caller.ctx, schema.schema.at(0), fileset));
+  Publish(caller, ChangeType::kCreated, schema.Child(created.name, ObjectType::kFileset));
+  return created;
+}
+
+Result<model::Fileset> ObjectService::LoadFileset(const Caller& caller, const ObjectRef& fileset) {
+  CAIRN_ASSIGN_OR_RETURN(auto filesets,
+                         Open<connector::FilesetCatalog>(caller, Action::kLoadFileset, fileset));
+  return filesets->LoadFileset(fileset.schema.at(0), fileset.name);
+}
+
+Result<model::Fileset> ObjectService::AlterFileset(
+    const Caller& caller, const ObjectRef& fileset,
+    const std::vector<model::EntityChange>& changes) {
+  CAIRN_ASSIGN_OR_RETURN(auto filesets,
+                         Open<connector::FilesetCatalog>(caller, Action::kWriteFileset, fileset));
+  CAIRN_ASSIGN_OR_RETURN(
+      model::Fileset altered,
+      filesets->AlterFileset(caller.ctx, fileset.schema.at(0), fileset.name, changes));
+  Publish(caller, ChangeType::kAltered, fileset, altered.name);
+  return altered;
+}
+
+Result<bool> ObjectService::DropFileset(const Caller& caller, const ObjectRef& fileset) {
+  CAIRN_ASSIGN_OR_RETURN(auto filesets,
+                         Open<connector::FilesetCatalog>(caller, Action::kDropFileset, fileset));
+  CAIRN_ASSIGN_OR_RETURN(bool dropped,
+                         filesets->DropFileset(caller.ctx, fileset.schema.at(0), fileset.name));
+  if (dropped) Publish(caller, ChangeType::kDropped, fileset);
+  return dropped;
+}
+
+Result<std::vector<model::FileInfo>> ObjectService::ListFiles(
+    const Caller& caller, const ObjectRef& fileset, std::string_view sub_path,
+    const std::optional<std::string>& location_name) {
+  CAIRN_ASSIGN_OR_RETURN(auto filesets,
+                         Open<connector::FilesetCatalog>(caller, Action::kLoadFileset, fileset));
+  return filesets->ListFiles(fileset.schema.at(0), fileset.name, sub_path, location_name);
+}
+
+Result<std::string> ObjectService::GetFileLocation(
+    const Caller& caller, const ObjectRef& fileset, std::string_view sub_path,
+    const std::optional<std::string>& location_name) {
+  CAIRN_ASSIGN_OR_RETURN(auto filesets,
+                         Open<connector::FilesetCatalog>(caller, Action::kLoadFileset, fileset));
+  return filesets->GetFileLocation(fileset.schema.at(0), fileset.name, sub_path, location_name);
+}
+
+}  // namespace cairn::service

@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/result.h"
+#include "connector/connector.h"
+#include "model/entities.h"
+#include "model/table.h"
+#include "service/authorizer.h"
+#include "service/events.h"
+#include "service/metadata_service.h"
+
+namespace cairn::service {
+
+/// The object a call addresses, by its names: a catalog (no schema), a schema (no name), or an
+/// object of `kind` in a schema.
+struct ObjectRef {
+  std::string metalake;
+  std::string catalog;
+  std::vector<std::string> schema{};
+  std::string name{};
+  ObjectType kind = ObjectType::kTable;
+
+  /// The schema `name` of this catalog.
+  ObjectRef Schema(std::string name) const;
+  /// The object `name` of `kind` in this schema.
+  ObjectRef Child(std::string name, ObjectType kind) const;
+};
+
+/// Who calls, through which interface, and when.
+struct Caller {
+  const Principal& principal;
+  CallContext ctx;
+};
+
+/// A catalog opened for one call and authorized for it: its connector (kept alive for the call)
+/// and the capability `C` the call uses.
+template <typename C>
+struct Opened {
+  std::shared_ptr<connector::Connector> connector;
+  C* capability = nullptr;
+
+  C* operator->() const { return capability; }
+};
+
+/// The one path from every interface to the connectors, for the objects inside catalogs:
+///   1. resolve: the metalake and catalog rows are read once, with the catalog's connector
+///      (MetadataService::Open), and the authorize stage reuses them;
+///   2. authorize: one decision (Authorizer) before anything reaches the source; a denial wins
+///      over "does not exist", so a caller without rights learns nothing about the names;
+///   3. call the connector's capability (SchemaCatalog, TableCatalog, FilesetCatalog, ...);
+///      a provider without it is kUnsupported ("Catalog c does not support table operations");
+///   4. ownership: the connector stamps the new row's creator from `ctx.principal`, and the
+///      creator is the owner until one is set (governance::OwnerOf);
+///   5. publish the change on the event stream, after it is durable, never for a failed call.
+/// The interfaces (Gravitino API, Iceberg REST, and later ones) parse, call one method here,
+/// and render; the audit record is written by the server around the whole request.
+/// Safe to call from many threads.
+class ObjectService {
+ public:
+  ObjectService(MetadataService& metadata, Authorizer& authorizer);
+
+  MetadataService& metadata() { return metadata_; }
+  Authorizer& authorizer() { return authz_; }
+  EventStream& events() { return metadata_.events(); }
+
+  // ---- The stages, for interfaces whose calls are not use cases below (Iceberg REST) --------
+
+  /// Resolves `ref`'s catalog and authorizes `action` on `ref`. The denial comes first; then a
+  /// missing or disabled metalake or catalog; then kUnsupported when the provider lacks `C`.
+  template <typename C>
+  Result<Opened<C>> Open(const Caller& caller, Action action, const ObjectRef& ref) {
+    CAIRN_ASSIGN_OR_RETURN(auto connector, OpenCatalog(caller, action, ref));
+    C* capability = connector->template Find<C>();
+    if (capability == nullptr) return Missing(ref, C::kOperations);
+    return Opened<C>{std::move(connector), capability};
+  }
+  /// Open, for a call that uses several capabilities of the catalog (or none).
+  Result<std::shared_ptr<connector::Connector>> OpenCatalog(const Caller& caller, Action action,
+                                                            const ObjectRef& ref);
+  /// Resolves `ref`'s catalog without deciding anything (for a catalog whose remote decides).
+  Result<std::shared_ptr<connector::Connector>> Resolve(const ObjectRef& ref);
+  /// The authorize stage alone: Ok when `caller` may do `action` on `ref`.
+  Status Authorize(const Caller& caller, Action action, const ObjectRef& ref);
+  /// The `names` of children of `parent` (catalogs of a metalake, schemas of a catalog, objects
+  /// of `kind` of a schema) the caller may see with `action`, in their order. `rows`, when given,
+  /// are the children's rows already read.
+  Result<std::vector<std::string>> Visible(const Caller& caller, Action action,
+                                           const ObjectRef& parent, std::vector<std::string> names,
+                                           ObjectType kind = ObjectType::kTable,
+                                           const std::vector<store::EntityRecord>* rows = nullptr);
+  /// Publishes a change the caller made to `ref`. A `new_name` other than the leaf's own name
+  /// makes it a rename.
+  void Publish(const Caller& caller, ChangeType type, const ObjectRef& ref,
+               std::string_view new_name = "", std::string detail = "");
+  /// Publishes the rename of `ref` to `name` in `schema` (a table may move between schemas).
+  void PublishRename(const Caller& caller, const ObjectRef& ref, std::vector<std::string> schema,
+                     std::string name);
+
+  // ---- Schemas ------------------------------------------------------------------------------
+
+  /// The schemas of `catalog` the caller may see.
+  Result<std::vector<std::string>> ListSchemas(const Caller& caller, const ObjectRef& catalog);
+  Result<model::Schema> CreateSchema(const Caller& caller, const ObjectRef& catalog,
+                                     const model::Schema& schema);
+  Result<model::Schema> LoadSchema(const Caller& caller, const ObjectRef& schema);
+  Result<model::Schema> AlterSchema(const Caller& caller, const ObjectRef& schema,
+                                    const std::vector<model::EntityChange>& changes);
+  /// False when absent.
+  Result<bool> DropSchema(const Caller& caller, const ObjectRef& schema, bool cascade);
+
+  // ---- Tables -------------------------------------------------------------------------------
+
+  /// The tables of `schema` the caller may see.
+  Result<std::vector<std::string>> ListTables(const Caller& caller, const ObjectRef& schema);
+  Result<model::Table> CreateTable(const Caller& caller, const ObjectRef& schema,
+                                   const model::Table& table);
+  /// `action`: kLoadTable, or kModifyTable when the caller asks to load it for writing.
+  Result<model::Table> LoadTable(const Caller& caller, const ObjectRef& table,
+                                 Action action = Action::kLoadTable);
+  Result<model::Table> AlterTable(const Caller& caller, const ObjectRef& table,
+                                  const std::vector<model::TableChange>& changes);
+  Result<bool> DropTable(const Caller& caller, const ObjectRef& table, bool purge);
+
+  // ---- Filesets -----------------------------------------------------------------------------
+
+  Result<std::vector<std::string>> ListFilesets(const Caller& caller, const ObjectRef& schema);
+  Result<model::Fileset> CreateFileset(const Caller& caller, const ObjectRef& schema,
+                                       const model::Fileset& fileset);
+  Result<model::Fileset> LoadFileset(const Caller& caller, const ObjectRef& fileset);
+  Result<model::Fileset> AlterFileset(const Caller& caller, const ObjectRef& fileset,
+                                      const std::vector<model::EntityChange>& changes);
+  Result<bool> DropFileset(const Caller& caller, const ObjectRef& fileset);
+  Result<std::vector<model::FileInfo>> ListFiles(const Caller& caller, const ObjectRef& fileset,
+                                                 std::string_view sub_path,
+                                                 const std::optional<std::string>& location_name);
+  Result<std::string> GetFileLocation(const Caller& caller, const ObjectRef& fileset,
+                                      std::string_view sub_path,
+                                      const std::optional<std::string>& location_name);
+
+ private:
+  static Error Missing(const ObjectRef& ref, std::string_view operations);
+
+  MetadataService& metadata_;
+  Authorizer& authz_;
+};
+
+}  // namespace cairn::service
