@@ -146,10 +146,11 @@ int Serve(Config config) {
   info.version = CAIRN_VERSION;
   info.compile_date = CompileDate();
   info.git_commit = "";
-  api::gravitino::GravitinoApi gravitino(service, authorizer, info,
-                                         [store_ptr] { return store_ptr->Ping(); });
+  // Every interface reaches the connectors through the one object service.
+  service::ObjectService objects(service, authorizer);
+  api::gravitino::GravitinoApi gravitino(objects, info, [store_ptr] { return store_ptr->Ping(); });
   api::iceberg::IcebergApi iceberg(
-      service, authorizer, api::iceberg::IcebergApiOptions{config.iceberg_default_metalake});
+      objects, api::iceberg::IcebergApiOptions{config.iceberg_default_metalake});
   api::AdminApi admin(**authenticator, authorizer, **audit);
 
   http::ServerOptions options;

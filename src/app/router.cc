@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/gravitino/errors.h"
+#include "api/gravitino/gravitino_api.h"
 #include "api/iceberg/errors.h"
 #include "api/iceberg/iceberg_api.h"
 #include "common/util.h"
@@ -43,8 +44,10 @@ bool SkipsAuthentication(const http::Request& r) {
          r.path == "/api/health/ready" || r.path == "/api/version" || r.path == "/configs";
 }
 
+// For requests no route table knows (a 404, the admin API): collection segment -> placeholder of
+// the name that follows it, so their audit names still group by shape. Routed requests are
+// named by their route's pattern.
 const std::map<std::string, std::string, std::less<>>& NameKeywords() {
-  // Collection segment -> placeholder of the name that follows it.
   static const std::map<std::string, std::string, std::less<>> keywords = {
       {"metalakes", "{metalake}"},   {"catalogs", "{catalog}"},    {"schemas", "{schema}"},
       {"tables", "{table}"},         {"views", "{view}"},          {"filesets", "{fileset}"},
@@ -96,6 +99,17 @@ AuditSubject DescribeRequest(std::string_view method, std::string_view path) {
       AuditSubject subject;
       subject.operation = std::move(route->operation);
       subject.object = Join(route->names, ".");
+      subject.creates = route->creates;
+      return subject;
+    }
+  }
+  // Gravitino API: the route's own pattern (api/gravitino's route table).
+  if (interface == Interface::kGravitino) {
+    if (auto route = api::gravitino::DescribeRoute(method, path)) {
+      AuditSubject subject;
+      subject.operation = std::move(route->operation);
+      subject.object = Join(route->names, ".");
+      subject.creates = route->creates;
       return subject;
     }
   }
@@ -121,17 +135,6 @@ AuditSubject DescribeRequest(std::string_view method, std::string_view path) {
       names.push_back(seg);
       continue;
     }
-    // Gravitino: owners/{type}/{fullName}, objects/{type}/{fullName}/roles,
-    // permissions/roles/{role}/{type}/{fullName}/grant.
-    if (interface == Interface::kGravitino && (seg == "owners" || seg == "objects") &&
-        i + 2 < segs.size()) {
-      template_parts.push_back(seg);
-      template_parts.push_back("{type}");
-      template_parts.push_back("{fullName}");
-      names.push_back(segs[i + 2]);
-      i += 2;
-      continue;
-    }
     auto kw = keywords.find(seg);
     const bool action_follows =
         i + 1 < segs.size() && (segs[i + 1] == "rename" || segs[i + 1] == "testConnection");
@@ -149,13 +152,6 @@ AuditSubject DescribeRequest(std::string_view method, std::string_view path) {
         names.push_back(name);
       }
       ++i;
-      // permissions/roles/{role}/{type}/{fullName}/...: the object is the full name.
-      if (seg == "roles" && i >= 2 && segs[i - 2] == "permissions" && i + 2 < segs.size()) {
-        template_parts.push_back("{type}");
-        template_parts.push_back("{fullName}");
-        names.push_back(segs[i + 2]);
-        i += 2;
-      }
       continue;
     }
     template_parts.push_back(seg);
@@ -163,16 +159,15 @@ AuditSubject DescribeRequest(std::string_view method, std::string_view path) {
   AuditSubject subject;
   subject.operation = fmt::format("{} /{}", method, Join(template_parts, "/"));
   subject.object = Join(names, ".");
+  // A POST to a collection no route table knows (the admin API) may still name what it makes.
+  subject.creates = method == "POST" && !segs.empty() && keywords.count(segs.back()) > 0;
   return subject;
 }
 
 // A create names its object in the body: `name` (Gravitino, Iceberg tables and views) or
 // `namespace` (Iceberg namespaces).
-void AddCreatedName(AuditSubject& subject, std::string_view method, const std::string& body) {
-  if (method != "POST" || body.empty()) return;
-  const size_t slash = subject.operation.rfind('/');
-  const std::string last = subject.operation.substr(slash + 1);
-  if (NameKeywords().count(last) == 0) return;
+void AddCreatedName(AuditSubject& subject, const std::string& body) {
+  if (!subject.creates || body.empty()) return;
   auto j = json::ParseJsonOrDiscarded(body);
   if (!j.is_object()) return;
   std::string name;
@@ -208,7 +203,7 @@ http::Response Router::RenderTransportError(int status, std::string_view message
 void Router::Audit(const http::Request& request, const std::string& principal, bool authenticated,
                    const http::Response& response) const {
   AuditSubject subject = DescribeRequest(request.method, request.path);
-  AddCreatedName(subject, request.method, request.body);
+  AddCreatedName(subject, request.body);
   if (subject.object.empty() && subject.operation == "GET /iceberg/v1/config") {
     subject.object =
         request.Query("warehouse").value_or("");  // the catalog a client is configuring

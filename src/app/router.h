@@ -43,6 +43,7 @@ struct Router {
 struct AuditSubject {
   std::string operation;
   std::string object;
+  bool creates = false;  // the body names the object the request creates (added to `object`)
 };
 AuditSubject DescribeRequest(std::string_view method, std::string_view path);
 

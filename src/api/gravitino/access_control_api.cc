@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Users, groups, roles, permissions, owners and object roles of the Gravitino API.
+#include <algorithm>
 #include <set>
 
 #include "api/gravitino/errors.h"
-#include "api/gravitino/gravitino_api.h"
+#include "api/gravitino/routes.h"
 #include "api/gravitino/serde.h"
 #include "common/util.h"
 #include "json/json_util.h"
@@ -120,415 +121,415 @@ Status CheckCatalogTypeOfPrivileges(const std::vector<Privilege>& privileges, Ob
   return cairn::Ok();
 }
 
+// The metalake of an access-control call, which must be in use.
+Result<service::Target> MetalakeOf(Call& c) {
+  const std::string& ml = c.Param("metalake");
+  CAIRN_ASSIGN_OR_RETURN(service::Target target, c.authz.Resolve(ml));
+  if (!target.metalake.in_use) {
+    return MakeError(ErrorCode::kNotInUse, EntityKind::kMetalake, "Metalake {} is not in use", ml);
+  }
+  return target;
+}
+
+// The audit fields of a row the caller writes now.
+model::Audit AuditOf(const Call& c) {
+  model::Audit audit;
+  audit.creator = c.principal.user;
+  audit.create_time = c.caller.ctx.now_ms;
+  audit.last_modifier = c.principal.user;
+  audit.last_modified_time = audit.create_time;
+  return audit;
+}
+
+// Resolves a securable object by type and full name to its stored rows (an existence check).
+Result<ObjectType> ResolveObject(Call& c, const std::string& type_text,
+                                 const std::string& full_name, service::Target& out) {
+  const std::string& ml = c.Param("metalake");
+  auto type = governance::ParseObjectType(type_text);
+  if (!type) {
+    return MakeError(ErrorCode::kInvalidArgument, EntityKind::kMetadataObject,
+                     "Unknown metadata object type '{}'", type_text);
+  }
+  const std::vector<std::string> parts = Split(full_name, '.');
+  std::optional<Result<service::Target>> t;
+  switch (*type) {
+    case ObjectType::kMetalake:
+      if (full_name != ml) {
+        return NotFound(EntityKind::kMetadataObject, "Metadata object {} does not exist",
+                        full_name);
+      }
+      t = c.authz.Resolve(ml);
+      break;
+    case ObjectType::kCatalog:
+      if (parts.size() != 1) break;
+      t = c.authz.Resolve(ml, parts[0]);
+      if (*t && !(*t)->catalog_row) {
+        return NotFound(EntityKind::kMetadataObject, "Catalog {} does not exist", full_name);
+      }
+      break;
+    case ObjectType::kSchema:
+      if (parts.size() != 2) break;
+      t = c.authz.Resolve(ml, parts[0], {parts[1]});
+      if (*t && !(*t)->schema_row) {
+        return NotFound(EntityKind::kMetadataObject, "Schema {} does not exist", full_name);
+      }
+      break;
+    case ObjectType::kTable:
+    case ObjectType::kView:
+    case ObjectType::kFileset:
+      if (parts.size() != 3) break;
+      t = c.authz.Resolve(ml, parts[0], {parts[1]}, parts[2], *type);
+      if (*t && !(*t)->object_row) {
+        return NotFound(EntityKind::kMetadataObject, "{} {} does not exist",
+                        model::Describe(*type).display, full_name);
+      }
+      break;
+    default:
+      return NotFound(EntityKind::kMetadataObject, "Metadata object {} of type {} does not exist",
+                      full_name, type_text);
+  }
+  if (!t) {
+    return MakeError(ErrorCode::kInvalidArgument, EntityKind::kMetadataObject,
+                     "Invalid full name '{}' for a metadata object of type {}", full_name,
+                     type_text);
+  }
+  if (!*t) return std::move(*t).error();
+  out = std::move(**t);
+  return *type;
+}
+
+// The row that holds the ownership of a target of `type`.
+const store::EntityRecord* OwnedRow(const service::Target& t, ObjectType type) {
+  switch (type) {
+    case ObjectType::kMetalake:
+      return &t.metalake;
+    case ObjectType::kCatalog:
+      return t.catalog_row ? &*t.catalog_row : nullptr;
+    case ObjectType::kSchema:
+      return t.schema_row ? &*t.schema_row : nullptr;
+    default:
+      return t.object_row ? &*t.object_row : nullptr;
+  }
+}
+
+// One securable object of a role body (`fullName`, `type`, `privileges`), resolved and checked.
+Result<SecurableObject> SecurableFromJson(Call& c, const Json& o, const std::string& field,
+                                          bool missing_is_invalid) {
+  auto full_name = RequiredString(o, "fullName");
+  auto type_text = RequiredString(o, "type");
+  if (!full_name || !type_text) {
+    return MakeError(ErrorCode::kInvalidArgument, EntityKind::kMetadataObject,
+                     "Each securable object needs 'fullName' and 'type'");
+  }
+  service::Target t;
+  auto type = ResolveObject(c, *type_text, *full_name, t);
+  if (!type) {
+    // On create a missing object is an illegal argument, not a 404.
+    if (missing_is_invalid) {
+      return MakeError(ErrorCode::kInvalidArgument, EntityKind::kMetadataObject, "{}",
+                       type.error().message);
+    }
+    return std::move(type).error();
+  }
+  CAIRN_ASSIGN_OR_RETURN(auto privileges,
+                         PrivilegesFromJson(o.value("privileges", Json::array()), field, *type));
+  CAIRN_RETURN_IF_ERROR(CheckCatalogTypeOfPrivileges(privileges, *type, t));
+  return SecurableObject{*full_name, *type, std::move(privileges)};
+}
+
+// ---- Users and groups -----------------------------------------------------------------------------
+
+bool IsGroup(const Call& c) { return c.route->kind == EntityKind::kGroup; }
+
+Action ManageAction(const Call& c) {
+  return IsGroup(c) ? Action::kManageGroups : Action::kManageUsers;
+}
+
+Result<Response> ListMembers(Call& c) {
+  CAIRN_ASSIGN_OR_RETURN(service::Target target, MetalakeOf(c));
+  CAIRN_RETURN_IF_ERROR(c.authz.Check(c.principal, Action::kUseMetalake, target));
+  auto& access = c.authz.access();
+  const bool group = IsGroup(c);
+  CAIRN_ASSIGN_OR_RETURN(auto list, group ? access.ListGroups(target.metalake)
+                                          : access.ListUsers(target.metalake));
+  if (c.Flag("details")) {
+    OrderedJson arr = OrderedJson::array();
+    for (const auto& m : list) arr.push_back(MemberToJson(m));
+    return Reply(OrderedJson{{group ? "groups" : "users", std::move(arr)}});
+  }
+  std::vector<std::string> names;
+  for (const auto& m : list) names.push_back(m.name);
+  return Reply(OrderedJson{{"names", names}});
+}
+
+Result<Response> AddMember(Call& c) {
+  CAIRN_ASSIGN_OR_RETURN(service::Target target, MetalakeOf(c));
+  CAIRN_ASSIGN_OR_RETURN(Json body, c.Body());
+  CAIRN_ASSIGN_OR_RETURN(std::string name, RequiredString(body, "name"));
+  c.op.name = name;
+  CAIRN_RETURN_IF_ERROR(c.authz.Check(c.principal, ManageAction(c), target));
+  auto& access = c.authz.access();
+  const bool group = IsGroup(c);
+  CAIRN_ASSIGN_OR_RETURN(Member added, group ? access.AddGroup(target.metalake, name, AuditOf(c))
+                                             : access.AddUser(target.metalake, name, AuditOf(c)));
+  return Reply(OrderedJson{{group ? "group" : "user", MemberToJson(added)}});
+}
+
+Result<Response> GetMember(Call& c) {
+  CAIRN_ASSIGN_OR_RETURN(service::Target target, MetalakeOf(c));
+  const bool group = IsGroup(c);
+  const std::string& name = c.op.name;
+  // Anyone may read their own user, and the groups they are in.
+  const auto& groups = c.principal.groups;
+  const bool self = group ? std::find(groups.begin(), groups.end(), name) != groups.end()
+                          : name == c.principal.user;
+  if (!self) CAIRN_RETURN_IF_ERROR(c.authz.Check(c.principal, ManageAction(c), target));
+  auto& access = c.authz.access();
+  CAIRN_ASSIGN_OR_RETURN(Member m, group ? access.GetGroup(target.metalake, name)
+                                         : access.GetUser(target.metalake, name));
+  return Reply(OrderedJson{{group ? "group" : "user", MemberToJson(m)}});
+}
+
+Result<Response> RemoveMember(Call& c) {
+  CAIRN_ASSIGN_OR_RETURN(service::Target target, MetalakeOf(c));
+  CAIRN_RETURN_IF_ERROR(c.authz.Check(c.principal, ManageAction(c), target));
+  auto& access = c.authz.access();
+  CAIRN_ASSIGN_OR_RETURN(bool removed, IsGroup(c) ? access.RemoveGroup(target.metalake, c.op.name)
+                                                  : access.RemoveUser(target.metalake, c.op.name));
+  return Reply(OrderedJson{{"removed", removed}});
+}
+
+// PUT permissions/{users|groups}/{name}/{grant|revoke} {"roleNames": [...]}
+Result<Response> ChangeMemberRoles(Call& c) {
+  CAIRN_ASSIGN_OR_RETURN(service::Target target, MetalakeOf(c));
+  CAIRN_RETURN_IF_ERROR(c.authz.Check(c.principal, Action::kManageGrants, target));
+  CAIRN_ASSIGN_OR_RETURN(Json body, c.Body());
+  CAIRN_ASSIGN_OR_RETURN(auto roles, StringList(body, "roleNames"));
+  const bool group = IsGroup(c);
+  CAIRN_ASSIGN_OR_RETURN(Member member,
+                         c.authz.access().ChangeMemberRoles(target.metalake, group, c.op.name,
+                                                            roles, c.op.op == "GRANT",
+                                                            AuditOf(c)));
+  return Reply(OrderedJson{{group ? "group" : "user", MemberToJson(member)}});
+}
+
+// ---- Roles ----------------------------------------------------------------------------------------
+
+Result<Response> ListRoles(Call& c) {
+  CAIRN_ASSIGN_OR_RETURN(service::Target target, MetalakeOf(c));
+  CAIRN_RETURN_IF_ERROR(c.authz.Check(c.principal, Action::kUseMetalake, target));
+  CAIRN_ASSIGN_OR_RETURN(auto names, c.authz.access().ListRoles(target.metalake));
+  return Reply(OrderedJson{{"names", names}});
+}
+
+Result<Response> CreateRole(Call& c) {
+  CAIRN_ASSIGN_OR_RETURN(service::Target target, MetalakeOf(c));
+  CAIRN_ASSIGN_OR_RETURN(Json body, c.Body());
+  Role role;
+  CAIRN_ASSIGN_OR_RETURN(role.name, RequiredString(body, "name"));
+  c.op.name = role.name;
+  CAIRN_RETURN_IF_ERROR(c.authz.Check(c.principal, Action::kCreateRole, target));
+  role.audit = AuditOf(c);
+  role.audit.last_modifier.reset();
+  role.audit.last_modified_time.reset();
+  CAIRN_ASSIGN_OR_RETURN(role.properties, PropertiesFromJson(body, "properties"));
+  std::set<std::pair<std::string, std::string>> seen;
+  if (auto objs = body.find("securableObjects"); objs != body.end() && !objs->is_null()) {
+    if (!objs->is_array()) return InvalidArgument("Field 'securableObjects' must be an array");
+    for (const auto& o : *objs) {
+      CAIRN_ASSIGN_OR_RETURN(SecurableObject object,
+                             SecurableFromJson(c, o, "securableObjects.privileges", true));
+      if (!seen.insert({governance::ObjectTypeName(object.type).data(), object.full_name})
+               .second) {
+        return MakeError(ErrorCode::kInvalidArgument, EntityKind::kRole,
+                         "Duplicate securable object {}", object.full_name);
+      }
+      role.objects.push_back(std::move(object));
+    }
+  }
+  CAIRN_ASSIGN_OR_RETURN(Role created, c.authz.access().CreateRole(target.metalake, role));
+  return Reply(OrderedJson{{"role", RoleToJson(created)}});
+}
+
+Result<Response> GetRole(Call& c) {
+  CAIRN_ASSIGN_OR_RETURN(service::Target target, MetalakeOf(c));
+  auto& access = c.authz.access();
+  const std::string& name = c.op.name;
+  auto role_row = access.RoleRow(target.metalake, name);
+  // The role's owner and its holders may read it; anyone else needs MANAGE_GRANTS.
+  const bool owns_role = role_row && governance::OwnerOf(*role_row).name == c.principal.user;
+  const bool has_role = [&] {
+    auto user = access.GetUser(target.metalake, c.principal.user);
+    return user && std::find(user->roles.begin(), user->roles.end(), name) != user->roles.end();
+  }();
+  if (!owns_role && !has_role) {
+    CAIRN_RETURN_IF_ERROR(c.authz.Check(c.principal, Action::kManageGrants, target));
+  }
+  if (!role_row) return std::move(role_row).error();
+  CAIRN_ASSIGN_OR_RETURN(Role role, access.GetRole(target.metalake, name));
+  return Reply(OrderedJson{{"role", RoleToJson(role)}});
+}
+
+Result<Response> DeleteRole(Call& c) {
+  CAIRN_ASSIGN_OR_RETURN(service::Target target, MetalakeOf(c));
+  auto& access = c.authz.access();
+  auto role_row = access.RoleRow(target.metalake, c.op.name);
+  const bool owns_role = role_row && governance::OwnerOf(*role_row).name == c.principal.user;
+  if (!owns_role) CAIRN_RETURN_IF_ERROR(c.authz.Check(c.principal, Action::kManageMetalake, target));
+  CAIRN_ASSIGN_OR_RETURN(bool deleted, access.DeleteRole(target.metalake, c.op.name));
+  return Reply(OrderedJson{{"dropped", deleted}, {"deleted", deleted}});
+}
+
+// PUT permissions/roles/{role} {"overrides": [...]}: replaces the privileges of the listed objects.
+Result<Response> OverrideRoleObjects(Call& c) {
+  CAIRN_ASSIGN_OR_RETURN(service::Target target, MetalakeOf(c));
+  CAIRN_RETURN_IF_ERROR(c.authz.Check(c.principal, Action::kManageGrants, target));
+  CAIRN_ASSIGN_OR_RETURN(Json body, c.Body());
+  auto overrides = body.find("overrides");
+  if (overrides == body.end() || !overrides->is_array()) {
+    return InvalidArgument("Field 'overrides' is required and must be an array of securable objects");
+  }
+  std::vector<SecurableObject> objects;
+  for (const auto& o : *overrides) {
+    CAIRN_ASSIGN_OR_RETURN(SecurableObject object,
+                           SecurableFromJson(c, o, "overrides.privileges", false));
+    objects.push_back(std::move(object));
+  }
+  CAIRN_ASSIGN_OR_RETURN(Role role, c.authz.access().OverrideRoleObjects(
+                                        target.metalake, c.op.name, objects, AuditOf(c)));
+  return Reply(OrderedJson{{"role", RoleToJson(role)}});
+}
+
+// PUT permissions/roles/{role}/{type}/{fullName}/{grant|revoke} {"privileges": [...]}
+Result<Response> ChangeRolePrivileges(Call& c) {
+  CAIRN_ASSIGN_OR_RETURN(service::Target target, MetalakeOf(c));
+  service::Target object_target;
+  CAIRN_ASSIGN_OR_RETURN(ObjectType type,
+                         ResolveObject(c, c.Param("type"), c.Param("fullName"), object_target));
+  CAIRN_RETURN_IF_ERROR(c.authz.Check(c.principal, Action::kGrantOnObject, object_target));
+  CAIRN_ASSIGN_OR_RETURN(Json body, c.Body());
+  auto privileges_json = body.find("privileges");
+  if (privileges_json == body.end()) return InvalidArgument("Field 'privileges' is required");
+  CAIRN_ASSIGN_OR_RETURN(auto privileges, PrivilegesFromJson(*privileges_json, "privileges", type));
+  CAIRN_RETURN_IF_ERROR(CheckCatalogTypeOfPrivileges(privileges, type, object_target));
+  CAIRN_ASSIGN_OR_RETURN(
+      Role role, c.authz.access().ChangeRolePrivileges(
+                     target.metalake, c.op.name,
+                     SecurableObject{c.Param("fullName"), type, std::move(privileges)},
+                     c.op.op == "GRANT", AuditOf(c)));
+  return Reply(OrderedJson{{"role", RoleToJson(role)}});
+}
+
+// ---- Owners and the roles of an object ------------------------------------------------------------
+
+// The row that holds the ownership of the path's object (404 when it does not exist).
+Result<const store::EntityRecord*> OwnerRowOf(Call& c, service::Target& object_target,
+                                              ObjectType& type) {
+  CAIRN_ASSIGN_OR_RETURN(type,
+                         ResolveObject(c, c.Param("type"), c.Param("fullName"), object_target));
+  const store::EntityRecord* row = OwnedRow(object_target, type);
+  if (row == nullptr) {
+    return NotFound(EntityKind::kMetadataObject, "Metadata object {} does not exist",
+                    c.Param("fullName"));
+  }
+  return row;
+}
+
+Result<Response> GetOwner(Call& c) {
+  CAIRN_ASSIGN_OR_RETURN(service::Target target, MetalakeOf(c));
+  service::Target object_target;
+  ObjectType type;
+  CAIRN_ASSIGN_OR_RETURN(const store::EntityRecord* row, OwnerRowOf(c, object_target, type));
+  CAIRN_RETURN_IF_ERROR(c.authz.Check(c.principal, Action::kUseMetalake, target));
+  const auto owner = governance::OwnerOf(*row);
+  if (owner.name.empty()) return Reply(OrderedJson::object());
+  return Reply(OrderedJson{
+      {"owner", OrderedJson{{"name", owner.name}, {"type", owner.is_group ? "group" : "user"}}}});
+}
+
+Result<Response> SetOwner(Call& c) {
+  CAIRN_ASSIGN_OR_RETURN(service::Target target, MetalakeOf(c));
+  service::Target object_target;
+  ObjectType type;
+  CAIRN_ASSIGN_OR_RETURN(const store::EntityRecord* row, OwnerRowOf(c, object_target, type));
+  CAIRN_RETURN_IF_ERROR(c.authz.Check(c.principal, Action::kGrantOnObject, object_target));
+  CAIRN_ASSIGN_OR_RETURN(Json body, c.Body());
+  CAIRN_ASSIGN_OR_RETURN(std::string name, RequiredString(body, "name"));
+  CAIRN_ASSIGN_OR_RETURN(std::string type_text, RequiredString(body, "type"));
+  const bool is_group = EqualsIgnoreCase(type_text, "group");
+  if (!is_group && !EqualsIgnoreCase(type_text, "user")) {
+    return InvalidArgument("Field 'type' must be USER or GROUP, got '{}'", type_text);
+  }
+  auto& access = c.authz.access();
+  CAIRN_RETURN_IF_ERROR(is_group ? access.GetGroup(target.metalake, name)
+                                 : access.GetUser(target.metalake, name));
+  CAIRN_RETURN_IF_ERROR(c.authz.SetOwner(*row, governance::Owner{name, is_group}));
+  return Reply(OrderedJson{{"set", true}});
+}
+
+Result<Response> RolesOfObject(Call& c) {
+  CAIRN_ASSIGN_OR_RETURN(service::Target target, MetalakeOf(c));
+  service::Target object_target;
+  CAIRN_ASSIGN_OR_RETURN(ObjectType type,
+                         ResolveObject(c, c.Param("type"), c.Param("fullName"), object_target));
+  CAIRN_RETURN_IF_ERROR(c.authz.Check(c.principal, Action::kUseMetalake, target));
+  CAIRN_ASSIGN_OR_RETURN(auto roles,
+                         c.authz.access().RolesOfObject(target.metalake, type, c.Param("fullName")));
+  return Reply(OrderedJson{{"names", roles}});
+}
+
 }  // namespace
 
-Response GravitinoApi::HandleAccessControl(const Request& request,
-                                           const governance::Principal& principal,
-                                           const std::vector<std::string>& seg) const {
-  const std::string& method = request.method;
-  const std::string& ml = seg[1];
-  const std::string& area = seg[2];
-  const size_t n = seg.size();
-  Operation op{EntityKind::kNone, "", "", EntityKind::kMetalake, ml};
-  auto fail = [&](const Error& e) { return ErrorResponse(e, op); };
-  auto not_allowed = [&] {
-    return PlainErrorResponse(405, 1006, "UnsupportedOperationException",
-                              fmt::format("Method {} is not allowed on {}", method, DisplayPath(request.path)));
+// Every route here needs authorization on (Dispatch answers 405 otherwise); each handler resolves
+// the metalake and makes its own decision, since who may read a user, group or role depends on
+// who asks (themselves, the role's owner or holder).
+std::vector<Route> AccessControlRoutes() {
+  using K = EntityKind;
+  constexpr std::nullopt_t kHandler = std::nullopt;
+  constexpr std::string_view kRoleObject =
+      "/metalakes/{metalake}/permissions/roles/{role}/{type}/{fullName}";
+  std::vector<Route> routes;
+  for (const bool group : {false, true}) {
+    const K kind = group ? K::kGroup : K::kUser;
+    const std::string_view list = group ? "/metalakes/{metalake}/groups" : "/metalakes/{metalake}/users";
+    const std::string_view one =
+        group ? "/metalakes/{metalake}/groups/{group}" : "/metalakes/{metalake}/users/{user}";
+    const std::string_view grant = group ? "/metalakes/{metalake}/permissions/groups/{group}/grant"
+                                         : "/metalakes/{metalake}/permissions/users/{user}/grant";
+    const std::string_view revoke = group
+                                        ? "/metalakes/{metalake}/permissions/groups/{group}/revoke"
+                                        : "/metalakes/{metalake}/permissions/users/{user}/revoke";
+    routes.push_back({"GET", api::PathPattern(list), kind, "LIST", kHandler, ListMembers});
+    routes.push_back({"POST", api::PathPattern(list), kind, "ADD", kHandler, AddMember});
+    routes.push_back({"GET", api::PathPattern(one), kind, "GET", kHandler, GetMember});
+    routes.push_back({"DELETE", api::PathPattern(one), kind, "REMOVE", kHandler, RemoveMember});
+    routes.push_back({"PUT", api::PathPattern(grant), kind, "GRANT", kHandler, ChangeMemberRoles});
+    routes.push_back({"PUT", api::PathPattern(revoke), kind, "REVOKE", kHandler, ChangeMemberRoles});
+  }
+  static const std::string kGrant = std::string(kRoleObject) + "/grant";
+  static const std::string kRevoke = std::string(kRoleObject) + "/revoke";
+  const std::vector<Route> rest = {
+      {"GET", api::PathPattern("/metalakes/{metalake}/roles"), K::kRole, "LIST", kHandler,
+       ListRoles},
+      {"POST", api::PathPattern("/metalakes/{metalake}/roles"), K::kRole, "CREATE", kHandler,
+       CreateRole},
+      {"GET", api::PathPattern("/metalakes/{metalake}/roles/{role}"), K::kRole, "GET", kHandler,
+       GetRole},
+      {"DELETE", api::PathPattern("/metalakes/{metalake}/roles/{role}"), K::kRole, "DELETE",
+       kHandler, DeleteRole},
+      {"PUT", api::PathPattern("/metalakes/{metalake}/permissions/roles/{role}"), K::kRole,
+       "UPDATE", kHandler, OverrideRoleObjects},
+      {"PUT", api::PathPattern(kGrant), K::kRole, "GRANT", kHandler, ChangeRolePrivileges},
+      {"PUT", api::PathPattern(kRevoke), K::kRole, "REVOKE", kHandler, ChangeRolePrivileges},
+      {"GET", api::PathPattern("/metalakes/{metalake}/owners/{type}/{fullName}"),
+       K::kMetadataObject, "GET", kHandler, GetOwner},
+      {"PUT", api::PathPattern("/metalakes/{metalake}/owners/{type}/{fullName}"),
+       K::kMetadataObject, "SET", kHandler, SetOwner},
+      {"GET", api::PathPattern("/metalakes/{metalake}/objects/{type}/{fullName}/roles"),
+       K::kMetadataObject, "LIST", kHandler, RolesOfObject},
   };
-  if (!authz_.enabled()) {
-    return PlainErrorResponse(
-        405, 1006, "UnsupportedOperationException",
-        "You should set 'cairn.authorization.enable' to true in the server configuration to enable "
-        "the "
-        "authorization of the system, otherwise these interfaces can't work.");
-  }
-  auto& access = authz_.access();
-  auto target = authz_.Resolve(ml);
-  if (!target) return fail(target.error());
-  const store::EntityRecord& metalake = target->metalake;
-  if (!metalake.in_use) {
-    return fail(
-        MakeError(ErrorCode::kNotInUse, EntityKind::kMetalake, "Metalake {} is not in use", ml));
-  }
-  auto check = [&](Action action, const service::Target& t) -> std::optional<Response> {
-    auto s = authz_.Check(principal, action, t);
-    if (!s) return fail(s.error());
-    return std::nullopt;
-  };
-  model::Audit audit;
-  audit.creator = principal.user;
-  audit.create_time = NowMillis();
-  audit.last_modifier = principal.user;
-  audit.last_modified_time = audit.create_time;
-  auto parse_body = [&]() { return ParseBody(request.body); };
-
-  // Resolves a securable object by type and full name to its stored row (existence check).
-  auto resolve_object = [&](const std::string& type_text, const std::string& full_name,
-                            service::Target& out) -> Result<ObjectType> {
-    auto type = governance::ParseObjectType(type_text);
-    if (!type) {
-      return MakeError(ErrorCode::kInvalidArgument, EntityKind::kMetadataObject,
-                       "Unknown metadata object type '{}'", type_text);
-    }
-    std::vector<std::string> parts = Split(full_name, '.');
-    Result<service::Target> t = InvalidArgument("unset");
-    switch (*type) {
-      case ObjectType::kMetalake:
-        if (full_name != ml)
-          return NotFound(EntityKind::kMetadataObject, "Metadata object {} does not exist",
-                          full_name);
-        t = authz_.Resolve(ml);
-        break;
-      case ObjectType::kCatalog:
-        if (parts.size() != 1) break;
-        t = authz_.Resolve(ml, parts[0]);
-        if (t && !t->catalog_row)
-          return NotFound(EntityKind::kMetadataObject, "Catalog {} does not exist", full_name);
-        break;
-      case ObjectType::kSchema:
-        if (parts.size() != 2) break;
-        t = authz_.Resolve(ml, parts[0], {parts[1]});
-        if (t && !t->schema_row)
-          return NotFound(EntityKind::kMetadataObject, "Schema {} does not exist", full_name);
-        break;
-      case ObjectType::kTable:
-      case ObjectType::kView:
-      case ObjectType::kFileset:
-        if (parts.size() != 3) break;
-        t = authz_.Resolve(ml, parts[0], {parts[1]}, parts[2], *type);
-        if (t && !t->object_row) {
-          return NotFound(EntityKind::kMetadataObject, "{} {} does not exist",
-                          model::Describe(*type).display, full_name);
-        }
-        break;
-      default:
-        return NotFound(EntityKind::kMetadataObject, "Metadata object {} of type {} does not exist",
-                        full_name, type_text);
-    }
-    if (!t) {
-      if (t.error().message == "unset") {
-        return MakeError(ErrorCode::kInvalidArgument, EntityKind::kMetadataObject,
-                         "Invalid full name '{}' for a metadata object of type {}", full_name,
-                         type_text);
-      }
-      return std::move(t).error();
-    }
-    out = std::move(*t);
-    return *type;
-  };
-  // The row that owns ownership for a target of a given type.
-  auto owned_row = [](const service::Target& t, ObjectType type) -> const store::EntityRecord* {
-    switch (type) {
-      case ObjectType::kMetalake:
-        return &t.metalake;
-      case ObjectType::kCatalog:
-        return t.catalog_row ? &*t.catalog_row : nullptr;
-      case ObjectType::kSchema:
-        return t.schema_row ? &*t.schema_row : nullptr;
-      default:
-        return t.object_row ? &*t.object_row : nullptr;
-    }
-  };
-
-  // ---- users and groups ----
-  if (area == "users" || area == "groups") {
-    const bool group = area == "groups";
-    op.kind = group ? EntityKind::kGroup : EntityKind::kUser;
-    const Action manage = group ? Action::kManageGroups : Action::kManageUsers;
-    if (n == 3) {
-      if (method == "GET") {
-        op.name = "*";
-        op.op = "LIST";
-        if (auto d = check(Action::kUseMetalake, *target)) return *d;
-        auto list = group ? access.ListGroups(metalake) : access.ListUsers(metalake);
-        if (!list) return fail(list.error());
-        if (EqualsIgnoreCase(request.Query("details").value_or(""), "true")) {
-          OrderedJson arr = OrderedJson::array();
-          for (const auto& m : *list) arr.push_back(MemberToJson(m));
-          return Ok(OrderedJson{{group ? "groups" : "users", std::move(arr)}});
-        }
-        std::vector<std::string> names;
-        for (const auto& m : *list) names.push_back(m.name);
-        return Ok(OrderedJson{{"names", names}});
-      }
-      if (method == "POST") {
-        op.op = "ADD";
-        auto body = parse_body();
-        if (!body) return fail(body.error());
-        auto name = RequiredString(*body, "name");
-        if (!name) return fail(name.error());
-        op.name = *name;
-        if (auto d = check(manage, *target)) return *d;
-        auto added = group ? access.AddGroup(metalake, *name, audit)
-                           : access.AddUser(metalake, *name, audit);
-        if (!added) return fail(added.error());
-        return Ok(OrderedJson{{group ? "group" : "user", MemberToJson(*added)}});
-      }
-      return not_allowed();
-    }
-    if (n != 4)
-      return PlainErrorResponse(404, 1003, "NotFoundException",
-                                "No endpoint matches " + DisplayPath(request.path));
-    const std::string& name = seg[3];
-    op.name = name;
-    if (method == "GET") {
-      op.op = "GET";
-      const bool self = group ? std::find(principal.groups.begin(), principal.groups.end(), name) !=
-                                    principal.groups.end()
-                              : name == principal.user;
-      if (!self) {
-        if (auto d = check(manage, *target)) return *d;
-      }
-      auto m = group ? access.GetGroup(metalake, name) : access.GetUser(metalake, name);
-      if (!m) return fail(m.error());
-      return Ok(OrderedJson{{group ? "group" : "user", MemberToJson(*m)}});
-    }
-    if (method == "DELETE") {
-      op.op = "REMOVE";
-      if (auto d = check(manage, *target)) return *d;
-      auto removed = group ? access.RemoveGroup(metalake, name) : access.RemoveUser(metalake, name);
-      if (!removed) return fail(removed.error());
-      return Ok(OrderedJson{{"removed", *removed}});
-    }
-    return not_allowed();
-  }
-
-  // ---- roles ----
-  if (area == "roles") {
-    op.kind = EntityKind::kRole;
-    if (n == 3) {
-      if (method == "GET") {
-        op.name = "*";
-        op.op = "LIST";
-        if (auto d = check(Action::kUseMetalake, *target)) return *d;
-        auto names = access.ListRoles(metalake);
-        if (!names) return fail(names.error());
-        return Ok(OrderedJson{{"names", *names}});
-      }
-      if (method == "POST") {
-        op.op = "CREATE";
-        auto body = parse_body();
-        if (!body) return fail(body.error());
-        auto name = RequiredString(*body, "name");
-        if (!name) return fail(name.error());
-        op.name = *name;
-        if (auto d = check(Action::kCreateRole, *target)) return *d;
-        Role role;
-        role.name = *name;
-        role.audit = audit;
-        role.audit.last_modifier.reset();
-        role.audit.last_modified_time.reset();
-        auto props = PropertiesFromJson(*body, "properties");
-        if (!props) return fail(props.error());
-        role.properties = *props;
-        std::set<std::pair<std::string, std::string>> seen;
-        if (auto objs = body->find("securableObjects"); objs != body->end() && !objs->is_null()) {
-          if (!objs->is_array())
-            return fail(InvalidArgument("Field 'securableObjects' must be an array"));
-          for (const auto& o : *objs) {
-            auto full_name = RequiredString(o, "fullName");
-            auto type_text = RequiredString(o, "type");
-            if (!full_name || !type_text) {
-              return fail(MakeError(ErrorCode::kInvalidArgument, EntityKind::kMetadataObject,
-                                    "Each securable object needs 'fullName' and 'type'"));
-            }
-            service::Target t;
-            auto type = resolve_object(*type_text, *full_name, t);
-            if (!type) {
-              // On create a missing object is an illegal argument, not a 404.
-              return fail(MakeError(ErrorCode::kInvalidArgument, EntityKind::kMetadataObject, "{}",
-                                    type.error().message));
-            }
-            if (!seen.insert({governance::ObjectTypeName(*type).data(), *full_name}).second) {
-              return fail(MakeError(ErrorCode::kInvalidArgument, EntityKind::kRole,
-                                    "Duplicate securable object {}", *full_name));
-            }
-            auto privs = PrivilegesFromJson(o.value("privileges", Json::array()),
-                                            "securableObjects.privileges", *type);
-            if (!privs) return fail(privs.error());
-            if (auto s = CheckCatalogTypeOfPrivileges(*privs, *type, t); !s) return fail(s.error());
-            role.objects.push_back(SecurableObject{*full_name, *type, std::move(*privs)});
-          }
-        }
-        auto created = access.CreateRole(metalake, role);
-        if (!created) return fail(created.error());
-        return Ok(OrderedJson{{"role", RoleToJson(*created)}});
-      }
-      return not_allowed();
-    }
-    if (n != 4)
-      return PlainErrorResponse(404, 1003, "NotFoundException",
-                                "No endpoint matches " + DisplayPath(request.path));
-    const std::string& name = seg[3];
-    op.name = name;
-    auto role_row = access.RoleRow(metalake, name);
-    service::Target role_target = *target;
-    if (role_row) role_target.role_row = *role_row;
-    const bool owns_role = role_row && governance::OwnerOf(*role_row).name == principal.user;
-    const bool has_role = [&] {
-      auto user = access.GetUser(metalake, principal.user);
-      return user && std::find(user->roles.begin(), user->roles.end(), name) != user->roles.end();
-    }();
-    if (method == "GET") {
-      op.op = "GET";
-      if (!owns_role && !has_role) {
-        if (auto d = check(Action::kManageGrants, *target)) return *d;
-      }
-      if (!role_row) return fail(role_row.error());
-      auto role = access.GetRole(metalake, name);
-      if (!role) return fail(role.error());
-      return Ok(OrderedJson{{"role", RoleToJson(*role)}});
-    }
-    if (method == "DELETE") {
-      op.op = "DELETE";
-      if (!owns_role) {
-        if (auto d = check(Action::kManageMetalake, *target)) return *d;
-      }
-      auto deleted = access.DeleteRole(metalake, name);
-      if (!deleted) return fail(deleted.error());
-      return Ok(OrderedJson{{"dropped", *deleted}, {"deleted", *deleted}});
-    }
-    return not_allowed();
-  }
-
-  // ---- permissions ----
-  if (area == "permissions") {
-    if (method != "PUT") return not_allowed();
-    // permissions/{users|groups}/{name}/{grant|revoke}
-    if ((n == 6 || n == 7) && (seg[3] == "users" || seg[3] == "groups") &&
-        (seg[5] == "grant" || seg[5] == "revoke")) {
-      const bool group = seg[3] == "groups";
-      const bool grant = seg[5] == "grant";
-      op.kind = group ? EntityKind::kGroup : EntityKind::kUser;
-      op.name = seg[4];
-      op.op = grant ? "GRANT" : "REVOKE";
-      if (auto d = check(Action::kManageGrants, *target)) return *d;
-      auto body = parse_body();
-      if (!body) return fail(body.error());
-      auto roles = StringList(*body, "roleNames");
-      if (!roles) return fail(roles.error());
-      auto member = access.ChangeMemberRoles(metalake, group, seg[4], *roles, grant, audit);
-      if (!member) return fail(member.error());
-      return Ok(OrderedJson{{group ? "group" : "user", MemberToJson(*member)}});
-    }
-    // permissions/roles/{role}: replace the privileges of the listed objects.
-    if (n == 5 && seg[3] == "roles") {
-      op.kind = EntityKind::kRole;
-      op.name = seg[4];
-      op.op = "UPDATE";
-      if (auto d = check(Action::kManageGrants, *target)) return *d;
-      auto body = parse_body();
-      if (!body) return fail(body.error());
-      auto overrides = body->find("overrides");
-      if (overrides == body->end() || !overrides->is_array()) {
-        return fail(InvalidArgument(
-            "Field 'overrides' is required and must be an array of securable objects"));
-      }
-      std::vector<SecurableObject> objects;
-      for (const auto& o : *overrides) {
-        auto full_name = RequiredString(o, "fullName");
-        auto type_text = RequiredString(o, "type");
-        if (!full_name || !type_text) {
-          return fail(MakeError(ErrorCode::kInvalidArgument, EntityKind::kMetadataObject,
-                                "Each securable object needs 'fullName' and 'type'"));
-        }
-        service::Target t;
-        auto type = resolve_object(*type_text, *full_name, t);
-        if (!type) return fail(type.error());
-        auto privs =
-            PrivilegesFromJson(o.value("privileges", Json::array()), "overrides.privileges", *type);
-        if (!privs) return fail(privs.error());
-        if (auto s = CheckCatalogTypeOfPrivileges(*privs, *type, t); !s) return fail(s.error());
-        objects.push_back(SecurableObject{*full_name, *type, std::move(*privs)});
-      }
-      auto role = access.OverrideRoleObjects(metalake, seg[4], objects, audit);
-      if (!role) return fail(role.error());
-      return Ok(OrderedJson{{"role", RoleToJson(*role)}});
-    }
-    // permissions/roles/{role}/{type}/{fullName}/{grant|revoke}
-    if (n == 8 && seg[3] == "roles" && (seg[7] == "grant" || seg[7] == "revoke")) {
-      const bool grant = seg[7] == "grant";
-      op.kind = EntityKind::kRole;
-      op.name = seg[4];
-      op.op = grant ? "GRANT" : "REVOKE";
-      service::Target object_target;
-      auto type = resolve_object(seg[5], seg[6], object_target);
-      if (!type) return fail(type.error());
-      if (auto d = check(Action::kGrantOnObject, object_target)) return *d;
-      auto body = parse_body();
-      if (!body) return fail(body.error());
-      auto privs_json = body->find("privileges");
-      if (privs_json == body->end()) return fail(InvalidArgument("Field 'privileges' is required"));
-      auto privs = PrivilegesFromJson(*privs_json, "privileges", *type);
-      if (!privs) return fail(privs.error());
-      if (auto s = CheckCatalogTypeOfPrivileges(*privs, *type, object_target); !s) {
-        return fail(s.error());
-      }
-      auto role = access.ChangeRolePrivileges(metalake, seg[4],
-                                              SecurableObject{seg[6], *type, *privs}, grant, audit);
-      if (!role) return fail(role.error());
-      return Ok(OrderedJson{{"role", RoleToJson(*role)}});
-    }
-    return PlainErrorResponse(404, 1003, "NotFoundException",
-                              "No endpoint matches " + DisplayPath(request.path));
-  }
-
-  // ---- owners ----
-  if (area == "owners" && n == 5) {
-    op.kind = EntityKind::kMetadataObject;
-    op.name = seg[4];
-    service::Target object_target;
-    auto type = resolve_object(seg[3], seg[4], object_target);
-    if (!type) return fail(type.error());
-    const store::EntityRecord* row = owned_row(object_target, *type);
-    if (row == nullptr)
-      return fail(
-          NotFound(EntityKind::kMetadataObject, "Metadata object {} does not exist", seg[4]));
-    if (method == "GET") {
-      op.op = "GET";
-      if (auto d = check(Action::kUseMetalake, *target)) return *d;
-      const auto owner = governance::OwnerOf(*row);
-      if (owner.name.empty()) return Ok(OrderedJson::object());
-      return Ok(OrderedJson{{"owner", OrderedJson{{"name", owner.name},
-                                                  {"type", owner.is_group ? "group" : "user"}}}});
-    }
-    if (method == "PUT") {
-      op.op = "SET";
-      if (auto d = check(Action::kGrantOnObject, object_target)) return *d;
-      auto body = parse_body();
-      if (!body) return fail(body.error());
-      auto name = RequiredString(*body, "name");
-      if (!name) return fail(name.error());
-      auto type_text = RequiredString(*body, "type");
-      if (!type_text) return fail(type_text.error());
-      const bool is_group = EqualsIgnoreCase(*type_text, "group");
-      if (!is_group && !EqualsIgnoreCase(*type_text, "user")) {
-        return fail(InvalidArgument("Field 'type' must be USER or GROUP, got '{}'", *type_text));
-      }
-      auto exists = is_group ? access.GetGroup(metalake, *name) : access.GetUser(metalake, *name);
-      if (!exists) return fail(exists.error());
-      auto updated = authz_.SetOwner(*row, governance::Owner{*name, is_group});
-      if (!updated) return fail(updated.error());
-      return Ok(OrderedJson{{"set", true}});
-    }
-    return not_allowed();
-  }
-
-  // ---- roles of an object ----
-  if (area == "objects" && n == 6 && seg[5] == "roles") {
-    if (method != "GET") return not_allowed();
-    op.kind = EntityKind::kMetadataObject;
-    op.name = seg[4];
-    op.op = "LIST";
-    service::Target object_target;
-    auto type = resolve_object(seg[3], seg[4], object_target);
-    if (!type) return fail(type.error());
-    if (auto d = check(Action::kUseMetalake, *target)) return *d;
-    auto roles = access.RolesOfObject(metalake, *type, seg[4]);
-    if (!roles) return fail(roles.error());
-    return Ok(OrderedJson{{"names", *roles}});
-  }
-  return PlainErrorResponse(404, 1003, "NotFoundException", "No endpoint matches " + DisplayPath(request.path));
+  routes.insert(routes.end(), rest.begin(), rest.end());
+  return routes;
 }
 
 }  // namespace cairn::api::gravitino

@@ -3,7 +3,7 @@
 #include <optional>
 
 #include "api/gravitino/errors.h"
-#include "api/gravitino/gravitino_api.h"
+#include "api/gravitino/routes.h"
 #include "api/gravitino/serde.h"
 #include "common/util.h"
 #include "connector/connector.h"
@@ -16,6 +16,7 @@ using governance::ObjectType;
 using http::Request;
 using http::Response;
 using service::Action;
+using service::ObjectRef;
 
 bool IsBlank(const std::optional<std::string>& v) { return !v || Trim(*v).empty(); }
 
@@ -35,164 +36,116 @@ void DecodeOnceMore(std::optional<std::string>& value) {
   if (auto decoded = PercentDecode(*value)) value = std::move(*decoded);
 }
 
+Result<Response> ListFilesets(Call& c) {
+  CAIRN_ASSIGN_OR_RETURN(auto names,
+                         c.objects.ListFilesets(c.caller, c.Ref(ObjectType::kSchema)));
+  OrderedJson arr = OrderedJson::array();
+  for (const auto& name : names) {
+    arr.push_back(OrderedJson{
+        {"namespace", {c.Param("metalake"), c.Param("catalog"), c.Param("schema")}},
+        {"name", name}});
+  }
+  return Reply(OrderedJson{{"identifiers", std::move(arr)}});
+}
+
+Result<Response> CreateFileset(Call& c) {
+  CAIRN_ASSIGN_OR_RETURN(Json body, c.Body());
+  if (auto name = OptionalString(body, "name"); name && *name) c.op.name = **name;
+  CAIRN_ASSIGN_OR_RETURN(model::Fileset fileset, FilesetFromJson(body));
+  CAIRN_ASSIGN_OR_RETURN(model::Fileset created,
+                         c.objects.CreateFileset(c.caller, c.Ref(ObjectType::kSchema), fileset));
+  return Reply(OrderedJson{{"fileset", FilesetToJson(created)}});
+}
+
+Result<Response> LoadFileset(Call& c) {
+  CAIRN_ASSIGN_OR_RETURN(model::Fileset f,
+                         c.objects.LoadFileset(c.caller, c.Ref(ObjectType::kFileset)));
+  return Reply(OrderedJson{{"fileset", FilesetToJson(f)}});
+}
+
+Result<Response> AlterFileset(Call& c) {
+  CAIRN_ASSIGN_OR_RETURN(Json body, c.Body());
+  CAIRN_ASSIGN_OR_RETURN(auto changes, EntityUpdatesFromJson(body, EntityKind::kFileset));
+  CAIRN_ASSIGN_OR_RETURN(model::Fileset f,
+                         c.objects.AlterFileset(c.caller, c.Ref(ObjectType::kFileset), changes));
+  return Reply(OrderedJson{{"fileset", FilesetToJson(f)}});
+}
+
+Result<Response> DropFileset(Call& c) {
+  CAIRN_ASSIGN_OR_RETURN(bool dropped,
+                         c.objects.DropFileset(c.caller, c.Ref(ObjectType::kFileset)));
+  return Reply(OrderedJson{{"dropped", dropped}});
+}
+
+// `sub_path` and `location_name` of a files or location call, decoded once more for old clients.
+struct FileQuery {
+  std::optional<std::string> sub_path;
+  std::optional<std::string> location_name;
+};
+
+FileQuery ReadFileQuery(const Request& request, bool files) {
+  FileQuery q{request.Query("sub_path"), request.Query("location_name")};
+  if (files && !q.sub_path) q.sub_path = "/";
+  if (EncodesQueryTwice(request)) {
+    DecodeOnceMore(q.sub_path);
+    if (!files) DecodeOnceMore(q.location_name);
+  }
+  if (q.location_name && IsBlank(q.location_name)) q.location_name.reset();
+  return q;
+}
+
+Result<Response> ListFiles(Call& c) {
+  const FileQuery q = ReadFileQuery(c.request, true);
+  CAIRN_ASSIGN_OR_RETURN(auto list, c.objects.ListFiles(c.caller, c.Ref(ObjectType::kFileset),
+                                                        *q.sub_path, q.location_name));
+  OrderedJson arr = OrderedJson::array();
+  for (const auto& f : list) arr.push_back(FileInfoToJson(f));
+  return Reply(OrderedJson{{"files", std::move(arr)}});
+}
+
+Result<Response> GetFileLocation(Call& c) {
+  if (!c.request.Query("sub_path")) return InvalidArgument("Query parameter 'sub_path' is required");
+  // A rename through the virtual file system needs a path below the fileset's root.
+  auto operation = c.request.Header("FilesetDataOperation");
+  const std::optional<std::string> raw = c.request.Query("sub_path");
+  if (operation && EqualsIgnoreCase(Trim(*operation), "RENAME") &&
+      Trim(*raw).find_first_not_of('/') == std::string_view::npos) {
+    return InvalidArgument(
+        "Query parameter 'sub_path' cannot be blank when renaming a file or a directory");
+  }
+  const FileQuery q = ReadFileQuery(c.request, false);
+  CAIRN_ASSIGN_OR_RETURN(std::string location,
+                         c.objects.GetFileLocation(c.caller, c.Ref(ObjectType::kFileset),
+                                                   *q.sub_path, q.location_name));
+  return Reply(OrderedJson{{"fileLocation", location}});
+}
+
 }  // namespace
 
-Response GravitinoApi::HandleFilesets(const Request& request,
-                                      const governance::Principal& principal,
-                                      const std::vector<std::string>& seg) const {
-  const std::string& method = request.method;
-  const size_t n = seg.size();
-  const std::string& ml = seg[1];
-  const std::string& cat = seg[3];
-  const std::string& sch = seg[5];
-  Operation op{EntityKind::kFileset, "*", "", EntityKind::kSchema, cat + "." + sch};
-  auto fail = [&](const Error& e) { return ErrorResponse(e, op); };
-  auto not_allowed = [&] {
-    return PlainErrorResponse(405, 1006, "UnsupportedOperationException",
-                              fmt::format("Method {} is not allowed on {}", method, DisplayPath(request.path)));
+std::vector<Route> FilesetRoutes() {
+  using K = EntityKind;
+  using A = Action;
+  constexpr std::nullopt_t kService = std::nullopt;  // the object service decides
+  constexpr std::string_view kFilesets =
+      "/metalakes/{metalake}/catalogs/{catalog}/schemas/{schema}/filesets";
+  constexpr std::string_view kFileset =
+      "/metalakes/{metalake}/catalogs/{catalog}/schemas/{schema}/filesets/{fileset}";
+  constexpr std::string_view kFiles =
+      "/metalakes/{metalake}/catalogs/{catalog}/schemas/{schema}/filesets/{fileset}/files";
+  constexpr std::string_view kLocation =
+      "/metalakes/{metalake}/catalogs/{catalog}/schemas/{schema}/filesets/{fileset}/location";
+  return {
+      {"GET", api::PathPattern(kFilesets), K::kFileset, "LIST", kService, ListFilesets},
+      // Decided before the body is parsed; the object service decides again on the name.
+      {"POST", api::PathPattern(kFilesets), K::kFileset, "CREATE", A::kCreateFileset,
+       CreateFileset},
+      {"GET", api::PathPattern(kFileset), K::kFileset, "LOAD", kService, LoadFileset},
+      {"PUT", api::PathPattern(kFileset), K::kFileset, "ALTER", A::kWriteFileset, AlterFileset},
+      {"DELETE", api::PathPattern(kFileset), K::kFileset, "DROP", kService, DropFileset},
+      {"GET", api::PathPattern(kFiles), K::kFileset, "LIST", kService, ListFiles},
+      // Decided before the query is checked.
+      {"GET", api::PathPattern(kLocation), K::kFileset, "GET", A::kLoadFileset, GetFileLocation},
   };
-  auto no_route = [&] {
-    return PlainErrorResponse(404, 1003, "NotFoundException",
-                              fmt::format("No endpoint matches {} {}", method, DisplayPath(request.path)));
-  };
-  auto guard = [&](Action action, const std::string& fileset) -> std::optional<Response> {
-    auto s = authz_.Authorize(principal, action, ml, cat, {sch}, fileset, ObjectType::kFileset);
-    if (!s) return fail(s.error());
-    return std::nullopt;
-  };
-  // The catalog's fileset operations; a catalog of another type has none (405, as Gravitino).
-  auto open = [&]()
-      -> Result<std::pair<std::shared_ptr<connector::Connector>, connector::FilesetCatalog*>> {
-    CAIRN_ASSIGN_OR_RETURN(auto conn, service_.OpenCatalog(ml, cat));
-    connector::FilesetCatalog* filesets = conn->Find<connector::FilesetCatalog>();
-    if (filesets == nullptr) {
-      return Unsupported("Catalog {} does not support fileset operations", cat);
-    }
-    return std::make_pair(std::move(conn), filesets);
-  };
-  service::CallContext ctx{principal.user, NowMillis(), "gravitino"};
-  auto changed = [&](service::ChangeType type, const std::string& fileset,
-                     const std::string& new_name = "") {
-    service_.events().Publish(
-        service::MakeChange(ctx, type, ObjectType::kFileset, ml, cat, {sch}, fileset, new_name));
-  };
-
-  if (n == 7) {
-    if (method == "GET") {
-      op.op = "LIST";
-      if (auto d = guard(Action::kLoadSchema, "")) return *d;
-      auto fc = open();
-      if (!fc) return fail(fc.error());
-      auto names = fc->second->ListFilesets(sch);
-      if (!names) return fail(names.error());
-      auto kept = authz_.Visible(principal, Action::kLoadFileset, ml, cat, {sch},
-                                 std::move(*names), ObjectType::kFileset);
-      if (!kept) return fail(kept.error());
-      const std::vector<std::string> visible = std::move(*kept);
-      OrderedJson arr = OrderedJson::array();
-      for (const auto& name : visible) {
-        arr.push_back(OrderedJson{{"namespace", {ml, cat, sch}}, {"name", name}});
-      }
-      return Ok(OrderedJson{{"identifiers", std::move(arr)}});
-    }
-    if (method == "POST") {
-      op.op = "CREATE";
-      if (auto d = guard(Action::kCreateFileset, "")) return *d;  // before the body is parsed
-      auto body = ParseBody(request.body);
-      if (!body) return fail(body.error());
-      if (auto nm = OptionalString(*body, "name"); nm && *nm) op.name = **nm;
-      auto fileset = FilesetFromJson(*body);
-      if (!fileset) return fail(fileset.error());
-      auto valid = model::ValidateObjectName(EntityKind::kFileset, fileset->name);
-      if (!valid) return fail(valid.error());
-      if (auto d = guard(Action::kCreateFileset, fileset->name)) return *d;
-      auto fc = open();
-      if (!fc) return fail(fc.error());
-      auto created = fc->second->CreateFileset(ctx, sch, *fileset);
-      if (!created) return fail(created.error());
-      changed(service::ChangeType::kCreated, created->name);
-      return Ok(OrderedJson{{"fileset", FilesetToJson(*created)}});
-    }
-    return not_allowed();
-  }
-
-  const std::string& name = seg[7];
-  op.name = name;
-  if (n == 8) {
-    if (method == "GET") {
-      op.op = "LOAD";
-      if (auto d = guard(Action::kLoadFileset, name)) return *d;
-      auto fc = open();
-      if (!fc) return fail(fc.error());
-      auto f = fc->second->LoadFileset(sch, name);
-      if (!f) return fail(f.error());
-      return Ok(OrderedJson{{"fileset", FilesetToJson(*f)}});
-    }
-    if (method == "PUT") {
-      op.op = "ALTER";
-      if (auto d = guard(Action::kWriteFileset, name)) return *d;
-      auto body = ParseBody(request.body);
-      if (!body) return fail(body.error());
-      auto changes = EntityUpdatesFromJson(*body, EntityKind::kFileset);
-      if (!changes) return fail(changes.error());
-      auto fc = open();
-      if (!fc) return fail(fc.error());
-      auto f = fc->second->AlterFileset(ctx, sch, name, *changes);
-      if (!f) return fail(f.error());
-      changed(service::ChangeType::kAltered, name, f->name);
-      return Ok(OrderedJson{{"fileset", FilesetToJson(*f)}});
-    }
-    if (method == "DELETE") {
-      op.op = "DROP";
-      if (auto d = guard(Action::kDropFileset, name)) return *d;
-      auto fc = open();
-      if (!fc) return fail(fc.error());
-      auto dropped = fc->second->DropFileset(ctx, sch, name);
-      if (!dropped) return fail(dropped.error());
-      if (*dropped) changed(service::ChangeType::kDropped, name);
-      return Ok(OrderedJson{{"dropped", *dropped}});
-    }
-    return not_allowed();
-  }
-
-  if (n == 9 && (seg[8] == "files" || seg[8] == "location")) {
-    if (method != "GET") return not_allowed();
-    const bool files = seg[8] == "files";
-    op.op = files ? "LIST" : "GET";
-    if (auto d = guard(Action::kLoadFileset, name)) return *d;
-    std::optional<std::string> sub_path = request.Query("sub_path");
-    std::optional<std::string> location_name = request.Query("location_name");
-    if (files) {
-      if (!sub_path) sub_path = "/";
-    } else {
-      if (!sub_path) return fail(InvalidArgument("Query parameter 'sub_path' is required"));
-      // A rename through the virtual file system needs a path below the fileset's root.
-      auto operation = request.Header("FilesetDataOperation");
-      if (operation && EqualsIgnoreCase(Trim(*operation), "RENAME") &&
-          Trim(*sub_path).find_first_not_of('/') == std::string_view::npos) {
-        return fail(InvalidArgument(
-            "Query parameter 'sub_path' cannot be blank when renaming a file or a directory"));
-      }
-    }
-    if (EncodesQueryTwice(request)) {
-      DecodeOnceMore(sub_path);
-      if (!files) DecodeOnceMore(location_name);
-    }
-    if (location_name && IsBlank(location_name)) location_name.reset();
-    auto fc = open();
-    if (!fc) return fail(fc.error());
-    if (files) {
-      auto list = fc->second->ListFiles(sch, name, *sub_path, location_name);
-      if (!list) return fail(list.error());
-      OrderedJson arr = OrderedJson::array();
-      for (const auto& f : *list) arr.push_back(FileInfoToJson(f));
-      return Ok(OrderedJson{{"files", std::move(arr)}});
-    }
-    auto location = fc->second->GetFileLocation(sch, name, *sub_path, location_name);
-    if (!location) return fail(location.error());
-    return Ok(OrderedJson{{"fileLocation", *location}});
-  }
-  return no_route();
 }
 
 }  // namespace cairn::api::gravitino

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "api/gravitino/gravitino_api.h"
 
+#include <algorithm>
 #include <optional>
 #include <set>
 #include <vector>
 
 #include "api/gravitino/errors.h"
+#include "api/gravitino/routes.h"
 #include "api/gravitino/serde.h"
 #include "common/log.h"
 #include "common/util.h"
@@ -15,19 +17,44 @@
 
 namespace cairn::api::gravitino {
 
-namespace {
-
 using http::Request;
 using http::Response;
+using service::Action;
+using service::ChangeType;
+using service::ObjectRef;
+
+// ---- Call -----------------------------------------------------------------------------------------
+
+const std::string& Call::Param(std::string_view name) const {
+  static const std::string kNone;
+  const auto names = route->path.Parameters();
+  for (size_t i = 0; i < names.size() && i < params.size(); ++i) {
+    if (names[i] == name) return params[i];
+  }
+  return kNone;
+}
+
+ObjectRef Call::Ref(ObjectType kind) const {
+  ObjectRef ref{Param("metalake"), Param("catalog"), {}, "", kind};
+  if (const std::string& schema = Param("schema"); !schema.empty()) ref.schema = {schema};
+  ref.name = Param(kind == ObjectType::kFileset ? "fileset" : "table");
+  return ref;
+}
+
+bool Call::Flag(std::string_view name) const {
+  auto v = request.Query(name);
+  return v && EqualsIgnoreCase(Trim(*v), "true");
+}
+
+Status Call::Authorize(Action action, ObjectType kind) const {
+  return objects.Authorize(caller, action, Ref(kind));
+}
+
+namespace {
 
 Response OkEmpty() { return Ok(OrderedJson::object()); }
 
 Response Dropped(bool dropped) { return Ok(OrderedJson{{"dropped", dropped}}); }
-
-bool QueryFlag(const Request& r, std::string_view name) {
-  auto v = r.Query(name);
-  return v && EqualsIgnoreCase(Trim(*v), "true");
-}
 
 OrderedJson Identifiers(const std::vector<std::string>& ns, const std::vector<std::string>& names) {
   OrderedJson arr = OrderedJson::array();
@@ -35,8 +62,8 @@ OrderedJson Identifiers(const std::vector<std::string>& ns, const std::vector<st
   return OrderedJson{{"identifiers", std::move(arr)}};
 }
 
-// The accepted API version from `Accept: application/vnd.gravitino.vN+json`; nullopt when the
-// client asks for one this server does not speak.
+// False when the client asks, in `Accept: application/vnd.gravitino.vN+json`, for an API version
+// this server does not speak.
 bool AcceptsV1(const Request& r) {
   auto accept = r.Header("Accept");
   if (!accept) return true;
@@ -48,20 +75,90 @@ bool AcceptsV1(const Request& r) {
   return accept->substr(start, end - start) == "1";
 }
 
-// Parses a JSON body, or answers with the error.
-struct Call {
-  const Request& request;
-  service::CallContext ctx;
-  Operation op;
+// The decoded segments of an /api path, relative to /api; nullopt on bad encoding.
+std::optional<std::vector<std::string>> PathSegments(std::string_view path) {
+  if (path.rfind("/api", 0) == 0) path.remove_prefix(4);
+  std::vector<std::string> seg;
+  for (const auto& raw : Split(path, '/')) {
+    if (raw.empty()) continue;
+    auto decoded = PercentDecode(raw);
+    if (!decoded) return std::nullopt;
+    seg.push_back(std::move(*decoded));
+  }
+  return seg;
+}
 
-  Response Fail(const Error& e) const { return ErrorResponse(e, op); }
+api::RouteMatch<Route> Match(std::string_view method, const std::vector<std::string>& seg) {
+  const auto& routes = Routes();
+  return api::FindRoute(std::span<const Route>(routes), method, seg);
+}
+
+// The path parameter that names an object of `kind`, and the kind and parameters of its parent,
+// for Gravitino's message template ("... operation [LOAD] under schema [c.s] ...").
+struct Subject {
+  std::string_view name_param;
+  EntityKind parent_kind;
+  std::vector<std::string_view> parent_params;
 };
+
+Subject SubjectOf(EntityKind kind) {
+  switch (kind) {
+    case EntityKind::kMetalake:
+      return {"metalake", EntityKind::kNone, {}};
+    case EntityKind::kCatalog:
+      return {"catalog", EntityKind::kMetalake, {"metalake"}};
+    case EntityKind::kSchema:
+      return {"schema", EntityKind::kCatalog, {"catalog"}};
+    case EntityKind::kTable:
+      return {"table", EntityKind::kSchema, {"catalog", "schema"}};
+    case EntityKind::kFileset:
+      return {"fileset", EntityKind::kSchema, {"catalog", "schema"}};
+    case EntityKind::kPartition:
+      return {"partition", EntityKind::kTable, {"catalog", "schema", "table"}};
+    case EntityKind::kUser:
+      return {"user", EntityKind::kMetalake, {"metalake"}};
+    case EntityKind::kGroup:
+      return {"group", EntityKind::kMetalake, {"metalake"}};
+    case EntityKind::kRole:
+      return {"role", EntityKind::kMetalake, {"metalake"}};
+    case EntityKind::kMetadataObject:
+      return {"fullName", EntityKind::kMetalake, {"metalake"}};
+    default:
+      return {"", EntityKind::kNone, {}};
+  }
+}
+
+// The error template of a call, from its route: the object the path names ("*" for a list, to be
+// named by the handler for a create), and its parent.
+Operation OperationOf(const Call& c) {
+  const Route& r = *c.route;
+  const Subject subject = SubjectOf(r.kind);
+  Operation op{r.kind, "", std::string(r.op), subject.parent_kind, ""};
+  op.name = c.Param(subject.name_param);
+  if (op.name.empty() && r.op == "LIST") op.name = "*";
+  std::vector<std::string> parent;
+  for (auto p : subject.parent_params) parent.push_back(c.Param(p));
+  op.parent = Join(parent, ".");
+  return op;
+}
+
+Response NoRoute(const Request& request) {
+  return PlainErrorResponse(
+      404, 1003, "NotFoundException",
+      fmt::format("No endpoint matches {} {}", request.method, DisplayPath(request.path)));
+}
+
+Response NotAllowed(const Request& request) {
+  return PlainErrorResponse(
+      405, 1006, "UnsupportedOperationException",
+      fmt::format("Method {} is not allowed on {}", request.method, DisplayPath(request.path)));
+}
 
 }  // namespace
 
-GravitinoApi::GravitinoApi(service::MetadataService& service, service::Authorizer& authorizer,
-                           ApiInfo info, std::function<bool()> ready)
-    : service_(service), authz_(authorizer), info_(std::move(info)), ready_(std::move(ready)) {}
+GravitinoApi::GravitinoApi(service::ObjectService& objects, ApiInfo info,
+                           std::function<bool()> ready)
+    : objects_(objects), info_(std::move(info)), ready_(std::move(ready)) {}
 
 Response GravitinoApi::Health(std::string_view which) const {
   const bool ready = ready_();
@@ -98,6 +195,8 @@ Response GravitinoApi::Handle(const Request& request,
   }
 }
 
+// Match the route; its authorize step (before the body is read); its handler; the one place an
+// Error becomes Gravitino's error envelope.
 Response GravitinoApi::Dispatch(const Request& request,
                                 const governance::Principal& principal) const {
   if (!AcceptsV1(request)) {
@@ -107,661 +206,601 @@ Response GravitinoApi::Dispatch(const Request& request,
     r.body = "Unsupported version";
     return r;
   }
-  // Decode path segments after /api.
-  std::vector<std::string> seg;
-  {
-    std::string_view rest = std::string_view(request.path).substr(4);  // after "/api"
-    for (const auto& raw : Split(rest, '/')) {
-      if (raw.empty()) continue;
-      auto decoded = PercentDecode(raw);
-      if (!decoded) {
-        return PlainErrorResponse(400, 1001, "IllegalArgumentException",
-                                  "Malformed percent-encoding in the request path");
-      }
-      seg.push_back(std::move(*decoded));
-    }
+  auto seg = PathSegments(request.path);
+  if (!seg) {
+    return PlainErrorResponse(400, 1001, "IllegalArgumentException",
+                              "Malformed percent-encoding in the request path");
   }
-  const std::string& method = request.method;
-  Call call{request, {principal.user, NowMillis(), "gravitino"}, {}};
-  using governance::ObjectType;
-  using service::Action;
-  auto not_allowed = [&] {
-    return PlainErrorResponse(405, 1006, "UnsupportedOperationException",
-                              fmt::format("Method {} is not allowed on {}", method, DisplayPath(request.path)));
-  };
-  auto parse_body = [&]() -> Result<Json> { return ParseBody(request.body); };
+  service::Authorizer& authz = objects_.authorizer();
+  // Users, groups, roles, permissions, owners and object roles exist only with authorization.
+  static const std::set<std::string, std::less<>> kAccessAreas = {
+      "users", "groups", "roles", "permissions", "owners", "objects"};
+  const bool credentials = seg->size() == 6 && (*seg)[2] == "objects" && (*seg)[5] == "credentials";
+  if (seg->size() >= 3 && (*seg)[0] == "metalakes" && kAccessAreas.count((*seg)[2]) > 0 &&
+      !credentials && !authz.enabled()) {
+    return PlainErrorResponse(
+        405, 1006, "UnsupportedOperationException",
+        "You should set 'cairn.authorization.enable' to true in the server configuration to enable "
+        "the authorization of the system, otherwise these interfaces can't work.");
+  }
+  auto found = Match(request.method, *seg);
+  if (found.route == nullptr) return found.path_known ? NotAllowed(request) : NoRoute(request);
+  Call c{request,
+         principal,
+         service::Caller{principal, {principal.user, NowMillis(), "gravitino"}},
+         objects_,
+         objects_.metadata(),
+         authz,
+         *this,
+         found.route,
+         std::move(found.params)};
+  c.op = OperationOf(c);
+  if (c.route->action) {
+    const ObjectType kind =
+        c.route->kind == EntityKind::kFileset ? ObjectType::kFileset : ObjectType::kTable;
+    if (auto s = c.Authorize(*c.route->action, kind); !s) return ErrorResponse(s.error(), c.op);
+  }
+  auto response = c.route->handler(c);
+  if (!response) return ErrorResponse(response.error(), c.op);
+  return std::move(*response);
+}
 
-  const size_t n = seg.size();
-  // ---- service endpoints ----
-  if (n == 1 && seg[0] == "version") {
-    if (method != "GET") return not_allowed();
-    return Ok(OrderedJson{{"version", OrderedJson{{"version", info_.version},
-                                                  {"compileDate", info_.compile_date},
-                                                  {"gitCommit", info_.git_commit}}}});
-  }
-  if (n >= 1 && seg[0] == "health" && n <= 2) {
-    if (method != "GET") return not_allowed();
-    return Health(n == 2 ? seg[1] : "");
-  }
-  if (n == 2 && seg[0] == "authn" && seg[1] == "me") {
-    if (method != "GET") return not_allowed();
-    return Ok(OrderedJson{{"principal", call.ctx.principal}});
-  }
-  if (n == 0 || seg[0] != "metalakes") {
-    return PlainErrorResponse(404, 1003, "NotFoundException",
-                              fmt::format("No endpoint matches {} {}", method, DisplayPath(request.path)));
-  }
+// The routes matched in order: the service's own, then objects by depth, filesets and access
+// control. Dispatch, the authorize step, the error templates and the audit names come from here.
+const std::vector<Route>& Routes() {
+  static const std::vector<Route> routes = [] {
+    std::vector<Route> all;
+    for (auto part : {ServiceRoutes(), ObjectRoutes(), FilesetRoutes(), AccessControlRoutes()}) {
+      for (auto& r : part) all.push_back(std::move(r));
+    }
+    return all;
+  }();
+  return routes;
+}
 
-  // ---- metalakes ----
-  if (n == 1) {
-    if (method == "GET") {
-      call.op = {EntityKind::kMetalake, "*", "LIST", EntityKind::kNone, ""};
-      auto list = service_.ListMetalakes();
-      if (!list) return call.Fail(list.error());
-      OrderedJson arr = OrderedJson::array();
-      for (const auto& m : *list) {
-        if (authz_.enabled()) {
-          auto target = authz_.Resolve(m.name);
-          if (!target && target.error().code == ErrorCode::kNotFound) continue;  // dropped since
-          if (!target) return call.Fail(target.error());
-          auto can_see = authz_.CanSeeMetalake(principal, target->metalake);
-          if (!can_see) return call.Fail(can_see.error());
-          if (!*can_see) continue;
-        }
-        arr.push_back(MetalakeToJson(m));
-      }
-      return Ok(OrderedJson{{"metalakes", std::move(arr)}});
-    }
-    if (method == "POST") {
-      call.op = {EntityKind::kMetalake, "", "CREATE", EntityKind::kNone, ""};
-      auto body = parse_body();
-      if (!body) return call.Fail(body.error());
-      model::Metalake m;
-      auto name = RequiredString(*body, "name");
-      if (!name) return call.Fail(name.error());
-      m.name = *name;
-      call.op.name = m.name;
-      auto comment = OptionalString(*body, "comment");
-      if (!comment) return call.Fail(comment.error());
-      m.comment = *comment;
-      auto props = PropertiesFromJson(*body, "properties");
-      if (!props) return call.Fail(props.error());
-      m.properties = *props;
-      if (authz_.enabled() && !authz_.access().IsServiceAdmin(principal.user)) {
-        return call.Fail(MakeError(ErrorCode::kPermissionDenied, EntityKind::kNone,
-                                   "User '{}' is not a service admin and cannot create metalakes",
-                                   principal.user));
-      }
-      auto created = service_.CreateMetalake(call.ctx, m);
-      if (!created) return call.Fail(created.error());
-      if (authz_.enabled()) {
-        // The creator owns the metalake and is its first user.
-        auto target = authz_.Resolve(m.name);
-        if (target) (void)authz_.access().AddUser(target->metalake, principal.user, created->audit);
-      }
-      return Ok(OrderedJson{{"metalake", MetalakeToJson(*created)}});
-    }
-    return not_allowed();
+std::optional<RouteDescription> DescribeRoute(std::string_view method, std::string_view path) {
+  auto seg = PathSegments(path);
+  if (!seg) return std::nullopt;
+  auto found = Match(method, *seg);
+  if (found.route == nullptr) return std::nullopt;
+  RouteDescription d;
+  d.operation = fmt::format("{} /api{}", method, found.route->path.text());
+  d.creates = found.route->op == "CREATE" || found.route->op == "ADD";
+  // The object is named by its path; an owner's or role's object by its full name alone.
+  const auto names = found.route->path.Parameters();
+  for (size_t i = 0; i < names.size() && i < found.params.size(); ++i) {
+    if (names[i] != "type") d.names.push_back(std::move(found.params[i]));
   }
-  const std::string& ml = seg[1];
-  // Publishes a change of an object inside a catalog of this metalake (schema: no `name`).
-  auto changed = [&](service::ChangeType type, ObjectType kind, const std::string& catalog,
-                     std::vector<std::string> schema, const std::string& name = "",
-                     const std::string& new_name = "") {
-    service_.events().Publish(
-        service::MakeChange(call.ctx, type, kind, ml, catalog, std::move(schema), name, new_name));
-  };
-  // The table capability of an opened catalog; a provider without tables (a fileset catalog)
-  // answers 405, as Gravitino does.
-  auto tables_of = [&](const Result<std::shared_ptr<connector::Connector>>& conn,
-                       const std::string& catalog) -> Result<connector::TableCatalog*> {
-    if (!conn) return conn.error();
-    connector::TableCatalog* tables = (*conn)->Find<connector::TableCatalog>();
-    if (tables == nullptr) {
-      return Unsupported("Catalog {} does not support table operations", catalog);
-    }
-    return tables;
-  };
-  auto schemas_of = [&](const Result<std::shared_ptr<connector::Connector>>& conn,
-                        const std::string& catalog) -> Result<connector::SchemaCatalog*> {
-    if (!conn) return conn.error();
-    connector::SchemaCatalog* schemas = (*conn)->Find<connector::SchemaCatalog>();
-    if (schemas == nullptr) {
-      return Unsupported("Catalog {} does not support schema operations", catalog);
-    }
-    return schemas;
-  };
-  auto guard = [&](Action action, const std::string& catalog = "",
-                   std::vector<std::string> schema = {}, const std::string& object = "",
-                   ObjectType type = ObjectType::kTable) -> std::optional<Response> {
-    auto s = authz_.Authorize(principal, action, ml, catalog, schema, object, type);
-    if (!s) return call.Fail(s.error());
-    return std::nullopt;
-  };
-  auto filter = [&](Action action, std::vector<std::string> names, const std::string& catalog = "",
-                    std::vector<std::string> schema = {}) -> Result<std::vector<std::string>> {
-    return authz_.Visible(principal, action, ml, catalog, schema, std::move(names));
-  };
-  static const std::set<std::string> kAccessAreas = {"users",       "groups", "roles",
-                                                     "permissions", "owners", "objects"};
-  if (n == 6 && seg[2] == "objects" && seg[5] == "credentials") {
-    return Credentials(request, principal, ml, seg[3], seg[4], call.ctx.now_ms);
-  }
-  if (n >= 3 && kAccessAreas.count(seg[2]) > 0) return HandleAccessControl(request, principal, seg);
-  if (n == 2) {
-    call.op = {EntityKind::kMetalake, ml, "", EntityKind::kNone, ""};
-    if (method == "GET") {
-      call.op.op = "LOAD";
-      if (auto d = guard(Action::kUseMetalake)) return *d;
-      auto m = service_.LoadMetalake(ml);
-      if (!m) return call.Fail(m.error());
-      return Ok(OrderedJson{{"metalake", MetalakeToJson(*m)}});
-    }
-    if (method == "PUT") {
-      call.op.op = "ALTER";
-      if (auto d = guard(Action::kManageMetalake)) return *d;
-      auto body = parse_body();
-      if (!body) return call.Fail(body.error());
-      auto changes = EntityUpdatesFromJson(*body, EntityKind::kMetalake);
-      if (!changes) return call.Fail(changes.error());
-      auto m = service_.AlterMetalake(call.ctx, ml, *changes);
-      if (!m) return call.Fail(m.error());
-      return Ok(OrderedJson{{"metalake", MetalakeToJson(*m)}});
-    }
-    if (method == "PATCH") {
-      auto body = parse_body();
-      if (!body) return call.Fail(body.error());
-      auto in_use = body->find("inUse");
-      if (in_use == body->end() || !in_use->is_boolean()) {
-        return call.Fail(InvalidArgument("Field 'inUse' is required and must be a boolean"));
-      }
-      call.op.op = in_use->get<bool>() ? "ENABLE" : "DISABLE";
-      if (auto d = guard(Action::kManageMetalake)) return *d;
-      auto s = service_.SetMetalakeInUse(call.ctx, ml, in_use->get<bool>());
-      if (!s) return call.Fail(s.error());
-      return OkEmpty();
-    }
-    if (method == "DELETE") {
-      call.op.op = "DROP";
-      if (authz_.enabled() && service_.LoadMetalake(ml)) {
-        if (auto d = guard(Action::kManageMetalake)) return *d;
-      }
-      auto dropped = service_.DropMetalake(call.ctx, ml, QueryFlag(request, "force"));
-      if (!dropped) return call.Fail(dropped.error());
-      return Dropped(*dropped);
-    }
-    return not_allowed();
-  }
-  if (seg[2] != "catalogs") {
-    return PlainErrorResponse(404, 1003, "NotFoundException",
-                              fmt::format("No endpoint matches {} {}", method, DisplayPath(request.path)));
-  }
+  return d;
+}
 
-  // ---- catalogs ----
-  auto catalog_from_body = [&](const Json& body) -> Result<model::Catalog> {
-    model::Catalog c;
-    c.metalake = ml;
-    CAIRN_ASSIGN_OR_RETURN(c.name, RequiredString(body, "name"));
-    CAIRN_ASSIGN_OR_RETURN(std::string type, RequiredString(body, "type"));
-    auto parsed = model::ParseCatalogType(type);
-    if (!parsed) {
-      return InvalidArgument(
-          "Field 'type' has an unknown catalog type '{}'; expected one of relational, fileset, "
-          "messaging, model",
-          type);
-    }
-    c.type = *parsed;
-    CAIRN_ASSIGN_OR_RETURN(auto provider, OptionalString(body, "provider"));
-    if (!provider || Trim(*provider).empty()) {
-      if (c.type == model::CatalogType::kFileset) {
-        provider = "fileset";
-      } else if (c.type == model::CatalogType::kModel) {
-        provider = "model";
-      } else {
-        return InvalidArgument("Field 'provider' is required for catalogs of type '{}'", type);
-      }
-    }
-    c.provider = *provider == "hadoop" ? "fileset" : *provider;
-    CAIRN_ASSIGN_OR_RETURN(c.comment, OptionalString(body, "comment"));
-    CAIRN_ASSIGN_OR_RETURN(c.properties, PropertiesFromJson(body, "properties"));
-    return c;
+namespace {
+Result<Response> Credentials(Call& c);
+}  // namespace
+
+// ---- Service endpoints ----------------------------------------------------------------------------
+
+namespace {
+
+Result<Response> GetVersion(Call& c) {
+  const ApiInfo& info = c.api.info();
+  return Reply(OrderedJson{{"version", OrderedJson{{"version", info.version},
+                                                   {"compileDate", info.compile_date},
+                                                   {"gitCommit", info.git_commit}}}});
+}
+
+// `/health`, `/health/live` or `/health/ready`.
+Result<Response> GetHealth(Call& c) {
+  const std::string_view path = c.route->path.text();
+  const size_t slash = path.rfind('/');
+  const std::string_view last = path.substr(slash + 1);
+  return c.api.Health(last == "health" ? "" : last);
+}
+
+Result<Response> GetMe(Call& c) { return Reply(OrderedJson{{"principal", c.caller.ctx.principal}}); }
+
+}  // namespace
+
+std::vector<Route> ServiceRoutes() {
+  using K = EntityKind;
+  return {
+      {"GET", api::PathPattern("/version"), K::kNone, "", std::nullopt, GetVersion},
+      {"GET", api::PathPattern("/health"), K::kNone, "", std::nullopt, GetHealth},
+      {"GET", api::PathPattern("/health/live"), K::kNone, "", std::nullopt, GetHealth},
+      {"GET", api::PathPattern("/health/ready"), K::kNone, "", std::nullopt, GetHealth},
+      {"GET", api::PathPattern("/authn/me"), K::kNone, "", std::nullopt, GetMe},
   };
-  if (n == 3) {
-    call.op = {EntityKind::kCatalog, "*", "", EntityKind::kMetalake, ml};
-    if (method == "GET") {
-      call.op.op = "LIST";
-      if (auto d = guard(Action::kUseMetalake)) return *d;
-      auto list = service_.ListCatalogs(ml);
-      if (!list) return call.Fail(list.error());
-      std::vector<std::string> names;
-      for (const auto& c : *list) names.push_back(c.name);
-      auto kept = filter(Action::kLoadCatalog, std::move(names));
-      if (!kept) return call.Fail(kept.error());
-      names = std::move(*kept);
-      const std::set<std::string> visible(names.begin(), names.end());
-      if (QueryFlag(request, "details")) {
-        OrderedJson arr = OrderedJson::array();
-        for (const auto& c : *list) {
-          if (visible.count(c.name) > 0) arr.push_back(CatalogToJson(c));
-        }
-        return Ok(OrderedJson{{"catalogs", std::move(arr)}});
-      }
-      return Ok(Identifiers({ml}, names));
-    }
-    if (method == "POST") {
-      call.op.op = "CREATE";
-      if (auto d = guard(Action::kCreateCatalog)) return *d;  // before the body is parsed
-      auto body = parse_body();
-      if (!body) return call.Fail(body.error());
-      auto c = catalog_from_body(*body);
-      if (!c) return call.Fail(c.error());
-      call.op.name = c->name;
-      if (auto d = guard(Action::kCreateCatalog)) return *d;
-      auto created = service_.CreateCatalog(call.ctx, *c);
-      if (!created) return call.Fail(created.error());
-      return Ok(OrderedJson{{"catalog", CatalogToJson(*created)}});
-    }
-    return not_allowed();
-  }
-  if (n == 4 && seg[3] == "testConnection" && method == "POST") {
-    call.op = {EntityKind::kCatalog, "", "CREATE", EntityKind::kMetalake, ml};
-    if (auto d = guard(Action::kCreateCatalog)) return *d;  // before the body is parsed
-    auto body = parse_body();
-    if (!body) return call.Fail(body.error());
-    auto c = catalog_from_body(*body);
-    if (!c) return call.Fail(c.error());
-    call.op.name = c->name;
-    if (auto d = guard(Action::kCreateCatalog)) return *d;
-    auto s = service_.TestConnection(*c);
-    if (!s) return call.Fail(s.error());
-    return OkEmpty();
-  }
-  const std::string& cat = seg[3];
-  if (n == 4) {
-    call.op = {EntityKind::kCatalog, cat, "", EntityKind::kMetalake, ml};
-    if (method == "GET") {
-      call.op.op = "LOAD";
-      if (auto d = guard(Action::kLoadCatalog, cat)) return *d;
-      auto c = service_.LoadCatalog(ml, cat);
-      if (!c) return call.Fail(c.error());
-      return Ok(OrderedJson{{"catalog", CatalogToJson(*c)}});
-    }
-    if (method == "PUT") {
-      call.op.op = "ALTER";
-      if (auto d = guard(Action::kManageCatalog, cat)) return *d;
-      auto body = parse_body();
-      if (!body) return call.Fail(body.error());
-      auto changes = EntityUpdatesFromJson(*body, EntityKind::kCatalog);
-      if (!changes) return call.Fail(changes.error());
-      auto c = service_.AlterCatalog(call.ctx, ml, cat, *changes);
-      if (!c) return call.Fail(c.error());
-      return Ok(OrderedJson{{"catalog", CatalogToJson(*c)}});
-    }
-    if (method == "PATCH") {
-      auto body = parse_body();
-      if (!body) return call.Fail(body.error());
-      auto in_use = body->find("inUse");
-      if (in_use == body->end() || !in_use->is_boolean()) {
-        return call.Fail(InvalidArgument("Field 'inUse' is required and must be a boolean"));
-      }
-      call.op.op = in_use->get<bool>() ? "ENABLE" : "DISABLE";
-      if (auto d = guard(Action::kManageCatalog, cat)) return *d;
-      auto s = service_.SetCatalogInUse(call.ctx, ml, cat, in_use->get<bool>());
-      if (!s) return call.Fail(s.error());
-      return OkEmpty();
-    }
-    if (method == "DELETE") {
-      call.op.op = "DROP";
-      if (auto d = guard(Action::kManageCatalog, cat)) return *d;
-      auto dropped = service_.DropCatalog(call.ctx, ml, cat, QueryFlag(request, "force"));
-      if (!dropped) return call.Fail(dropped.error());
-      return Dropped(*dropped);
-    }
-    return not_allowed();
-  }
-  if (n == 5 && seg[4] == "testConnection") {
-    if (method != "POST") return not_allowed();
-    call.op = {EntityKind::kCatalog, cat, "LOAD", EntityKind::kMetalake, ml};
-    if (auto d = guard(Action::kLoadCatalog, cat)) return *d;
-    auto s = service_.TestExistingConnection(ml, cat);
-    if (!s) return call.Fail(s.error());
-    return OkEmpty();
-  }
-  if (seg[4] != "schemas") {
-    return PlainErrorResponse(404, 1003, "NotFoundException",
-                              fmt::format("No endpoint matches {} {}", method, DisplayPath(request.path)));
-  }
+}
 
-  // ---- schemas ----
-  const std::string catalog_full = cat;
-  if (n == 5) {
-    call.op = {EntityKind::kSchema, "*", "", EntityKind::kCatalog, catalog_full};
-    if (method != "GET" && method != "POST") return not_allowed();
-    auto conn = service_.OpenCatalog(ml, cat);
-    if (method == "GET") {
-      call.op.op = "LIST";
-      if (auto d = guard(Action::kLoadCatalog, cat)) return *d;
-      auto schemas = schemas_of(conn, cat);
-      if (!schemas) return call.Fail(schemas.error());
-      auto names = (*schemas)->ListSchemas();
-      if (!names) return call.Fail(names.error());
-      auto kept = filter(Action::kLoadSchema, std::move(*names), cat);
-      if (!kept) return call.Fail(kept.error());
-      return Ok(Identifiers({ml, cat}, std::move(*kept)));
-    }
-    call.op.op = "CREATE";
-    // Whoever may create a schema may use the catalog: decided before the body is parsed.
-    if (auto d = guard(Action::kLoadCatalog, cat)) return *d;
-    auto body = parse_body();
-    if (!body) return call.Fail(body.error());
-    model::Schema s;
-    auto name = RequiredString(*body, "name");
-    if (!name) return call.Fail(name.error());
-    s.name = *name;
-    call.op.name = s.name;
-    auto comment = OptionalString(*body, "comment");
-    if (!comment) return call.Fail(comment.error());
-    s.comment = *comment;
-    auto props = PropertiesFromJson(*body, "properties");
-    if (!props) return call.Fail(props.error());
-    s.properties = *props;
-    auto valid = model::ValidateObjectName(EntityKind::kSchema, s.name);
-    if (!valid) return call.Fail(valid.error());
-    if (auto d = guard(Action::kCreateSchema, cat, {s.name})) return *d;
-    auto schemas = schemas_of(conn, cat);
-    if (!schemas) return call.Fail(schemas.error());
-    auto created = (*schemas)->CreateSchema(call.ctx, s);
-    if (!created) return call.Fail(created.error());
-    changed(service::ChangeType::kCreated, ObjectType::kSchema, cat, {created->name});
-    return Ok(OrderedJson{{"schema", SchemaToJson(*created)}});
-  }
-  const std::string& sch = seg[5];
-  if (n == 6) {
-    call.op = {EntityKind::kSchema, sch, "", EntityKind::kCatalog, catalog_full};
-    if (method != "GET" && method != "PUT" && method != "DELETE") return not_allowed();
-    auto conn = service_.OpenCatalog(ml, cat);
-    if (method == "GET") {
-      call.op.op = "LOAD";
-      if (auto d = guard(Action::kLoadSchema, cat, {sch})) return *d;
-      auto schemas = schemas_of(conn, cat);
-      if (!schemas) return call.Fail(schemas.error());
-      auto s = (*schemas)->LoadSchema(sch);
-      if (!s) return call.Fail(s.error());
-      return Ok(OrderedJson{{"schema", SchemaToJson(*s)}});
-    }
-    if (method == "PUT") {
-      call.op.op = "ALTER";
-      if (auto d = guard(Action::kManageSchema, cat, {sch})) return *d;
-      auto body = parse_body();
-      if (!body) return call.Fail(body.error());
-      auto changes = EntityUpdatesFromJson(*body, EntityKind::kSchema);
-      if (!changes) return call.Fail(changes.error());
-      auto schemas = schemas_of(conn, cat);
-      if (!schemas) return call.Fail(schemas.error());
-      auto s = (*schemas)->AlterSchema(call.ctx, sch, *changes);
-      if (!s) return call.Fail(s.error());
-      changed(service::ChangeType::kAltered, ObjectType::kSchema, cat, {sch}, "", s->name);
-      return Ok(OrderedJson{{"schema", SchemaToJson(*s)}});
-    }
-    call.op.op = "DROP";
-    if (auto d = guard(Action::kManageSchema, cat, {sch})) return *d;
-    auto schemas = schemas_of(conn, cat);
-    if (!schemas) return call.Fail(schemas.error());
-    auto dropped = (*schemas)->DropSchema(call.ctx, sch, QueryFlag(request, "cascade"));
-    if (!dropped) return call.Fail(dropped.error());
-    if (*dropped) changed(service::ChangeType::kDropped, ObjectType::kSchema, cat, {sch});
-    return Dropped(*dropped);
-  }
-  if (seg[6] == "filesets") return HandleFilesets(request, principal, seg);
-  if (seg[6] != "tables") {
-    return PlainErrorResponse(404, 1003, "NotFoundException",
-                              fmt::format("No endpoint matches {} {}", method, DisplayPath(request.path)));
-  }
+// ---- Metalakes ------------------------------------------------------------------------------------
 
-  // ---- tables ----
-  const std::string schema_full = cat + "." + sch;
-  if (n == 7) {
-    call.op = {EntityKind::kTable, "*", "", EntityKind::kSchema, schema_full};
-    if (method != "GET" && method != "POST") return not_allowed();
-    auto conn = service_.OpenCatalog(ml, cat);
-    if (method == "GET") {
-      call.op.op = "LIST";
-      if (auto d = guard(Action::kLoadSchema, cat, {sch})) return *d;
-      auto tables = tables_of(conn, cat);
-      if (!tables) return call.Fail(tables.error());
-      auto names = (*tables)->ListTables(sch);
-      if (!names) return call.Fail(names.error());
-      auto kept = filter(Action::kLoadTable, std::move(*names), cat, {sch});
-      if (!kept) return call.Fail(kept.error());
-      return Ok(Identifiers({ml, cat, sch}, std::move(*kept)));
-    }
-    call.op.op = "CREATE";
-    if (auto d = guard(Action::kCreateTable, cat, {sch})) return *d;  // before the body is parsed
-    auto body = parse_body();
-    if (!body) return call.Fail(body.error());
-    auto table = TableFromJson(*body);
-    if (!table) {
-      if (auto nm = OptionalString(*body, "name"); nm && *nm) call.op.name = **nm;
-      return call.Fail(table.error());
-    }
-    call.op.name = table->name;
-    auto valid = model::ValidateObjectName(EntityKind::kTable, table->name);
-    if (!valid) return call.Fail(valid.error());
-    if (auto d = guard(Action::kCreateTable, cat, {sch}, table->name)) return *d;
-    auto tables = tables_of(conn, cat);
-    if (!tables) return call.Fail(tables.error());
-    auto created = (*tables)->CreateTable(call.ctx, sch, *table);
-    if (!created) return call.Fail(created.error());
-    changed(service::ChangeType::kCreated, ObjectType::kTable, cat, {sch}, created->name);
-    return Ok(OrderedJson{{"table", TableToJson(*created)}});
-  }
-  const std::string& tbl = seg[7];
-  if (n == 8) {
-    call.op = {EntityKind::kTable, tbl, "", EntityKind::kSchema, schema_full};
-    if (method != "GET" && method != "PUT" && method != "DELETE") return not_allowed();
-    auto conn = service_.OpenCatalog(ml, cat);
-    if (method == "GET") {
-      call.op.op = "LOAD";
-      {
-        auto privileges = request.Query("privileges").value_or("");
-        const bool modify = ToUpper(privileges).find("MODIFY_TABLE") != std::string::npos;
-        if (auto d = guard(modify ? Action::kModifyTable : Action::kLoadTable, cat, {sch}, tbl))
-          return *d;
-      }
-      auto tables = tables_of(conn, cat);
-      if (!tables) return call.Fail(tables.error());
-      auto t = (*tables)->LoadTable(sch, tbl);
-      if (!t) return call.Fail(t.error());
-      return Ok(OrderedJson{{"table", TableToJson(*t)}});
-    }
-    if (method == "PUT") {
-      call.op.op = "ALTER";
-      if (auto d = guard(Action::kModifyTable, cat, {sch}, tbl)) return *d;
-      auto body = parse_body();
-      if (!body) return call.Fail(body.error());
-      auto changes = TableUpdatesFromJson(*body);
-      if (!changes) return call.Fail(changes.error());
-      for (const auto& c : *changes) {
-        if (c.kind == model::TableChange::Kind::kRename) {
-          auto v = model::ValidateObjectName(EntityKind::kTable, c.new_name);
-          if (!v) return call.Fail(v.error());
-        }
-      }
-      auto tables = tables_of(conn, cat);
-      if (!tables) return call.Fail(tables.error());
-      auto t = (*tables)->AlterTable(call.ctx, sch, tbl, *changes);
-      if (!t) return call.Fail(t.error());
-      changed(service::ChangeType::kAltered, ObjectType::kTable, cat, {sch}, tbl, t->name);
-      return Ok(OrderedJson{{"table", TableToJson(*t)}});
-    }
-    call.op.op = "DROP";
-    if (auto d = guard(Action::kDropTable, cat, {sch}, tbl)) return *d;
-    auto tables = tables_of(conn, cat);
-    if (!tables) return call.Fail(tables.error());
-    auto dropped = (*tables)->DropTable(call.ctx, sch, tbl, QueryFlag(request, "purge"));
-    if (!dropped) return call.Fail(dropped.error());
-    if (*dropped) changed(service::ChangeType::kDropped, ObjectType::kTable, cat, {sch}, tbl);
-    return Dropped(*dropped);
-  }
+namespace {
 
-  // ---- partitions ----
-  // No provider served here has partition objects (Iceberg partitions are transforms, JDBC
-  // sources have none): the table is resolved and authorized as for any partition call, then the
-  // call gets Gravitino's "unsupported operation" answer for the table.
-  if (seg[8] == "partitions" && (n == 9 || n == 10)) {
-    const bool one = n == 10;
-    call.op = {EntityKind::kPartition, one ? seg[9] : "*", "", EntityKind::kTable,
-               schema_full + "." + tbl};
-    if (one && method != "GET" && method != "DELETE") return not_allowed();
-    if (!one && method != "GET" && method != "POST") return not_allowed();
-    call.op.op = method == "GET" ? (one ? "LOAD" : "LIST") : (one ? "DROP" : "CREATE");
-    const Action action = method == "GET" ? Action::kLoadTable : Action::kModifyTable;
-    if (auto d = guard(action, cat, {sch}, tbl)) return *d;
-    auto tables = tables_of(service_.OpenCatalog(ml, cat), cat);
-    if (!tables) return call.Fail(tables.error());
-    auto t = (*tables)->LoadTable(sch, tbl);
-    if (!t) return call.Fail(t.error());
-    return call.Fail(Unsupported("Table {} does not support partition operations",
-                                 schema_full + "." + tbl));
+Result<Response> ListMetalakes(Call& c) {
+  CAIRN_ASSIGN_OR_RETURN(auto list, c.service.ListMetalakes());
+  OrderedJson arr = OrderedJson::array();
+  for (const auto& m : list) {
+    if (c.authz.enabled()) {
+      auto target = c.authz.Resolve(m.name);
+      if (!target && target.error().code == ErrorCode::kNotFound) continue;  // dropped since
+      if (!target) return std::move(target).error();
+      CAIRN_ASSIGN_OR_RETURN(bool can_see, c.authz.CanSeeMetalake(c.principal, target->metalake));
+      if (!can_see) continue;
+    }
+    arr.push_back(MetalakeToJson(m));
   }
-  return PlainErrorResponse(404, 1003, "NotFoundException",
-                            fmt::format("No endpoint matches {} {}", method, DisplayPath(request.path)));
+  return Reply(OrderedJson{{"metalakes", std::move(arr)}});
+}
+
+Result<Response> CreateMetalake(Call& c) {
+  CAIRN_ASSIGN_OR_RETURN(Json body, c.Body());
+  model::Metalake m;
+  CAIRN_ASSIGN_OR_RETURN(m.name, RequiredString(body, "name"));
+  c.op.name = m.name;
+  CAIRN_ASSIGN_OR_RETURN(m.comment, OptionalString(body, "comment"));
+  CAIRN_ASSIGN_OR_RETURN(m.properties, PropertiesFromJson(body, "properties"));
+  if (c.authz.enabled() && !c.authz.access().IsServiceAdmin(c.principal.user)) {
+    return MakeError(ErrorCode::kPermissionDenied, EntityKind::kNone,
+                     "User '{}' is not a service admin and cannot create metalakes",
+                     c.principal.user);
+  }
+  CAIRN_ASSIGN_OR_RETURN(model::Metalake created, c.service.CreateMetalake(c.caller.ctx, m));
+  if (c.authz.enabled()) {
+    // The creator owns the metalake and is its first user.
+    auto target = c.authz.Resolve(m.name);
+    if (target) (void)c.authz.access().AddUser(target->metalake, c.principal.user, created.audit);
+  }
+  return Reply(OrderedJson{{"metalake", MetalakeToJson(created)}});
+}
+
+Result<Response> LoadMetalake(Call& c) {
+  CAIRN_ASSIGN_OR_RETURN(model::Metalake m, c.service.LoadMetalake(c.Param("metalake")));
+  return Reply(OrderedJson{{"metalake", MetalakeToJson(m)}});
+}
+
+Result<Response> AlterMetalake(Call& c) {
+  CAIRN_ASSIGN_OR_RETURN(Json body, c.Body());
+  CAIRN_ASSIGN_OR_RETURN(auto changes, EntityUpdatesFromJson(body, EntityKind::kMetalake));
+  CAIRN_ASSIGN_OR_RETURN(model::Metalake m,
+                         c.service.AlterMetalake(c.caller.ctx, c.Param("metalake"), changes));
+  return Reply(OrderedJson{{"metalake", MetalakeToJson(m)}});
+}
+
+// PATCH {"inUse": bool} of a metalake or catalog: the operation is ENABLE or DISABLE.
+Result<bool> InUseOf(Call& c, const Json& body) {
+  auto in_use = body.find("inUse");
+  if (in_use == body.end() || !in_use->is_boolean()) {
+    return InvalidArgument("Field 'inUse' is required and must be a boolean");
+  }
+  c.op.op = in_use->get<bool>() ? "ENABLE" : "DISABLE";
+  return in_use->get<bool>();
+}
+
+Result<Response> SetMetalakeInUse(Call& c) {
+  CAIRN_ASSIGN_OR_RETURN(Json body, c.Body());
+  CAIRN_ASSIGN_OR_RETURN(bool in_use, InUseOf(c, body));
+  CAIRN_RETURN_IF_ERROR(c.Authorize(Action::kManageMetalake));
+  CAIRN_RETURN_IF_ERROR(c.service.SetMetalakeInUse(c.caller.ctx, c.Param("metalake"), in_use));
+  return OkEmpty();
+}
+
+Result<Response> DropMetalake(Call& c) {
+  const std::string& ml = c.Param("metalake");
+  // Dropping a metalake that is not there is no denial: the answer is `dropped: false`.
+  if (c.authz.enabled() && c.service.LoadMetalake(ml)) {
+    CAIRN_RETURN_IF_ERROR(c.Authorize(Action::kManageMetalake));
+  }
+  CAIRN_ASSIGN_OR_RETURN(bool dropped, c.service.DropMetalake(c.caller.ctx, ml, c.Flag("force")));
+  return Dropped(dropped);
+}
+
+// ---- Catalogs -------------------------------------------------------------------------------------
+
+Result<model::Catalog> CatalogFromBody(const std::string& metalake, const Json& body) {
+  model::Catalog c;
+  c.metalake = metalake;
+  CAIRN_ASSIGN_OR_RETURN(c.name, RequiredString(body, "name"));
+  CAIRN_ASSIGN_OR_RETURN(std::string type, RequiredString(body, "type"));
+  auto parsed = model::ParseCatalogType(type);
+  if (!parsed) {
+    return InvalidArgument(
+        "Field 'type' has an unknown catalog type '{}'; expected one of relational, fileset, "
+        "messaging, model",
+        type);
+  }
+  c.type = *parsed;
+  CAIRN_ASSIGN_OR_RETURN(auto provider, OptionalString(body, "provider"));
+  if (!provider || Trim(*provider).empty()) {
+    if (c.type == model::CatalogType::kFileset) {
+      provider = "fileset";
+    } else if (c.type == model::CatalogType::kModel) {
+      provider = "model";
+    } else {
+      return InvalidArgument("Field 'provider' is required for catalogs of type '{}'", type);
+    }
+  }
+  c.provider = *provider == "hadoop" ? "fileset" : *provider;
+  CAIRN_ASSIGN_OR_RETURN(c.comment, OptionalString(body, "comment"));
+  CAIRN_ASSIGN_OR_RETURN(c.properties, PropertiesFromJson(body, "properties"));
+  return c;
+}
+
+// The catalog a create or test-connection body describes (the route has decided that the caller
+// may create catalogs).
+Result<model::Catalog> NewCatalog(Call& c) {
+  CAIRN_ASSIGN_OR_RETURN(Json body, c.Body());
+  CAIRN_ASSIGN_OR_RETURN(model::Catalog catalog, CatalogFromBody(c.Param("metalake"), body));
+  c.op.name = catalog.name;
+  return catalog;
+}
+
+Result<Response> ListCatalogs(Call& c) {
+  const std::string& ml = c.Param("metalake");
+  CAIRN_ASSIGN_OR_RETURN(auto list, c.service.ListCatalogs(ml));
+  std::vector<std::string> names;
+  for (const auto& catalog : list) names.push_back(catalog.name);
+  CAIRN_ASSIGN_OR_RETURN(names, c.objects.Visible(c.caller, Action::kLoadCatalog, c.Ref(),
+                                                  std::move(names), ObjectType::kCatalog));
+  if (c.Flag("details")) {
+    const std::set<std::string> visible(names.begin(), names.end());
+    OrderedJson arr = OrderedJson::array();
+    for (const auto& catalog : list) {
+      if (visible.count(catalog.name) > 0) arr.push_back(CatalogToJson(catalog));
+    }
+    return Reply(OrderedJson{{"catalogs", std::move(arr)}});
+  }
+  return Reply(Identifiers({ml}, names));
+}
+
+Result<Response> CreateCatalog(Call& c) {
+  CAIRN_ASSIGN_OR_RETURN(model::Catalog catalog, NewCatalog(c));
+  CAIRN_ASSIGN_OR_RETURN(model::Catalog created, c.service.CreateCatalog(c.caller.ctx, catalog));
+  return Reply(OrderedJson{{"catalog", CatalogToJson(created)}});
+}
+
+Result<Response> TestNewConnection(Call& c) {
+  CAIRN_ASSIGN_OR_RETURN(model::Catalog catalog, NewCatalog(c));
+  CAIRN_RETURN_IF_ERROR(c.service.TestConnection(catalog));
+  return OkEmpty();
+}
+
+Result<Response> LoadCatalog(Call& c) {
+  CAIRN_ASSIGN_OR_RETURN(model::Catalog catalog,
+                         c.service.LoadCatalog(c.Param("metalake"), c.Param("catalog")));
+  return Reply(OrderedJson{{"catalog", CatalogToJson(catalog)}});
+}
+
+Result<Response> AlterCatalog(Call& c) {
+  CAIRN_ASSIGN_OR_RETURN(Json body, c.Body());
+  CAIRN_ASSIGN_OR_RETURN(auto changes, EntityUpdatesFromJson(body, EntityKind::kCatalog));
+  CAIRN_ASSIGN_OR_RETURN(
+      model::Catalog catalog,
+      c.service.AlterCatalog(c.caller.ctx, c.Param("metalake"), c.Param("catalog"), changes));
+  return Reply(OrderedJson{{"catalog", CatalogToJson(catalog)}});
+}
+
+Result<Response> SetCatalogInUse(Call& c) {
+  CAIRN_ASSIGN_OR_RETURN(Json body, c.Body());
+  CAIRN_ASSIGN_OR_RETURN(bool in_use, InUseOf(c, body));
+  CAIRN_RETURN_IF_ERROR(c.Authorize(Action::kManageCatalog));
+  CAIRN_RETURN_IF_ERROR(c.service.SetCatalogInUse(c.caller.ctx, c.Param("metalake"),
+                                                  c.Param("catalog"), in_use));
+  return OkEmpty();
+}
+
+Result<Response> DropCatalog(Call& c) {
+  CAIRN_ASSIGN_OR_RETURN(bool dropped,
+                         c.service.DropCatalog(c.caller.ctx, c.Param("metalake"),
+                                               c.Param("catalog"), c.Flag("force")));
+  return Dropped(dropped);
+}
+
+Result<Response> TestExistingConnection(Call& c) {
+  CAIRN_RETURN_IF_ERROR(
+      c.service.TestExistingConnection(c.Param("metalake"), c.Param("catalog")));
+  return OkEmpty();
+}
+
+// ---- Schemas --------------------------------------------------------------------------------------
+
+Result<Response> ListSchemas(Call& c) {
+  CAIRN_ASSIGN_OR_RETURN(auto names, c.objects.ListSchemas(c.caller, c.Ref(ObjectType::kCatalog)));
+  return Reply(Identifiers({c.Param("metalake"), c.Param("catalog")}, names));
+}
+
+Result<Response> CreateSchema(Call& c) {
+  CAIRN_ASSIGN_OR_RETURN(Json body, c.Body());
+  model::Schema s;
+  CAIRN_ASSIGN_OR_RETURN(s.name, RequiredString(body, "name"));
+  c.op.name = s.name;
+  CAIRN_ASSIGN_OR_RETURN(s.comment, OptionalString(body, "comment"));
+  CAIRN_ASSIGN_OR_RETURN(s.properties, PropertiesFromJson(body, "properties"));
+  CAIRN_ASSIGN_OR_RETURN(model::Schema created,
+                         c.objects.CreateSchema(c.caller, c.Ref(ObjectType::kCatalog), s));
+  return Reply(OrderedJson{{"schema", SchemaToJson(created)}});
+}
+
+Result<Response> LoadSchema(Call& c) {
+  CAIRN_ASSIGN_OR_RETURN(model::Schema s,
+                         c.objects.LoadSchema(c.caller, c.Ref(ObjectType::kSchema)));
+  return Reply(OrderedJson{{"schema", SchemaToJson(s)}});
+}
+
+Result<Response> AlterSchema(Call& c) {
+  CAIRN_ASSIGN_OR_RETURN(Json body, c.Body());
+  CAIRN_ASSIGN_OR_RETURN(auto changes, EntityUpdatesFromJson(body, EntityKind::kSchema));
+  CAIRN_ASSIGN_OR_RETURN(model::Schema s,
+                         c.objects.AlterSchema(c.caller, c.Ref(ObjectType::kSchema), changes));
+  return Reply(OrderedJson{{"schema", SchemaToJson(s)}});
+}
+
+Result<Response> DropSchema(Call& c) {
+  CAIRN_ASSIGN_OR_RETURN(
+      bool dropped, c.objects.DropSchema(c.caller, c.Ref(ObjectType::kSchema), c.Flag("cascade")));
+  return Dropped(dropped);
+}
+
+// ---- Tables ---------------------------------------------------------------------------------------
+
+Result<Response> ListTables(Call& c) {
+  CAIRN_ASSIGN_OR_RETURN(auto names, c.objects.ListTables(c.caller, c.Ref(ObjectType::kSchema)));
+  return Reply(Identifiers({c.Param("metalake"), c.Param("catalog"), c.Param("schema")}, names));
+}
+
+Result<Response> CreateTable(Call& c) {
+  CAIRN_ASSIGN_OR_RETURN(Json body, c.Body());
+  auto table = TableFromJson(body);
+  if (!table) {
+    if (auto name = OptionalString(body, "name"); name && *name) c.op.name = **name;
+    return std::move(table).error();
+  }
+  c.op.name = table->name;
+  CAIRN_ASSIGN_OR_RETURN(model::Table created,
+                         c.objects.CreateTable(c.caller, c.Ref(ObjectType::kSchema), *table));
+  return Reply(OrderedJson{{"table", TableToJson(created)}});
+}
+
+Result<Response> LoadTable(Call& c) {
+  // `?privileges=MODIFY_TABLE`: the caller loads the table to write it.
+  const std::string privileges = ToUpper(c.request.Query("privileges").value_or(""));
+  const Action action = privileges.find("MODIFY_TABLE") != std::string::npos ? Action::kModifyTable
+                                                                              : Action::kLoadTable;
+  CAIRN_ASSIGN_OR_RETURN(model::Table t, c.objects.LoadTable(c.caller, c.Ref(), action));
+  return Reply(OrderedJson{{"table", TableToJson(t)}});
+}
+
+Result<Response> AlterTable(Call& c) {
+  CAIRN_ASSIGN_OR_RETURN(Json body, c.Body());
+  CAIRN_ASSIGN_OR_RETURN(auto changes, TableUpdatesFromJson(body));
+  CAIRN_ASSIGN_OR_RETURN(model::Table t, c.objects.AlterTable(c.caller, c.Ref(), changes));
+  return Reply(OrderedJson{{"table", TableToJson(t)}});
+}
+
+Result<Response> DropTable(Call& c) {
+  CAIRN_ASSIGN_OR_RETURN(bool dropped, c.objects.DropTable(c.caller, c.Ref(), c.Flag("purge")));
+  return Dropped(dropped);
+}
+
+// No provider served here has partition objects (Iceberg partitions are transforms, JDBC sources
+// have none): the table is resolved and authorized as for any partition call, then the call gets
+// Gravitino's "unsupported operation" answer for the table.
+Result<Response> Partitions(Call& c) {
+  const bool read = c.request.method == "GET";
+  CAIRN_RETURN_IF_ERROR(
+      c.objects.LoadTable(c.caller, c.Ref(), read ? Action::kLoadTable : Action::kModifyTable));
+  return Unsupported("Table {} does not support partition operations", c.op.parent);
+}
+
+}  // namespace
+
+std::vector<Route> ObjectRoutes() {
+  using K = EntityKind;
+  using A = Action;
+  constexpr std::nullopt_t kService = std::nullopt;  // the object service decides
+  return {
+      {"GET", api::PathPattern("/metalakes"), K::kMetalake, "LIST", std::nullopt, ListMetalakes},
+      {"POST", api::PathPattern("/metalakes"), K::kMetalake, "CREATE", std::nullopt,
+       CreateMetalake},
+      {"GET", api::PathPattern("/metalakes/{metalake}"), K::kMetalake, "LOAD", A::kUseMetalake,
+       LoadMetalake},
+      {"PUT", api::PathPattern("/metalakes/{metalake}"), K::kMetalake, "ALTER",
+       A::kManageMetalake, AlterMetalake},
+      {"PATCH", api::PathPattern("/metalakes/{metalake}"), K::kMetalake, "", std::nullopt,
+       SetMetalakeInUse},
+      {"DELETE", api::PathPattern("/metalakes/{metalake}"), K::kMetalake, "DROP", std::nullopt,
+       DropMetalake},
+
+      {"GET", api::PathPattern("/metalakes/{metalake}/catalogs"), K::kCatalog, "LIST",
+       A::kUseMetalake, ListCatalogs},
+      {"POST", api::PathPattern("/metalakes/{metalake}/catalogs"), K::kCatalog, "CREATE",
+       A::kCreateCatalog, CreateCatalog},
+      {"POST", api::PathPattern("/metalakes/{metalake}/catalogs/testConnection"), K::kCatalog,
+       "CREATE", A::kCreateCatalog, TestNewConnection},
+      {"GET", api::PathPattern("/metalakes/{metalake}/catalogs/{catalog}"), K::kCatalog, "LOAD",
+       A::kLoadCatalog, LoadCatalog},
+      {"PUT", api::PathPattern("/metalakes/{metalake}/catalogs/{catalog}"), K::kCatalog, "ALTER",
+       A::kManageCatalog, AlterCatalog},
+      {"PATCH", api::PathPattern("/metalakes/{metalake}/catalogs/{catalog}"), K::kCatalog, "",
+       std::nullopt, SetCatalogInUse},
+      {"DELETE", api::PathPattern("/metalakes/{metalake}/catalogs/{catalog}"), K::kCatalog,
+       "DROP", A::kManageCatalog, DropCatalog},
+      {"POST", api::PathPattern("/metalakes/{metalake}/catalogs/{catalog}/testConnection"),
+       K::kCatalog, "LOAD", A::kLoadCatalog, TestExistingConnection},
+
+      {"GET", api::PathPattern("/metalakes/{metalake}/catalogs/{catalog}/schemas"), K::kSchema,
+       "LIST", kService, ListSchemas},
+      // Whoever may create a schema may use the catalog: decided before the body is parsed.
+      {"POST", api::PathPattern("/metalakes/{metalake}/catalogs/{catalog}/schemas"), K::kSchema,
+       "CREATE", A::kLoadCatalog, CreateSchema},
+      {"GET", api::PathPattern("/metalakes/{metalake}/catalogs/{catalog}/schemas/{schema}"),
+       K::kSchema, "LOAD", kService, LoadSchema},
+      {"PUT", api::PathPattern("/metalakes/{metalake}/catalogs/{catalog}/schemas/{schema}"),
+       K::kSchema, "ALTER", A::kManageSchema, AlterSchema},
+      {"DELETE", api::PathPattern("/metalakes/{metalake}/catalogs/{catalog}/schemas/{schema}"),
+       K::kSchema, "DROP", kService, DropSchema},
+
+      {"GET", api::PathPattern("/metalakes/{metalake}/catalogs/{catalog}/schemas/{schema}/tables"),
+       K::kTable, "LIST", kService, ListTables},
+      {"POST",
+       api::PathPattern("/metalakes/{metalake}/catalogs/{catalog}/schemas/{schema}/tables"),
+       K::kTable, "CREATE", A::kCreateTable, CreateTable},
+      {"GET",
+       api::PathPattern(
+           "/metalakes/{metalake}/catalogs/{catalog}/schemas/{schema}/tables/{table}"),
+       K::kTable, "LOAD", kService, LoadTable},
+      {"PUT",
+       api::PathPattern(
+           "/metalakes/{metalake}/catalogs/{catalog}/schemas/{schema}/tables/{table}"),
+       K::kTable, "ALTER", A::kModifyTable, AlterTable},
+      {"DELETE",
+       api::PathPattern(
+           "/metalakes/{metalake}/catalogs/{catalog}/schemas/{schema}/tables/{table}"),
+       K::kTable, "DROP", kService, DropTable},
+
+      {"GET",
+       api::PathPattern("/metalakes/{metalake}/catalogs/{catalog}/schemas/{schema}/tables/"
+                        "{table}/partitions"),
+       K::kPartition, "LIST", kService, Partitions},
+      {"POST",
+       api::PathPattern("/metalakes/{metalake}/catalogs/{catalog}/schemas/{schema}/tables/"
+                        "{table}/partitions"),
+       K::kPartition, "CREATE", kService, Partitions},
+      {"GET",
+       api::PathPattern("/metalakes/{metalake}/catalogs/{catalog}/schemas/{schema}/tables/"
+                        "{table}/partitions/{partition}"),
+       K::kPartition, "LOAD", kService, Partitions},
+      {"DELETE",
+       api::PathPattern("/metalakes/{metalake}/catalogs/{catalog}/schemas/{schema}/tables/"
+                        "{table}/partitions/{partition}"),
+       K::kPartition, "DROP", kService, Partitions},
+
+      {"GET", api::PathPattern("/metalakes/{metalake}/objects/{type}/{fullName}/credentials"),
+       K::kMetadataObject, "", std::nullopt, Credentials},
+  };
+}
+
+// ---- Credentials ----------------------------------------------------------------------------------
+
+namespace {
+
+// The storage locations a vend for `type` `full_name` covers, once the caller may read the
+// object; `write` when it may also write it; `connector` is the object's catalog.
+struct VendTarget {
+  std::vector<std::string> locations;
+  bool write = false;
+  std::shared_ptr<connector::Connector> connector;
+};
+
+Result<VendTarget> CatalogVendTarget(Call& c, const std::vector<std::string>& parts) {
+  const ObjectRef ref{c.Param("metalake"), parts[0], {}, "", ObjectType::kCatalog};
+  VendTarget t;
+  CAIRN_ASSIGN_OR_RETURN(t.connector, c.objects.OpenCatalog(c.caller, Action::kLoadCatalog, ref));
+  t.write = c.objects.Authorize(c.caller, Action::kManageCatalog, ref).has_value();
+  CAIRN_ASSIGN_OR_RETURN(model::Catalog catalog, c.service.LoadCatalog(ref.metalake, parts[0]));
+  for (const char* key : {"location", "warehouse"}) {
+    if (auto it = catalog.properties.find(key); it != catalog.properties.end()) {
+      t.locations.push_back(it->second);
+      break;
+    }
+  }
+  return t;
+}
+
+Result<VendTarget> TableVendTarget(Call& c, const std::vector<std::string>& parts) {
+  const ObjectRef ref{c.Param("metalake"), parts[0], {parts[1]}, parts[2], ObjectType::kTable};
+  VendTarget t;
+  CAIRN_ASSIGN_OR_RETURN(t.connector, c.objects.OpenCatalog(c.caller, Action::kLoadTable, ref));
+  t.write = c.objects.Authorize(c.caller, Action::kModifyTable, ref).has_value();
+  if (auto* iceberg = t.connector->Find<connector::IcebergCatalog>()) {
+    CAIRN_ASSIGN_OR_RETURN(auto table, iceberg->LoadTable({parts[1]}, parts[2]));
+    t.locations = cairn::iceberg::StorageLocations(*table.metadata_text);
+    return t;
+  }
+  auto* tables = t.connector->Find<connector::TableCatalog>();
+  if (tables == nullptr) return Unsupported("Catalog {} does not support table operations", parts[0]);
+  CAIRN_RETURN_IF_ERROR(tables->LoadTable(parts[1], parts[2]));
+  return t;
+}
+
+Result<VendTarget> FilesetVendTarget(Call& c, const std::vector<std::string>& parts) {
+  const ObjectRef ref{c.Param("metalake"), parts[0], {parts[1]}, parts[2], ObjectType::kFileset};
+  VendTarget t;
+  CAIRN_ASSIGN_OR_RETURN(t.connector, c.objects.OpenCatalog(c.caller, Action::kLoadFileset, ref));
+  t.write = c.objects.Authorize(c.caller, Action::kWriteFileset, ref).has_value();
+  auto* filesets = t.connector->Find<connector::FilesetCatalog>();
+  if (filesets == nullptr) return InvalidArgument("Catalog '{}' is not a fileset catalog", parts[0]);
+  CAIRN_ASSIGN_OR_RETURN(model::Fileset fileset, filesets->LoadFileset(parts[1], parts[2]));
+  // `Current-Location-Name` picks one location; without it every location is covered.
+  if (auto name = c.request.Header("Current-Location-Name"); name && !name->empty()) {
+    auto it = fileset.storage_locations.find(*name);
+    if (it == fileset.storage_locations.end()) {
+      return NotFound(EntityKind::kLocationName,
+                      "Location name '{}' does not exist in fileset '{}'", *name,
+                      c.Param("fullName"));
+    }
+    t.locations.push_back(it->second);
+  } else {
+    for (const auto& entry : fileset.storage_locations) t.locations.push_back(entry.second);
+  }
+  return t;
 }
 
 // GET /metalakes/{m}/objects/{type}/{fullName}/credentials: storage keys scoped to the object's
 // location, read-write when the caller may write the object, read-only otherwise.
-Response GravitinoApi::Credentials(const Request& request, const governance::Principal& principal,
-                                   const std::string& ml, const std::string& type_text,
-                                   const std::string& full_name, int64_t now_ms) const {
-  struct {
-    Operation op;
-    Response Fail(const Error& e) const { return ErrorResponse(e, op); }
-  } call;
-  call.op = {EntityKind::kMetadataObject, full_name, "", EntityKind::kNone, "GET_CREDENTIALS"};
-  if (request.method != "GET") {
-    return PlainErrorResponse(
-        405, 1001, "IllegalArgumentException",
-        fmt::format("Method {} is not allowed on {}", request.method, DisplayPath(request.path)));
-  }
+Result<Response> Credentials(Call& c) {
+  const std::string& type_text = c.Param("type");
+  const std::string& full_name = c.Param("fullName");
   const std::string type = ToLower(type_text);
   const std::vector<std::string> parts = Split(full_name, '.');
-  auto check = [&](service::Action action, const std::vector<std::string>& schema,
-                   const std::string& object,
-                   governance::ObjectType object_type = governance::ObjectType::kTable) -> Status {
-    if (!authz_.enabled()) return cairn::Ok();
-    CAIRN_ASSIGN_OR_RETURN(auto target, authz_.Resolve(ml, parts[0], schema, object, object_type));
-    return authz_.Check(principal, action, target);
-  };
-  std::vector<std::string> locations;
-  bool write = false;
-  std::shared_ptr<connector::Connector> connector;
+  Result<VendTarget> target = InvalidArgument(
+      "Credentials are served for metadata objects of type catalog, table and fileset, not '{}'",
+      type_text);
   if (type == "catalog") {
     if (parts.size() != 1) {
-      return call.Fail(
-          InvalidArgument("Invalid metadata object full name '{}' for type catalog", full_name));
+      return InvalidArgument("Invalid metadata object full name '{}' for type catalog", full_name);
     }
-    if (auto s = check(service::Action::kLoadCatalog, {}, ""); !s) return call.Fail(s.error());
-    write = check(service::Action::kManageCatalog, {}, "").has_value();
-    auto catalog = service_.LoadCatalog(ml, parts[0]);
-    if (!catalog) return call.Fail(catalog.error());
-    for (const char* key : {"location", "warehouse"}) {
-      if (auto it = catalog->properties.find(key); it != catalog->properties.end()) {
-        locations.push_back(it->second);
-        break;
-      }
-    }
-    auto opened = service_.OpenCatalog(ml, parts[0]);
-    if (!opened) return call.Fail(opened.error());
-    connector = *opened;
+    target = CatalogVendTarget(c, parts);
   } else if (type == "table") {
     if (parts.size() != 3) {
-      return call.Fail(InvalidArgument(
+      return InvalidArgument(
           "Invalid metadata object full name '{}' for type table: expected catalog.schema.table",
-          full_name));
+          full_name);
     }
-    if (auto s = check(service::Action::kLoadTable, {parts[1]}, parts[2]); !s)
-      return call.Fail(s.error());
-    write = check(service::Action::kModifyTable, {parts[1]}, parts[2]).has_value();
-    auto opened = service_.OpenCatalog(ml, parts[0]);
-    if (!opened) return call.Fail(opened.error());
-    connector = *opened;
-    connector::IcebergCatalog* iceberg = connector->Find<connector::IcebergCatalog>();
-    if (iceberg != nullptr) {
-      auto table = iceberg->LoadTable({parts[1]}, parts[2]);
-      if (!table) return call.Fail(table.error());
-      locations = cairn::iceberg::StorageLocations(*table->metadata_text);
-    } else {
-      connector::TableCatalog* tables = connector->Find<connector::TableCatalog>();
-      if (tables == nullptr) {
-        return call.Fail(Unsupported("Catalog {} does not support table operations", parts[0]));
-      }
-      auto table = tables->LoadTable(parts[1], parts[2]);
-      if (!table) return call.Fail(table.error());
-    }
+    target = TableVendTarget(c, parts);
   } else if (type == "fileset") {
     if (parts.size() != 3) {
-      return call.Fail(
-          InvalidArgument("Invalid metadata object full name '{}' for type fileset: expected "
-                          "catalog.schema.fileset",
-                          full_name));
+      return InvalidArgument(
+          "Invalid metadata object full name '{}' for type fileset: expected "
+          "catalog.schema.fileset",
+          full_name);
     }
-    if (auto s = check(service::Action::kLoadFileset, {parts[1]}, parts[2],
-                       governance::ObjectType::kFileset);
-        !s) {
-      return call.Fail(s.error());
-    }
-    write = check(service::Action::kWriteFileset, {parts[1]}, parts[2],
-                  governance::ObjectType::kFileset)
-                .has_value();
-    auto opened = service_.OpenCatalog(ml, parts[0]);
-    if (!opened) return call.Fail(opened.error());
-    connector = *opened;
-    connector::FilesetCatalog* filesets = connector->Find<connector::FilesetCatalog>();
-    if (filesets == nullptr) {
-      return call.Fail(InvalidArgument("Catalog '{}' is not a fileset catalog", parts[0]));
-    }
-    auto fileset = filesets->LoadFileset(parts[1], parts[2]);
-    if (!fileset) return call.Fail(fileset.error());
-    // `Current-Location-Name` picks one location; without it every location is covered.
-    if (auto name = request.Header("Current-Location-Name"); name && !name->empty()) {
-      auto it = fileset->storage_locations.find(*name);
-      if (it == fileset->storage_locations.end()) {
-        return call.Fail(NotFound(EntityKind::kLocationName,
-                                  "Location name '{}' does not exist in fileset '{}'", *name,
-                                  full_name));
-      }
-      locations.push_back(it->second);
-    } else {
-      for (const auto& entry : fileset->storage_locations) locations.push_back(entry.second);
-    }
-  } else {
-    return call.Fail(InvalidArgument(
-        "Credentials are served for metadata objects of type catalog, table and fileset, not "
-        "'{}'",
-        type_text));
+    target = FilesetVendTarget(c, parts);
   }
+  if (!target) return std::move(target).error();
   OrderedJson list = OrderedJson::array();
-  storage::CredentialVendor* vendor =
-      connector ? connector->Find<storage::CredentialVendor>() : nullptr;
-  std::erase_if(locations, [](const std::string& l) { return l.rfind("s3", 0) != 0; });
+  auto* vendor = target->connector->Find<storage::CredentialVendor>();
+  std::erase_if(target->locations, [](const std::string& l) { return l.rfind("s3", 0) != 0; });
   Response r;
-  if (vendor != nullptr && vendor->enabled() && !locations.empty()) {
-    auto creds = vendor->Vend(
-        locations, write ? storage::AccessLevel::kReadWrite : storage::AccessLevel::kRead, now_ms);
-    if (!creds) return call.Fail(creds.error());
-    for (const auto& c : *creds) {
+  if (vendor != nullptr && vendor->enabled() && !target->locations.empty()) {
+    const auto level = target->write ? storage::AccessLevel::kReadWrite : storage::AccessLevel::kRead;
+    CAIRN_ASSIGN_OR_RETURN(auto creds,
+                           vendor->Vend(target->locations, level, c.caller.ctx.now_ms));
+    for (const auto& cred : creds) {
       OrderedJson info = OrderedJson::object();
-      for (const auto& [k, v] : c.info) info[k] = v;
-      list.push_back({{"credentialType", c.type},
-                      {"expireTimeInMs", c.expire_time_ms},
+      for (const auto& [k, v] : cred.info) info[k] = v;
+      list.push_back({{"credentialType", cred.type},
+                      {"expireTimeInMs", cred.expire_time_ms},
                       {"credentialInfo", info}});
     }
     r.audit_note = fmt::format("vended {} {} credentials for {}", Join(vendor->providers(), ","),
-                               write ? "read-write" : "read-only", Join(locations, ","));
+                               target->write ? "read-write" : "read-only",
+                               Join(target->locations, ","));
   }
   OrderedJson body{{"code", 0}, {"credentials", list}};
   r.body = body.dump();
   return r;
 }
+
+}  // namespace
 
 }  // namespace cairn::api::gravitino

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <functional>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "message/message.h"
-#include "service/authorizer.h"
-#include "service/metadata_service.h"
+#include "service/object_service.h"
 
 namespace cairn::api::gravitino {
 
@@ -15,12 +18,24 @@ struct ApiInfo {
   std::string git_commit;
 };
 
-/// The Gravitino-compatible REST API under `/api`: routing, request parsing, response
-/// envelopes and error mapping. Holds no state of its own; safe from many threads.
+/// What the route table says about a request under /api: its operation as
+/// `<METHOD> /api<pattern>` (e.g. `GET /api/metalakes/{metalake}/catalogs/{catalog}`) and the
+/// values of the pattern's parameters, for the audit record.
+struct RouteDescription {
+  std::string operation;
+  std::vector<std::string> names;
+  bool creates = false;  // the body names the object it creates
+};
+
+/// The route `method path` (a full path starting with /api) takes, or nullopt when none.
+std::optional<RouteDescription> DescribeRoute(std::string_view method, std::string_view path);
+
+/// The Gravitino-compatible REST API under `/api`: one route table (api/gravitino/routes.h),
+/// request parsing, response envelopes and error mapping; every call on an object inside a
+/// catalog goes through the object service. Holds no state of its own; safe from many threads.
 class GravitinoApi {
  public:
-  GravitinoApi(service::MetadataService& service, service::Authorizer& authorizer, ApiInfo info,
-               std::function<bool()> ready);
+  GravitinoApi(service::ObjectService& objects, ApiInfo info, std::function<bool()> ready);
 
   /// Handles a request whose path starts with `/api`, for an authenticated principal.
   /// Never throws for any request body: a wrongly typed field is a 400 (code 1001) naming it,
@@ -31,28 +46,15 @@ class GravitinoApi {
   /// `/health`, `/health/live`, `/health/ready` (also served outside `/api`).
   http::Response Health(std::string_view which) const;
 
+  const ApiInfo& info() const { return info_; }
+
  private:
   /// Handle without the safety net: routing, authorization and the call.
   http::Response Dispatch(const http::Request& request,
                           const governance::Principal& principal) const;
 
-  /// Users, groups, roles, permissions, owners and object roles (405 when authorization is off).
-  http::Response HandleAccessControl(const http::Request& request,
-                                     const governance::Principal& principal,
-                                     const std::vector<std::string>& seg) const;
 
-  /// Storage credentials for a catalog, table or fileset (`objects/{type}/{name}/credentials`).
-  http::Response Credentials(const http::Request& request, const governance::Principal& principal,
-                             const std::string& metalake, const std::string& type,
-                             const std::string& full_name, int64_t now_ms) const;
-
-  /// `.../schemas/{s}/filesets[/{f}[/files|/location]]` of fileset catalogs.
-  http::Response HandleFilesets(const http::Request& request,
-                                const governance::Principal& principal,
-                                const std::vector<std::string>& seg) const;
-
-  service::MetadataService& service_;
-  service::Authorizer& authz_;
+  service::ObjectService& objects_;
   ApiInfo info_;
   std::function<bool()> ready_;
 };

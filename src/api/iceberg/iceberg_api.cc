@@ -387,6 +387,7 @@ const std::vector<Route>& Routes();
 struct Call {
   const Request& request;
   const governance::Principal& principal;
+  service::ObjectService& objects;
   service::Authorizer& authz;
   service::MetadataService& service;
   const IcebergApiOptions& options;
@@ -418,7 +419,7 @@ struct Call {
 
   Result<IcebergCatalog*> Open(const std::string& warehouse) {
     CAIRN_ASSIGN_OR_RETURN(auto names, Warehouse(warehouse));
-    CAIRN_ASSIGN_OR_RETURN(holder, service.OpenCatalog(names.first, names.second));
+    CAIRN_ASSIGN_OR_RETURN(holder, objects.Resolve(service::ObjectRef{names.first, names.second}));
     proxy = holder->Find<connector::IcebergProxy>();
     if (proxy != nullptr) return nullptr;
     IcebergCatalog* c = holder->Find<IcebergCatalog>();
@@ -426,6 +427,16 @@ struct Call {
       return InvalidArgument("Catalog '{}' is not a lakehouse-iceberg catalog", warehouse);
     }
     return c;
+  }
+
+  service::Caller Caller() const { return service::Caller{principal, ctx}; }
+
+  // The object `object` of `type` in `target_ns` of the catalog `warehouse` names.
+  Result<service::ObjectRef> Ref(const std::string& warehouse, const Namespace& target_ns = {},
+                                 const std::string& object = "",
+                                 ObjectType type = ObjectType::kTable) const {
+    CAIRN_ASSIGN_OR_RETURN(auto names, Warehouse(warehouse));
+    return service::ObjectRef{names.first, names.second, target_ns, object, type};
   }
 
   // The authorize stage: one decision, before any store write. nullopt when allowed.
@@ -439,11 +450,9 @@ struct Call {
                                       const std::string& object = "",
                                       ObjectType type = ObjectType::kTable) const {
     if (!authz.enabled()) return std::nullopt;
-    auto names = Warehouse(warehouse);
-    if (!names) return Fail(names.error());
-    auto s = authz.Authorize(principal, action, names->first, names->second, target_ns, object,
-                             type);
-    if (!s) return Fail(s.error());
+    auto ref = Ref(warehouse, target_ns, object, type);
+    if (!ref) return Fail(ref.error());
+    if (auto s = objects.Authorize(Caller(), action, *ref); !s) return Fail(s.error());
     return std::nullopt;
   }
 
@@ -453,10 +462,9 @@ struct Call {
                                            const std::vector<store::EntityRecord>* rows =
                                                nullptr) const {
     if (!authz.enabled()) return names;
-    CAIRN_ASSIGN_OR_RETURN(auto wh, Warehouse(prefix));
+    CAIRN_ASSIGN_OR_RETURN(auto ref, Ref(prefix, parent));
     const ObjectType type = action == Action::kLoadView ? ObjectType::kView : ObjectType::kTable;
-    return authz.Visible(principal, action, wh.first, wh.second, parent, std::move(names), type,
-                         rows);
+    return objects.Visible(Caller(), action, ref, std::move(names), type, rows);
   }
 
   // Vended keys for a table the caller may load, when the client asked for them: read-write
@@ -477,15 +485,13 @@ struct Call {
   void Changed(service::ChangeType type, ObjectType kind, const Namespace& target_ns,
                const std::string& object = "", std::string detail = "",
                std::optional<std::pair<Namespace, std::string>> renamed_to = std::nullopt) const {
-    auto names = Warehouse(prefix);
-    if (!names) return;
-    auto change =
-        service::MakeChange(ctx, type, kind, names->first, names->second, target_ns, object);
+    auto ref = Ref(prefix, target_ns, object, kind);
+    if (!ref) return;
     if (renamed_to) {
-      change.renamed_to = service::ObjectChange::NewName{renamed_to->first, renamed_to->second};
+      objects.PublishRename(Caller(), *ref, renamed_to->first, renamed_to->second);
+    } else {
+      objects.Publish(Caller(), type, *ref, "", std::move(detail));
     }
-    change.detail = std::move(detail);
-    service.events().Publish(change);
   }
   bool creating = false;  // a commit to a table that does not exist yet (a create transaction)
 };
@@ -966,6 +972,8 @@ std::optional<RouteDescription> DescribeRoute(std::string_view method, std::stri
   if (found.route == nullptr) return std::nullopt;
   RouteDescription d;
   d.operation = fmt::format("{} /iceberg{}", method, found.route->path.text());
+  const Action a = found.route->action;
+  d.creates = a == Action::kCreateSchema || a == Action::kCreateTable || a == Action::kCreateView;
   const auto names = found.route->path.Parameters();
   for (size_t i = 0; i < names.size() && i < found.params.size(); ++i) {
     std::string value = found.params[i];
@@ -983,9 +991,11 @@ std::vector<std::string> AdvertisedEndpoints() {
   return out;
 }
 
-IcebergApi::IcebergApi(service::MetadataService& service, service::Authorizer& authorizer,
-                       IcebergApiOptions options)
-    : service_(service), authz_(authorizer), options_(std::move(options)) {}
+IcebergApi::IcebergApi(service::ObjectService& objects, IcebergApiOptions options)
+    : objects_(objects),
+      service_(objects.metadata()),
+      authz_(objects.authorizer()),
+      options_(std::move(options)) {}
 
 Response IcebergApi::Handle(const Request& request, const governance::Principal& principal) const {
   try {
@@ -1022,7 +1032,8 @@ Response IcebergApi::Dispatch(const Request& request,
                               fmt::format("Method {} is not allowed on {}", method, request.path));
   };
   auto found = Match(method, *seg);
-  Call c{request, principal, authz_, service_, options_, {principal.user, NowMillis(), "iceberg"}};
+  Call c{request, principal, objects_, authz_, service_, options_,
+         {principal.user, NowMillis(), "iceberg"}};
   c.route = found.route;
   c.params = std::move(found.params);
   c.federated_config = [&](const std::string& prefix, connector::IcebergProxy& proxy) {

@@ -8,8 +8,7 @@
 #include <vector>
 
 #include "message/message.h"
-#include "service/authorizer.h"
-#include "service/metadata_service.h"
+#include "service/object_service.h"
 
 namespace cairn::connector {
 class ExternalRows;
@@ -24,6 +23,7 @@ namespace cairn::api::iceberg {
 struct RouteDescription {
   std::string operation;
   std::vector<std::string> names;
+  bool creates = false;  // the body names the object it creates
 };
 
 /// The route `method path` (a full path starting with /iceberg) takes, or nullopt when none.
@@ -41,8 +41,7 @@ struct IcebergApiOptions {
 /// catalogs of every metalake. The prefix of a catalog is `<metalake>.<catalog>`.
 class IcebergApi {
  public:
-  IcebergApi(service::MetadataService& service, service::Authorizer& authorizer,
-             IcebergApiOptions options);
+  IcebergApi(service::ObjectService& objects, IcebergApiOptions options);
 
   /// Handles a request whose path starts with `/iceberg`, for an authenticated principal.
   /// Never throws for any request body: a wrongly typed field is a 400 naming it, and a JSON type
@@ -66,6 +65,7 @@ class IcebergApi {
   http::Response FederatedConfig(const http::Request& request, const std::string& prefix,
                                  connector::IcebergProxy& proxy) const;
 
+  service::ObjectService& objects_;  // resolve, authorize, publish: the path every interface takes
   service::MetadataService& service_;
   service::Authorizer& authz_;
   IcebergApiOptions options_;

@@ -83,10 +83,11 @@ class ObjectChangesTest : public ::testing::Test {
     service_ = std::make_unique<MetadataService>(*store_, *registry_);
     access_ = std::make_unique<governance::AccessControl>(*store_, governance::AccessConfig{});
     authz_ = std::make_unique<Authorizer>(*store_, *access_);
+    objects_ = std::make_unique<ObjectService>(*service_, *authz_);
     gravitino_ = std::make_unique<api::gravitino::GravitinoApi>(
-        *service_, *authz_, api::gravitino::ApiInfo{}, [] { return true; });
-    iceberg_ = std::make_unique<api::iceberg::IcebergApi>(*service_, *authz_,
-                                                          api::iceberg::IcebergApiOptions{});
+        *objects_, api::gravitino::ApiInfo{}, [] { return true; });
+    iceberg_ =
+        std::make_unique<api::iceberg::IcebergApi>(*objects_, api::iceberg::IcebergApiOptions{});
     subscription_ = service_->events().Subscribe([this](const ObjectChange& c) {
       std::lock_guard lock(mu_);
       seen_.push_back(c);
@@ -131,6 +132,7 @@ class ObjectChangesTest : public ::testing::Test {
   std::unique_ptr<MetadataService> service_;
   std::unique_ptr<governance::AccessControl> access_;
   std::unique_ptr<Authorizer> authz_;
+  std::unique_ptr<ObjectService> objects_;
   std::unique_ptr<api::gravitino::GravitinoApi> gravitino_;
   std::unique_ptr<api::iceberg::IcebergApi> iceberg_;
   EventStream::Subscription subscription_;

@@ -42,10 +42,10 @@ class RequestFieldsTest : public ::testing::Test {
     service_ = std::make_unique<service::MetadataService>(*store_, *registry_);
     access_ = std::make_unique<governance::AccessControl>(*store_, governance::AccessConfig{});
     authz_ = std::make_unique<service::Authorizer>(*store_, *access_);
-    gravitino_ = std::make_unique<gravitino::GravitinoApi>(
-        *service_, *authz_, gravitino::ApiInfo{}, [] { return true; });
-    iceberg_ =
-        std::make_unique<iceberg::IcebergApi>(*service_, *authz_, iceberg::IcebergApiOptions{});
+    objects_ = std::make_unique<service::ObjectService>(*service_, *authz_);
+    gravitino_ = std::make_unique<gravitino::GravitinoApi>(*objects_, gravitino::ApiInfo{},
+                                                           [] { return true; });
+    iceberg_ = std::make_unique<iceberg::IcebergApi>(*objects_, iceberg::IcebergApiOptions{});
 
     ASSERT_EQ(Api("POST", "/api/metalakes", R"({"name":"m","properties":{}})").status, 200);
     const Json catalog = {{"name", "c"},
@@ -115,6 +115,7 @@ class RequestFieldsTest : public ::testing::Test {
   std::unique_ptr<service::MetadataService> service_;
   std::unique_ptr<governance::AccessControl> access_;
   std::unique_ptr<service::Authorizer> authz_;
+  std::unique_ptr<service::ObjectService> objects_;
   std::unique_ptr<gravitino::GravitinoApi> gravitino_;
   std::unique_ptr<iceberg::IcebergApi> iceberg_;
 };

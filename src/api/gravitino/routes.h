@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: Apache-2.0
+// The Gravitino API's route table: one row per (method, path pattern) the API serves. Dispatch,
+// the authorize step before a handler reads the body, the error template of Gravitino's messages
+// and the audit operation name are all derived from it. Internal to api/gravitino.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "api/gravitino/errors.h"
+#include "api/gravitino/gravitino_api.h"
+#include "api/routes.h"
+#include "api/gravitino/serde.h"
+#include "service/object_service.h"
+
+namespace cairn::api::gravitino {
+
+using governance::ObjectType;
+
+struct Call;
+/// A route's handler: the response body, or the error that one place (Dispatch) renders in
+/// Gravitino's envelope with the call's Operation.
+using Handler = Result<http::Response> (*)(Call&);
+
+struct Route {
+  std::string_view method;  // "*": any method
+  api::PathPattern path;    // relative to /api
+  EntityKind kind;          // what the path addresses: the subject of the error template
+  std::string_view op;      // LIST CREATE LOAD ALTER DROP ... ("": messages go out untemplated)
+  /// Checked on the object the path names before the handler runs, so that a caller without
+  /// rights is denied before its body is read. nullopt: the handler's call into the object
+  /// service (or the access-control model) makes the decision.
+  std::optional<service::Action> action;
+  Handler handler;
+};
+
+/// One request on its way through a route.
+struct Call {
+  const http::Request& request;
+  const governance::Principal& principal;
+  service::Caller caller;
+  service::ObjectService& objects;
+  service::MetadataService& service;
+  service::Authorizer& authz;
+  const GravitinoApi& api;
+  const Route* route = nullptr;
+  std::vector<std::string> params{};
+  Operation op{};
+
+  /// The value of the path parameter `name` (empty when the pattern has none).
+  const std::string& Param(std::string_view name) const;
+  /// The object the path names: its metalake, catalog, schema and table, fileset or partition's
+  /// table, as far as the pattern goes.
+  service::ObjectRef Ref(ObjectType kind = ObjectType::kTable) const;
+  /// The request body as a JSON value (400 naming the problem otherwise).
+  Result<Json> Body() const { return ParseBody(request.body); }
+  /// A query flag given as `true` (any case).
+  bool Flag(std::string_view name) const;
+  /// The authorize step on the object the path names.
+  Status Authorize(service::Action action, ObjectType kind = ObjectType::kTable) const;
+};
+
+/// `{"code":0, ...body}` as a result.
+inline Result<http::Response> Reply(nlohmann::ordered_json body) { return Ok(std::move(body)); }
+
+// The rows, by area, in the order they are matched.
+std::vector<Route> ServiceRoutes();        // version, health, authn
+std::vector<Route> ObjectRoutes();         // metalakes, catalogs, schemas, tables, partitions,
+                                           // credentials
+std::vector<Route> FilesetRoutes();        // filesets, their files and locations
+std::vector<Route> AccessControlRoutes();  // users, groups, roles, permissions, owners
+
+/// Every route of the API.
+const std::vector<Route>& Routes();
+
+}  // namespace cairn::api::gravitino
