@@ -35,6 +35,16 @@ enum class ObjectKind : uint8_t {
   kIdpUser,  // a local user of the `basic` authenticator, outside every metalake
 };
 
+/// Who may act on a leaf object of a schema, besides its owner and the owners above it: the
+/// privilege that creates one (granted on the schema or above), the privileges that read it
+/// and those that write it (granted on the object or above). The authorize step's rules for
+/// the leaf kinds are derived from these (service::Action kCreateObject, kLoadObject, ...).
+struct LeafAccess {
+  std::string_view create;
+  std::span<const std::string_view> read;
+  std::span<const std::string_view> write;
+};
+
 /// Everything Cairn knows about one object kind, in one row. All conversions between the
 /// kind and the other vocabularies (store numbers, error subjects, securable types, URL
 /// segments, privileges) are lookups in these rows.
@@ -60,6 +70,8 @@ struct KindDescriptor {
   /// The privileges declared on this kind. A privilege binds to the kind it is declared on and
   /// to every ancestor of it (a grant on a schema covers the tables inside).
   std::span<const std::string_view> privileges;
+  /// For a leaf kind of a schema; empty for the others (then only owners may act on it).
+  LeafAccess access = {};
 };
 
 namespace kinds_internal {
@@ -82,6 +94,12 @@ inline constexpr std::string_view kModelPrivileges[] = {"USE_MODEL", "LINK_MODEL
                                                         "CREATE_MODEL_VERSION", "MANAGE_GRANTS"};
 inline constexpr std::string_view kFunctionPrivileges[] = {"EXECUTE_FUNCTION", "MODIFY_FUNCTION",
                                                            "MANAGE_GRANTS"};
+inline constexpr std::string_view kTableReaders[] = {"SELECT_TABLE", "MODIFY_TABLE"};
+inline constexpr std::string_view kTableWriters[] = {"MODIFY_TABLE"};
+// Whoever may create views may read them.
+inline constexpr std::string_view kViewReaders[] = {"SELECT_VIEW", "CREATE_VIEW"};
+inline constexpr std::string_view kFilesetReaders[] = {"READ_FILESET", "WRITE_FILESET"};
+inline constexpr std::string_view kFilesetWriters[] = {"WRITE_FILESET"};
 inline constexpr std::string_view kTagPrivileges[] = {"APPLY_TAG"};
 inline constexpr std::string_view kPolicyPrivileges[] = {"APPLY_POLICY"};
 
@@ -89,7 +107,8 @@ inline constexpr std::string_view kPolicyPrivileges[] = {"APPLY_POLICY"};
 
 /// The rows, indexed by ObjectKind. Adding a kind is adding an enumerator and a row here.
 inline constexpr std::array<KindDescriptor, 15> kKinds = {{
-    // kind, name, display, securable, store_type, error_kind, parent, path_segment, privileges
+    // kind, name, display, securable, store_type, error_kind, parent, path_segment, privileges,
+    // access (leaf kinds served so far; topics, models and functions get theirs when served)
     {ObjectKind::kMetalake, "metalake", "Metalake", "METALAKE", 1, EntityKind::kMetalake,
      std::nullopt, "metalakes", kinds_internal::kMetalakePrivileges},
     {ObjectKind::kCatalog, "catalog", "Catalog", "CATALOG", 2, EntityKind::kCatalog,
@@ -97,11 +116,13 @@ inline constexpr std::array<KindDescriptor, 15> kKinds = {{
     {ObjectKind::kSchema, "schema", "Schema", "SCHEMA", 3, EntityKind::kSchema,
      ObjectKind::kCatalog, "schemas", kinds_internal::kSchemaPrivileges},
     {ObjectKind::kTable, "table", "Table", "TABLE", 4, EntityKind::kTable, ObjectKind::kSchema,
-     "tables", kinds_internal::kTablePrivileges},
+     "tables", kinds_internal::kTablePrivileges,
+     {"CREATE_TABLE", kinds_internal::kTableReaders, kinds_internal::kTableWriters}},
     {ObjectKind::kView, "view", "View", "VIEW", 5, EntityKind::kView, ObjectKind::kSchema,
-     "views", kinds_internal::kViewPrivileges},
+     "views", kinds_internal::kViewPrivileges, {"CREATE_VIEW", kinds_internal::kViewReaders, {}}},
     {ObjectKind::kFileset, "fileset", "Fileset", "FILESET", 6, EntityKind::kFileset,
-     ObjectKind::kSchema, "filesets", kinds_internal::kFilesetPrivileges},
+     ObjectKind::kSchema, "filesets", kinds_internal::kFilesetPrivileges,
+     {"CREATE_FILESET", kinds_internal::kFilesetReaders, kinds_internal::kFilesetWriters}},
     {ObjectKind::kTopic, "topic", "Topic", "TOPIC", 7, EntityKind::kTopic, ObjectKind::kSchema,
      "topics", kinds_internal::kTopicPrivileges},
     {ObjectKind::kModel, "model", "Model", "MODEL", 8, EntityKind::kModel, ObjectKind::kSchema,

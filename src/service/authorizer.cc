@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "service/authorizer.h"
 
+#include <algorithm>
 #include <iterator>
 #include <unordered_map>
 
@@ -47,6 +48,10 @@ constexpr ActionRow kActions[] = {
     {Action::kLoadFileset, "LOAD_FILESET", K::kFileset},
     {Action::kWriteFileset, "WRITE_FILESET", K::kFileset},
     {Action::kDropFileset, "DROP_FILESET", K::kFileset},
+    {Action::kCreateObject, "CREATE", std::nullopt},
+    {Action::kLoadObject, "LOAD", std::nullopt},
+    {Action::kWriteObject, "WRITE", std::nullopt},
+    {Action::kDropObject, "DROP", std::nullopt},
     {Action::kManageUsers, "MANAGE_USERS", K::kUser},
     {Action::kManageGroups, "MANAGE_GROUPS", K::kGroup},
     {Action::kCreateRole, "CREATE_ROLE", K::kRole},
@@ -68,6 +73,18 @@ static_assert(kActions[std::size(kActions) - 1].action == Action::kGrantOnObject
 
 std::string_view ActionName(Action action) {
   return kActions[static_cast<size_t>(action)].name;
+}
+
+std::string ActionName(Action action, model::ObjectKind kind) {
+  switch (action) {
+    case Action::kCreateObject:
+    case Action::kLoadObject:
+    case Action::kWriteObject:
+    case Action::kDropObject:
+      return fmt::format("{}_{}", ActionName(action), model::Describe(kind).securable);
+    default:
+      return std::string(ActionName(action));
+  }
 }
 
 std::optional<model::ObjectKind> ActionKind(Action action) {
@@ -152,6 +169,8 @@ Status Authorizer::ResolveBelowCatalog(Target& t) {
 
 namespace {
 
+enum class Verb { kCreate, kLoad, kWrite, kDrop };
+
 struct Evaluator {
   const Principal& principal;
   const Grants& grants;
@@ -200,6 +219,26 @@ struct Evaluator {
   bool InSchema(bool leaf) const {
     return OwnerAbove() || SchemaOwnerWithUseCatalog() || (UseCatalog() && UseSchema() && leaf);
   }
+  bool AnyGranted(std::span<const std::string_view> privileges) const {
+    return std::any_of(privileges.begin(), privileges.end(),
+                       [&](std::string_view p) { return Granted(p); });
+  }
+  // The rule of `verb` on a leaf object of `kind`, from the kind's row: inside the schema (its
+  // owners, or USE_CATALOG and USE_SCHEMA) and the kind's privilege for the verb.
+  bool Leaf(Verb verb, K kind) const {
+    const model::LeafAccess& access = model::Describe(kind).access;
+    switch (verb) {
+      case Verb::kCreate:
+        return InSchema(!access.create.empty() && Granted(access.create));
+      case Verb::kLoad:
+        return InSchema(OwnsObject() || AnyGranted(access.read));
+      case Verb::kWrite:
+        return InSchema(OwnsObject() || AnyGranted(access.write));
+      case Verb::kDrop:
+        return InSchema(OwnsObject());
+    }
+    return false;
+  }
 };
 
 }  // namespace
@@ -230,27 +269,35 @@ Result<bool> Authorizer::Decide(const Principal& principal, Action action, const
     case Action::kManageSchema:
       return e.OwnerAbove() || e.SchemaOwnerWithUseCatalog();
     case Action::kCreateTable:
-      return e.InSchema(e.Granted("CREATE_TABLE"));
+      return e.Leaf(Verb::kCreate, K::kTable);
     case Action::kLoadTable:
-      return e.InSchema(e.OwnsObject() || e.Granted("SELECT_TABLE") || e.Granted("MODIFY_TABLE"));
+      return e.Leaf(Verb::kLoad, K::kTable);
     case Action::kModifyTable:
-      return e.InSchema(e.OwnsObject() || e.Granted("MODIFY_TABLE"));
+      return e.Leaf(Verb::kWrite, K::kTable);
     case Action::kDropTable:
-      return e.InSchema(e.OwnsObject());
+      return e.Leaf(Verb::kDrop, K::kTable);
     case Action::kCreateView:
-      return e.InSchema(e.Granted("CREATE_VIEW"));
+      return e.Leaf(Verb::kCreate, K::kView);
     case Action::kLoadView:
-      return e.InSchema(e.OwnsObject() || e.Granted("SELECT_VIEW") || e.Granted("CREATE_VIEW"));
+      return e.Leaf(Verb::kLoad, K::kView);
     case Action::kManageView:
-      return e.InSchema(e.OwnsObject());
+      return e.Leaf(Verb::kDrop, K::kView);
     case Action::kCreateFileset:
-      return e.InSchema(e.Granted("CREATE_FILESET"));
+      return e.Leaf(Verb::kCreate, K::kFileset);
     case Action::kLoadFileset:
-      return e.InSchema(e.OwnsObject() || e.Granted("READ_FILESET") || e.Granted("WRITE_FILESET"));
+      return e.Leaf(Verb::kLoad, K::kFileset);
     case Action::kWriteFileset:
-      return e.InSchema(e.OwnsObject() || e.Granted("WRITE_FILESET"));
+      return e.Leaf(Verb::kWrite, K::kFileset);
     case Action::kDropFileset:
-      return e.InSchema(e.OwnsObject());
+      return e.Leaf(Verb::kDrop, K::kFileset);
+    case Action::kCreateObject:
+      return e.Leaf(Verb::kCreate, target.object_type);
+    case Action::kLoadObject:
+      return e.Leaf(Verb::kLoad, target.object_type);
+    case Action::kWriteObject:
+      return e.Leaf(Verb::kWrite, target.object_type);
+    case Action::kDropObject:
+      return e.Leaf(Verb::kDrop, target.object_type);
     case Action::kManageUsers:
       return e.OwnsMetalake() || e.Granted("MANAGE_USERS");
     case Action::kManageGroups:
@@ -281,7 +328,7 @@ Status Authorizer::Check(const Principal& principal, Action action, const Target
   if (!target.object.empty()) name += "." + target.object;
   return MakeError(ErrorCode::kPermissionDenied, EntityKind::kNone,
                    "User '{}' is not authorized to perform operation '{}' on metadata '{}'",
-                   principal.user, ActionName(action), name);
+                   principal.user, ActionName(action, target.object_type), name);
 }
 
 Result<bool> Authorizer::Allowed(const Principal& principal, Action action,

@@ -38,6 +38,12 @@ enum class Action {
   kLoadFileset,     // ... && (FILESET::OWNER || READ_FILESET || WRITE_FILESET)
   kWriteFileset,    // ... && (FILESET::OWNER || WRITE_FILESET)
   kDropFileset,     // ... && FILESET::OWNER
+  // The same four rules for a leaf object of any kind (Target::object_type), derived from its
+  // kind's row (model::LeafAccess): a kind served later needs no actions of its own.
+  kCreateObject,  // ... && <access.create>
+  kLoadObject,    // ... && (OWNER || any of access.read)
+  kWriteObject,   // ... && (OWNER || any of access.write)
+  kDropObject,    // ... && OWNER
   kManageUsers,     // METALAKE::OWNER || MANAGE_USERS
   kManageGroups,    // METALAKE::OWNER || MANAGE_GROUPS
   kCreateRole,      // METALAKE::OWNER || CREATE_ROLE
@@ -46,7 +52,11 @@ enum class Action {
 };
 
 std::string_view ActionName(Action action);
-/// The kind of object `action` addresses; none for kGrantOnObject, which takes any securable.
+/// The name of `action` on an object of `kind` in denials: ActionName, or for the leaf actions
+/// of any kind the verb and the kind ("LOAD_TOPIC").
+std::string ActionName(Action action, model::ObjectKind kind);
+/// The kind of object `action` addresses; none for kGrantOnObject and the leaf actions of any
+/// kind, which take the target's.
 std::optional<model::ObjectKind> ActionKind(Action action);
 
 /// The object a request addresses: the metalake row (required) and, when they exist, the rows

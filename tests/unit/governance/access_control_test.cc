@@ -149,6 +149,42 @@ TEST_F(AuthorizerTest, InheritedGrantsAndDenies) {
               IsError(ErrorCode::kPermissionDenied));
 }
 
+TEST_F(AuthorizerTest, LeafActionsOfAnyKindFollowTheKindsRow) {
+  Grant("reader",
+        {SecurableObject{"c",
+                         ObjectType::kCatalog,
+                         {{"USE_CATALOG", true}, {"USE_SCHEMA", true}, {"SELECT_TABLE", true}}}});
+  const Principal reader{"reader", {}};
+  // On a table the generic actions decide as the table's own do.
+  const std::vector<std::pair<Action, Action>> same = {{Action::kCreateObject, Action::kCreateTable},
+                                                       {Action::kLoadObject, Action::kLoadTable},
+                                                       {Action::kWriteObject, Action::kModifyTable},
+                                                       {Action::kDropObject, Action::kDropTable}};
+  for (const auto& [generic, own] : same) {
+    for (const auto& who : {reader, Principal{"admin", {}}}) {
+      auto a = authz_->Allowed(who, generic, TableTarget());
+      auto b = authz_->Allowed(who, own, TableTarget());
+      ASSERT_THAT(a, IsOk());
+      ASSERT_THAT(b, IsOk());
+      EXPECT_EQ(*a, *b) << ActionName(own) << " for " << who.user;
+    }
+  }
+  // A denial names the verb and the kind.
+  auto denied = authz_->Check(reader, Action::kWriteObject, TableTarget());
+  ASSERT_FALSE(denied);
+  EXPECT_NE(denied.error().message.find("'WRITE_TABLE'"), std::string::npos)
+      << denied.error().message;
+  // A kind whose row gives no privileges (a topic, until topics are served) is its owners'.
+  Insert(EntityType::kTopic, schema_.id, "events", "admin");
+  auto topic = authz_->Resolve("m", "c", {"s"}, "events", ObjectType::kTopic);
+  ASSERT_THAT(topic, IsOk());
+  ASSERT_TRUE(topic->object_row.has_value());
+  EXPECT_THAT(authz_->Check(reader, Action::kLoadObject, *topic),
+              IsError(ErrorCode::kPermissionDenied));
+  EXPECT_THAT(authz_->Check(Principal{"admin", {}}, Action::kLoadObject, *topic), IsOk());
+  EXPECT_EQ(service::ActionName(Action::kLoadObject, model::ObjectKind::kTopic), "LOAD_TOPIC");
+}
+
 TEST_F(AuthorizerTest, GroupsGrantThroughTheirRoles) {
   ASSERT_THAT(access_->AddGroup(metalake_, "eng", model::Audit{"admin", 1, {}, {}}), IsOk());
   Role role;
