@@ -13,6 +13,7 @@
 #include "common/util.h"
 #include "connector/iceberg/iceberg_catalog.h"
 #include "iceberg/table_metadata.h"
+#include "model/kinds.h"
 #include "storage/credentials.h"
 
 namespace cairn::api::gravitino {
@@ -37,7 +38,10 @@ const std::string& Call::Param(std::string_view name) const {
 ObjectRef Call::Ref(ObjectType kind) const {
   ObjectRef ref{Param("metalake"), Param("catalog"), {}, "", kind};
   if (const std::string& schema = Param("schema"); !schema.empty()) ref.schema = {schema};
-  ref.name = Param(kind == ObjectType::kFileset ? "fileset" : "table");
+  // A leaf object is named by the parameter of its kind's name ({table}, {fileset}, ...); a
+  // partition's by its table's.
+  const model::KindDescriptor& row = model::Describe(kind);
+  if (row.parent == model::ObjectKind::kSchema) ref.name = Param(row.name);
   return ref;
 }
 
@@ -101,6 +105,15 @@ struct Subject {
   std::vector<std::string_view> parent_params;
 };
 
+// The leaf kind of a schema whose errors are about `kind` (kTable for a partition's table, and for
+// kinds above the leaf level, whose checks take no leaf).
+ObjectType LeafKindOf(EntityKind kind) {
+  for (const auto& row : model::kKinds) {
+    if (row.error_kind == kind && row.parent == model::ObjectKind::kSchema) return row.kind;
+  }
+  return ObjectType::kTable;
+}
+
 Subject SubjectOf(EntityKind kind) {
   switch (kind) {
     case EntityKind::kMetalake:
@@ -109,10 +122,6 @@ Subject SubjectOf(EntityKind kind) {
       return {"catalog", EntityKind::kMetalake, {"metalake"}};
     case EntityKind::kSchema:
       return {"schema", EntityKind::kCatalog, {"catalog"}};
-    case EntityKind::kTable:
-      return {"table", EntityKind::kSchema, {"catalog", "schema"}};
-    case EntityKind::kFileset:
-      return {"fileset", EntityKind::kSchema, {"catalog", "schema"}};
     case EntityKind::kPartition:
       return {"partition", EntityKind::kTable, {"catalog", "schema", "table"}};
     case EntityKind::kUser:
@@ -124,6 +133,10 @@ Subject SubjectOf(EntityKind kind) {
     case EntityKind::kMetadataObject:
       return {"fullName", EntityKind::kMetalake, {"metalake"}};
     default:
+      // Any other leaf kind of a schema (views, topics, models, functions): as tables.
+      if (const ObjectType leaf = LeafKindOf(kind); model::Describe(leaf).error_kind == kind) {
+        return {model::Describe(leaf).name, EntityKind::kSchema, {"catalog", "schema"}};
+      }
       return {"", EntityKind::kNone, {}};
   }
 }
@@ -236,9 +249,8 @@ Response GravitinoApi::Dispatch(const Request& request,
          std::move(found.params)};
   c.op = OperationOf(c);
   if (c.route->action) {
-    const ObjectType kind =
-        c.route->kind == EntityKind::kFileset ? ObjectType::kFileset : ObjectType::kTable;
-    if (auto s = c.Authorize(*c.route->action, kind); !s) return ErrorResponse(s.error(), c.op);
+    auto s = c.Authorize(*c.route->action, LeafKindOf(c.route->kind));
+    if (!s) return ErrorResponse(s.error(), c.op);
   }
   auto response = c.route->handler(c);
   if (!response) return ErrorResponse(response.error(), c.op);
@@ -250,8 +262,8 @@ Response GravitinoApi::Dispatch(const Request& request,
 const std::vector<Route>& Routes() {
   static const std::vector<Route> routes = [] {
     std::vector<Route> all;
-    for (auto part : {ServiceRoutes(), ObjectRoutes(), FilesetRoutes(), AccessControlRoutes()}) {
-      for (auto& r : part) all.push_back(std::move(r));
+    for (auto area : kRouteAreas) {
+      for (auto& r : area()) all.push_back(std::move(r));
     }
     return all;
   }();

@@ -65,14 +65,19 @@ struct Call {
 /// `{"code":0, ...body}` as a result.
 inline Result<http::Response> Reply(nlohmann::ordered_json body) { return Ok(std::move(body)); }
 
-// The rows, by area, in the order they are matched.
+// The rows, by area, each in the file of its handlers.
 std::vector<Route> ServiceRoutes();        // version, health, authn
 std::vector<Route> ObjectRoutes();         // metalakes, catalogs, schemas, tables, partitions,
                                            // credentials
 std::vector<Route> FilesetRoutes();        // filesets, their files and locations
 std::vector<Route> AccessControlRoutes();  // users, groups, roles, permissions, owners
 
-/// Every route of the API.
+/// The areas in the order they are matched: a new area (the routes of a new object kind) is one
+/// line here and its file.
+inline constexpr std::vector<Route> (*kRouteAreas[])() = {ServiceRoutes, ObjectRoutes,
+                                                          FilesetRoutes, AccessControlRoutes};
+
+/// Every route of the API: the areas' rows, in order.
 const std::vector<Route>& Routes();
 
 }  // namespace cairn::api::gravitino
