@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "iceberg/table_update.h"
 
+#include <type_traits>
 #include <utility>
 
 #include "common/deadline.h"
 #include "common/util.h"
 #include "iceberg/schema_parse.h"
+#include "iceberg/view_metadata.h"
 
 namespace cairn::iceberg {
 
@@ -184,7 +186,8 @@ Result<TableUpdate> ParseAction(const std::string& action, const Json& u) {
   return InvalidArgument("Cannot convert metadata update action to json: {}", action);
 }
 
-Result<TableUpdate> ParseOne(const Json& update) {
+// The action of one update (lower case), or the error for an element that has none.
+Result<std::string> ActionOf(const Json& update) {
   if (!update.is_object()) {
     return InvalidArgument("Cannot parse metadata update from non-object value: {}", Text(update));
   }
@@ -193,18 +196,56 @@ Result<TableUpdate> ParseOne(const Json& update) {
     return InvalidArgument("Cannot parse metadata update. Missing field: action");
   }
   CAIRN_ASSIGN_OR_RETURN(std::string action, JsonGetString(update, "action"));
-  return ParseAction(ToLower(action), update);
+  return ToLower(action);
 }
 
-Result<std::vector<TableUpdate>> ParseTableUpdatesUnguarded(const Json& updates) {
+Result<TableUpdate> ParseOne(const Json& update) {
+  CAIRN_ASSIGN_OR_RETURN(std::string action, ActionOf(update));
+  return ParseAction(action, update);
+}
+
+Result<ViewUpdate> ParseOneForView(const Json& update) {
+  CAIRN_ASSIGN_OR_RETURN(std::string action, ActionOf(update));
+  if (action == "add-view-version") {
+    CAIRN_ASSIGN_OR_RETURN(const Json* node, JsonGetField(update, "view-version"));
+    CAIRN_ASSIGN_OR_RETURN(Json version, ParseViewVersion(*node));
+    return ViewUpdate{update::AddViewVersion{std::move(version)}};
+  }
+  if (action == "set-current-view-version") {
+    CAIRN_ASSIGN_OR_RETURN(int id, JsonGetInt(update, "view-version-id"));
+    return ViewUpdate{update::SetCurrentViewVersion{id}};
+  }
+  const UpdateAction* known = FindUpdateAction(action);
+  if (known == nullptr) {
+    return InvalidArgument("Cannot convert metadata update action to json: {}", action);
+  }
+  if (!known->view) return InvalidArgument("Cannot apply update {} to a view", known->java_class);
+  // One of the actions views share with tables: the same reader.
+  CAIRN_ASSIGN_OR_RETURN(TableUpdate shared, ParseAction(action, update));
+  return std::visit(
+      [](auto&& u) -> Result<ViewUpdate> {
+        using U = std::decay_t<decltype(u)>;
+        if constexpr (std::is_constructible_v<ViewUpdate, U>) {
+          return ViewUpdate{std::forward<decltype(u)>(u)};
+        } else {
+          return Error{ErrorCode::kInternal, EntityKind::kView,
+                       "a view update action without a view reader"};
+        }
+      },
+      std::move(shared));
+}
+
+// Every element of `updates`, in order, parsed by `one`; stops at the first error.
+template <typename Update, typename One>
+Result<std::vector<Update>> ParseEach(const Json& updates, One one) {
   if (!updates.is_array()) {
     return InvalidArgument("Cannot parse metadata updates from non-array: {}", Text(updates));
   }
-  std::vector<TableUpdate> out;
+  std::vector<Update> out;
   out.reserve(updates.size());
   for (const auto& u : updates) {
     CAIRN_RETURN_IF_ERROR(CheckDeadline());
-    CAIRN_ASSIGN_OR_RETURN(TableUpdate parsed, ParseOne(u));
+    CAIRN_ASSIGN_OR_RETURN(Update parsed, one(u));
     out.push_back(std::move(parsed));
   }
   return out;
@@ -221,7 +262,12 @@ const UpdateAction* FindUpdateAction(std::string_view name) {
 
 Result<std::vector<TableUpdate>> ParseTableUpdates(const Json& updates) {
   return CatchJsonErrors("Invalid table metadata or commit updates",
-                         [&] { return ParseTableUpdatesUnguarded(updates); });
+                         [&] { return ParseEach<TableUpdate>(updates, ParseOne); });
+}
+
+Result<std::vector<ViewUpdate>> ParseViewUpdates(const Json& updates) {
+  return CatchJsonErrors("Invalid view metadata or commit updates",
+                         [&] { return ParseEach<ViewUpdate>(updates, ParseOneForView); });
 }
 
 }  // namespace cairn::iceberg

@@ -90,6 +90,13 @@ struct AddEncryptionKey {
 struct RemoveEncryptionKey {
   std::string key_id;
 };
+// The two actions of views only.
+struct AddViewVersion {
+  Json version;  // as ParseViewVersion returns it
+};
+struct SetCurrentViewVersion {
+  int version_id = 0;  // -1: the version added last
+};
 
 }  // namespace update
 
@@ -101,6 +108,12 @@ using TableUpdate =
                  update::SetLocation, update::SetProperties, update::RemoveProperties,
                  update::SetStatistics, update::RemoveStatistics, update::RemovePartitionSpecs,
                  update::RemoveSchemas, update::AddEncryptionKey, update::RemoveEncryptionKey>;
+
+/// The MetadataUpdate actions a view commit takes: the six it shares with tables, and its own two.
+using ViewUpdate =
+    std::variant<update::AssignUuid, update::UpgradeFormatVersion, update::AddSchema,
+                 update::SetLocation, update::SetProperties, update::RemoveProperties,
+                 update::AddViewVersion, update::SetCurrentViewVersion>;
 
 /// A MetadataUpdate action of Iceberg 1.11: its name on the wire, Java's class name (for
 /// messages), and whether table and view commits take it. One table for both kinds of commit.
@@ -123,5 +136,10 @@ const UpdateAction* FindUpdateAction(std::string_view name);
 /// missing or malformed member (named). kUnavailable when the request's deadline passes
 /// between elements (CheckDeadline).
 Result<std::vector<TableUpdate>> ParseTableUpdates(const Json& updates);
+
+/// Parses a view commit's "updates" array, as ParseTableUpdates does a table's, with the same
+/// readers for the actions both take; a table-only action is "Cannot apply update AddSnapshot to
+/// a view".
+Result<std::vector<ViewUpdate>> ParseViewUpdates(const Json& updates);
 
 }  // namespace cairn::iceberg

@@ -5,6 +5,8 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <type_traits>
+#include <variant>
 #include <vector>
 
 #include "common/util.h"
@@ -29,49 +31,6 @@ Result<Json> OrderedStringMap(const Json& node, std::string_view key) {
   return node.at(std::string(key));
 }
 
-// ViewVersionParser.fromJson, written back in ViewVersionParser's field order.
-Result<Json> ParseViewVersion(const Json& node) {
-  if (!node.is_object()) {
-    return InvalidArgument("Cannot parse view version from a non-object: {}", Text(node));
-  }
-  CAIRN_ASSIGN_OR_RETURN(int version_id, JsonGetInt(node, "version-id"));
-  CAIRN_ASSIGN_OR_RETURN(int schema_id, JsonGetInt(node, "schema-id"));
-  CAIRN_ASSIGN_OR_RETURN(int64_t timestamp, JsonGetLong(node, "timestamp-ms"));
-  CAIRN_ASSIGN_OR_RETURN(Json summary, OrderedStringMap(node, "summary"));
-  CAIRN_ASSIGN_OR_RETURN(const Json* reprs, JsonGetField(node, "representations"));
-  if (!reprs->is_array()) {
-    return InvalidArgument("Cannot parse representations from non-array: {}", Text(*reprs));
-  }
-  Json representations = Json::array();
-  for (const auto& r : *reprs) {
-    if (!r.is_object()) {
-      return InvalidArgument("Cannot parse view representation from non-object: {}", Text(r));
-    }
-    CAIRN_ASSIGN_OR_RETURN(std::string type, JsonGetString(r, "type"));
-    if (ToLower(type) == "sql") {
-      Json sql = Json::object();
-      sql["type"] = "sql";
-      CAIRN_ASSIGN_OR_RETURN(sql["sql"], JsonGetString(r, "sql"));
-      CAIRN_ASSIGN_OR_RETURN(sql["dialect"], JsonGetString(r, "dialect"));
-      representations.push_back(std::move(sql));
-    } else {
-      representations.push_back(r);  // UnknownViewRepresentation: kept as written
-    }
-  }
-  CAIRN_ASSIGN_OR_RETURN(std::optional<std::string> default_catalog,
-                         JsonGetStringOrNull(node, "default-catalog"));
-  CAIRN_ASSIGN_OR_RETURN(std::vector<std::string> default_namespace,
-                         JsonGetStringList(node, "default-namespace"));
-  Json out = Json::object();
-  out["version-id"] = version_id;
-  out["timestamp-ms"] = timestamp;
-  out["schema-id"] = schema_id;
-  out["summary"] = std::move(summary);
-  if (default_catalog) out["default-catalog"] = *default_catalog;
-  out["default-namespace"] = default_namespace;
-  out["representations"] = std::move(representations);
-  return out;
-}
 
 std::set<std::string> SqlDialects(const Json& version) {
   std::set<std::string> out;
@@ -139,8 +98,13 @@ class ViewBuilder {
     if (const Json* v = VersionById(current_version_id_)) previous_version_ = *v;
   }
 
-  Status Apply(const Json& update);
-  Status AddSchema(const Json& schema_node, int* id);
+  Status Apply(const ViewUpdate& update);
+  Status AddSchema(const Json& schema_node, int* id) {
+    CAIRN_ASSIGN_OR_RETURN(Json schema, ParseSchemaJson(schema_node));
+    return AddParsedSchema(schema, id);
+  }
+  /// `schema` as ParseSchemaJson returns it.
+  Status AddParsedSchema(const Json& schema, int* id);
   Status AddVersion(Json version, int* id);
   Status SetCurrentVersion(int version_id);
   Status SetLocation(const std::string& location) {
@@ -187,8 +151,7 @@ class ViewBuilder {
   std::optional<Json> history_entry_;
 };
 
-Status ViewBuilder::AddSchema(const Json& schema_node, int* id) {
-  CAIRN_ASSIGN_OR_RETURN(Json schema, ParseSchemaJson(schema_node));
+Status ViewBuilder::AddParsedSchema(const Json& schema, int* id) {
   int new_id = 0;
   for (const auto& s : schemas_) {
     const int existing = IntOr(s, "schema-id", 0);
@@ -271,74 +234,51 @@ Status ViewBuilder::SetCurrentVersion(int version_id) {
   return Ok();
 }
 
-Status ViewBuilder::Apply(const Json& update) {
-  if (!update.is_object()) {
-    return InvalidArgument("Cannot parse metadata update from non-object value: {}", Text(update));
-  }
-  if (!update.contains("action") || update["action"].is_null()) {
-    return InvalidArgument("Cannot parse metadata update. Missing field: action");
-  }
-  CAIRN_ASSIGN_OR_RETURN(std::string action, JsonGetString(update, "action"));
-  action = ToLower(action);
-  const Json& u = update;
-  if (action == "assign-uuid") {
-    CAIRN_ASSIGN_OR_RETURN(std::string uuid, JsonGetString(u, "uuid"));
-    if (uuid_ && *uuid_ != uuid) return InvalidArgument("Cannot reassign uuid");
-    if (!uuid_) {
-      uuid_ = uuid;
-      ++changes_;
-    }
-    return Ok();
-  }
-  if (action == "upgrade-format-version") {
-    CAIRN_ASSIGN_OR_RETURN(int version, JsonGetInt(u, "format-version"));
-    if (version < format_version_) {
-      return InvalidArgument("Cannot downgrade v{} view to v{}", format_version_, version);
-    }
-    if (version != format_version_) {
-      format_version_ = version;
-      ++changes_;
-    }
-    return Ok();
-  }
-  if (action == "add-schema") {
-    CAIRN_ASSIGN_OR_RETURN(const Json* schema, JsonGetField(u, "schema"));
-    int id = 0;
-    return AddSchema(*schema, &id);
-  }
-  if (action == "set-location") {
-    CAIRN_ASSIGN_OR_RETURN(std::string location, JsonGetString(u, "location"));
-    return SetLocation(location);
-  }
-  if (action == "set-properties") {
-    const char* key = u.contains("updated") && !u.contains("updates") ? "updated" : "updates";
-    CAIRN_ASSIGN_OR_RETURN(Json updates, OrderedStringMap(u, key));
-    SetProperties(updates);
-    return Ok();
-  }
-  if (action == "remove-properties") {
-    const char* key = u.contains("removed") && !u.contains("removals") ? "removed" : "removals";
-    CAIRN_ASSIGN_OR_RETURN(std::vector<std::string> removals, JsonGetStringList(u, key));
-    if (removals.empty()) return Ok();
-    for (const auto& k : removals) properties_.erase(k);
-    ++changes_;
-    return Ok();
-  }
-  if (action == "add-view-version") {
-    CAIRN_ASSIGN_OR_RETURN(const Json* node, JsonGetField(u, "view-version"));
-    CAIRN_ASSIGN_OR_RETURN(Json version, ParseViewVersion(*node));
-    int id = 0;
-    return AddVersion(std::move(version), &id);
-  }
-  if (action == "set-current-view-version") {
-    CAIRN_ASSIGN_OR_RETURN(int id, JsonGetInt(u, "view-version-id"));
-    return SetCurrentVersion(id);
-  }
-  if (const UpdateAction* table_only = FindUpdateAction(action);
-      table_only != nullptr && !table_only->view) {
-    return InvalidArgument("Cannot apply update {} to a view", table_only->java_class);
-  }
-  return InvalidArgument("Cannot convert metadata update action to json: {}", action);
+Status ViewBuilder::Apply(const ViewUpdate& update) {
+  return std::visit(
+      [&](const auto& u) -> Status {
+        using U = std::decay_t<decltype(u)>;
+        if constexpr (std::is_same_v<U, update::AssignUuid>) {
+          if (uuid_ && *uuid_ != u.uuid) return InvalidArgument("Cannot reassign uuid");
+          if (!uuid_) {
+            uuid_ = u.uuid;
+            ++changes_;
+          }
+          return Ok();
+        } else if constexpr (std::is_same_v<U, update::UpgradeFormatVersion>) {
+          if (u.format_version < format_version_) {
+            return InvalidArgument("Cannot downgrade v{} view to v{}", format_version_,
+                                   u.format_version);
+          }
+          if (u.format_version != format_version_) {
+            format_version_ = u.format_version;
+            ++changes_;
+          }
+          return Ok();
+        } else if constexpr (std::is_same_v<U, update::AddSchema>) {
+          int id = 0;
+          return AddParsedSchema(u.schema, &id);
+        } else if constexpr (std::is_same_v<U, update::SetLocation>) {
+          return SetLocation(u.location);
+        } else if constexpr (std::is_same_v<U, update::SetProperties>) {
+          Json updates = Json::object();
+          for (const auto& [k, v] : u.updates) updates[k] = v;
+          SetProperties(updates);
+          return Ok();
+        } else if constexpr (std::is_same_v<U, update::RemoveProperties>) {
+          if (u.removals.empty()) return Ok();
+          for (const auto& k : u.removals) properties_.erase(k);
+          ++changes_;
+          return Ok();
+        } else if constexpr (std::is_same_v<U, update::AddViewVersion>) {
+          int id = 0;
+          return AddVersion(u.version, &id);
+        } else {
+          static_assert(std::is_same_v<U, update::SetCurrentViewVersion>);
+          return SetCurrentVersion(u.version_id);
+        }
+      },
+      update);
 }
 
 Result<Json> ViewBuilder::Build() {
@@ -503,6 +443,49 @@ Status CheckViewRequirementsUnguarded(const Json* base, const Json& requirements
 
 }  // namespace
 
+Result<Json> ParseViewVersion(const Json& node) {
+  if (!node.is_object()) {
+    return InvalidArgument("Cannot parse view version from a non-object: {}", Text(node));
+  }
+  CAIRN_ASSIGN_OR_RETURN(int version_id, JsonGetInt(node, "version-id"));
+  CAIRN_ASSIGN_OR_RETURN(int schema_id, JsonGetInt(node, "schema-id"));
+  CAIRN_ASSIGN_OR_RETURN(int64_t timestamp, JsonGetLong(node, "timestamp-ms"));
+  CAIRN_ASSIGN_OR_RETURN(Json summary, OrderedStringMap(node, "summary"));
+  CAIRN_ASSIGN_OR_RETURN(const Json* reprs, JsonGetField(node, "representations"));
+  if (!reprs->is_array()) {
+    return InvalidArgument("Cannot parse representations from non-array: {}", Text(*reprs));
+  }
+  Json representations = Json::array();
+  for (const auto& r : *reprs) {
+    if (!r.is_object()) {
+      return InvalidArgument("Cannot parse view representation from non-object: {}", Text(r));
+    }
+    CAIRN_ASSIGN_OR_RETURN(std::string type, JsonGetString(r, "type"));
+    if (ToLower(type) == "sql") {
+      Json sql = Json::object();
+      sql["type"] = "sql";
+      CAIRN_ASSIGN_OR_RETURN(sql["sql"], JsonGetString(r, "sql"));
+      CAIRN_ASSIGN_OR_RETURN(sql["dialect"], JsonGetString(r, "dialect"));
+      representations.push_back(std::move(sql));
+    } else {
+      representations.push_back(r);  // UnknownViewRepresentation: kept as written
+    }
+  }
+  CAIRN_ASSIGN_OR_RETURN(std::optional<std::string> default_catalog,
+                         JsonGetStringOrNull(node, "default-catalog"));
+  CAIRN_ASSIGN_OR_RETURN(std::vector<std::string> default_namespace,
+                         JsonGetStringList(node, "default-namespace"));
+  Json out = Json::object();
+  out["version-id"] = version_id;
+  out["timestamp-ms"] = timestamp;
+  out["schema-id"] = schema_id;
+  out["summary"] = std::move(summary);
+  if (default_catalog) out["default-catalog"] = *default_catalog;
+  out["default-namespace"] = default_namespace;
+  out["representations"] = std::move(representations);
+  return out;
+}
+
 Status CheckViewRequirements(const Json* base, const Json& requirements) {
   return CatchJsonErrors("Invalid view metadata or commit requirements",
                          [&] { return CheckViewRequirementsUnguarded(base, requirements); });
@@ -514,11 +497,10 @@ Result<Json> ApplyViewUpdatesUnguarded(const Json& base, const Json& updates, in
                                        bool* changed) {
   if (changed != nullptr) *changed = false;
   if (!base.is_object()) return InvalidArgument("Invalid view metadata: not a JSON object");
-  if (!updates.is_array()) {
-    return InvalidArgument("Cannot parse metadata updates from non-array: {}", Text(updates));
-  }
+  // Parsed once, every update, before any is applied (as a table commit's are).
+  CAIRN_ASSIGN_OR_RETURN(std::vector<ViewUpdate> parsed, ParseViewUpdates(updates));
   ViewBuilder builder(&base, now_ms);
-  for (const auto& u : updates) CAIRN_RETURN_IF_ERROR(builder.Apply(u));
+  for (const auto& u : parsed) CAIRN_RETURN_IF_ERROR(builder.Apply(u));
   if (builder.changes() == 0) return base;
   CAIRN_ASSIGN_OR_RETURN(Json out, builder.Build());
   if (changed != nullptr) *changed = true;

@@ -21,6 +21,10 @@ inline constexpr int kViewVersionHistorySizeDefault = 10;
 /// Whether a replace may drop a SQL dialect of the previous version.
 inline constexpr const char* kViewReplaceDropDialectAllowed = "replace.drop-dialect.allowed";
 
+/// A view version as ViewVersionParser.fromJson reads it, written back in its field order.
+/// kInvalidArgument naming the malformed or missing field.
+Result<Json> ParseViewVersion(const Json& node);
+
 /// The metadata of a new view for a REST CreateViewRequest {name, location?, schema,
 /// view-version {version-id, timestamp-ms, schema-id, summary, representations[],
 /// default-catalog?, default-namespace}, properties?}, as the Java catalogs' view builder

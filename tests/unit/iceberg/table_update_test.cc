@@ -16,6 +16,45 @@ using ::cairn::testing::IsOk;
 
 Json Parse(const char* text) { return Json::parse(text); }
 
+TEST(ViewUpdates, ShareTheTableReadersAndAddTheirOwnTwo) {
+  auto parsed = ParseViewUpdates(Parse(R"([
+    {"action": "assign-uuid", "uuid": "u-1"},
+    {"action": "set-properties", "updates": {"k": "v"}},
+    {"action": "remove-properties", "removals": ["x"]},
+    {"action": "add-view-version", "view-version": {"version-id": 2, "schema-id": -1,
+      "timestamp-ms": 5, "summary": {}, "default-namespace": ["ns"],
+      "representations": [{"type": "SQL", "sql": "select 1", "dialect": "spark"}]}},
+    {"action": "SET-CURRENT-VIEW-VERSION", "view-version-id": -1}
+  ])"));
+  ASSERT_THAT(parsed, IsOk());
+  ASSERT_EQ(parsed->size(), 5u);
+  EXPECT_EQ(std::get<update::AssignUuid>((*parsed)[0]).uuid, "u-1");
+  EXPECT_EQ(std::get<update::SetProperties>((*parsed)[1]).updates.at("k"), "v");
+  EXPECT_EQ(std::get<update::RemoveProperties>((*parsed)[2]).removals,
+            std::vector<std::string>{"x"});
+  const Json& version = std::get<update::AddViewVersion>((*parsed)[3]).version;
+  EXPECT_EQ(version["representations"][0]["type"], "sql");  // normalised as Java writes it
+  EXPECT_EQ(std::get<update::SetCurrentViewVersion>((*parsed)[4]).version_id, -1);
+}
+
+TEST(ViewUpdates, RefuseTableActionsAndMalformedOnesWithJavasWording) {
+  auto table_only = ParseViewUpdates(Parse(R"([{"action": "add-snapshot", "snapshot": {}}])"));
+  ASSERT_FALSE(table_only);
+  EXPECT_EQ(table_only.error().message, "Cannot apply update AddSnapshot to a view");
+  auto unknown = ParseViewUpdates(Parse(R"([{"action": "explode"}])"));
+  ASSERT_FALSE(unknown);
+  EXPECT_EQ(unknown.error().message, "Cannot convert metadata update action to json: explode");
+  auto missing = ParseViewUpdates(Parse(R"([{"action": "set-location"}])"));
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_NE(missing.error().message.find("location"), std::string::npos);
+  // And a table commit refuses the view's own actions.
+  auto view_only =
+      ParseTableUpdates(Parse(R"([{"action": "set-current-view-version", "view-version-id": 1}])"));
+  ASSERT_FALSE(view_only);
+  EXPECT_EQ(view_only.error().message, "Cannot apply update SetCurrentViewVersion to a table");
+}
+
 TEST(TableUpdates, ParseIntoOneStructPerAction) {
   auto parsed = ParseTableUpdates(Parse(R"([
     {"action": "ASSIGN-UUID", "uuid": "9c12d441-03fe-4693-9a96-a0705ddf69c1"},
