@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "api/routes.h"
 
+#include <algorithm>
+
+#include "common/util.h"
+
 namespace cairn::api {
 
 PathPattern::PathPattern(std::string_view pattern) : text_(pattern) {
@@ -36,6 +40,21 @@ std::vector<std::string_view> PathPattern::Parameters() const {
     if (s.parameter) names.push_back(s.text);
   }
   return names;
+}
+
+std::optional<std::vector<std::string>> PathSegments(std::string_view path, std::string_view prefix,
+                                                     bool plus_is_space) {
+  if (path.rfind(prefix, 0) == 0) path.remove_prefix(prefix.size());
+  std::vector<std::string> segments;
+  for (const auto& raw : Split(path, '/')) {
+    if (raw.empty()) continue;
+    std::string text = raw;
+    if (plus_is_space) std::replace(text.begin(), text.end(), '+', ' ');
+    auto decoded = PercentDecode(text);
+    if (!decoded) return std::nullopt;
+    segments.push_back(std::move(*decoded));
+  }
+  return segments;
 }
 
 }  // namespace cairn::api

@@ -32,6 +32,11 @@ class PathPattern {
   std::vector<Segment> segments_;
 };
 
+/// The decoded segments of `path` after `prefix` (e.g. "/api"), empty ones skipped; nullopt when
+/// a segment does not decode. `plus_is_space`: '+' reads as a space first (Iceberg REST).
+std::optional<std::vector<std::string>> PathSegments(std::string_view path, std::string_view prefix,
+                                                     bool plus_is_space = false);
+
 /// What matching a request against a route table found: the route (nullptr when none matched
 /// the method) and its parameters; `path_known` when some route matched the path with another
 /// method (so the answer is 405, not 404).

@@ -79,17 +79,8 @@ bool AcceptsV1(const Request& r) {
   return accept->substr(start, end - start) == "1";
 }
 
-// The decoded segments of an /api path, relative to /api; nullopt on bad encoding.
 std::optional<std::vector<std::string>> PathSegments(std::string_view path) {
-  if (path.rfind("/api", 0) == 0) path.remove_prefix(4);
-  std::vector<std::string> seg;
-  for (const auto& raw : Split(path, '/')) {
-    if (raw.empty()) continue;
-    auto decoded = PercentDecode(raw);
-    if (!decoded) return std::nullopt;
-    seg.push_back(std::move(*decoded));
-  }
-  return seg;
+  return api::PathSegments(path, "/api");
 }
 
 api::RouteMatch<Route> Match(std::string_view method, const std::vector<std::string>& seg) {
@@ -609,6 +600,15 @@ std::vector<Route> ObjectRoutes() {
   using K = EntityKind;
   using A = Action;
   constexpr std::nullopt_t kService = std::nullopt;  // the object service decides
+  constexpr std::string_view kTables =
+      "/metalakes/{metalake}/catalogs/{catalog}/schemas/{schema}/tables";
+  constexpr std::string_view kTable =
+      "/metalakes/{metalake}/catalogs/{catalog}/schemas/{schema}/tables/{table}";
+  constexpr std::string_view kPartitions =
+      "/metalakes/{metalake}/catalogs/{catalog}/schemas/{schema}/tables/{table}/partitions";
+  constexpr std::string_view kPartition =
+      "/metalakes/{metalake}/catalogs/{catalog}/schemas/{schema}/tables/{table}/partitions/"
+      "{partition}";
   return {
       {"GET", api::PathPattern("/metalakes"), K::kMetalake, "LIST", std::nullopt, ListMetalakes},
       {"POST", api::PathPattern("/metalakes"), K::kMetalake, "CREATE", std::nullopt,
@@ -651,40 +651,16 @@ std::vector<Route> ObjectRoutes() {
       {"DELETE", api::PathPattern("/metalakes/{metalake}/catalogs/{catalog}/schemas/{schema}"),
        K::kSchema, "DROP", kService, DropSchema},
 
-      {"GET", api::PathPattern("/metalakes/{metalake}/catalogs/{catalog}/schemas/{schema}/tables"),
-       K::kTable, "LIST", kService, ListTables},
-      {"POST",
-       api::PathPattern("/metalakes/{metalake}/catalogs/{catalog}/schemas/{schema}/tables"),
-       K::kTable, "CREATE", A::kCreateTable, CreateTable},
-      {"GET",
-       api::PathPattern(
-           "/metalakes/{metalake}/catalogs/{catalog}/schemas/{schema}/tables/{table}"),
-       K::kTable, "LOAD", kService, LoadTable},
-      {"PUT",
-       api::PathPattern(
-           "/metalakes/{metalake}/catalogs/{catalog}/schemas/{schema}/tables/{table}"),
-       K::kTable, "ALTER", A::kModifyTable, AlterTable},
-      {"DELETE",
-       api::PathPattern(
-           "/metalakes/{metalake}/catalogs/{catalog}/schemas/{schema}/tables/{table}"),
-       K::kTable, "DROP", kService, DropTable},
+      {"GET", api::PathPattern(kTables), K::kTable, "LIST", kService, ListTables},
+      {"POST", api::PathPattern(kTables), K::kTable, "CREATE", A::kCreateTable, CreateTable},
+      {"GET", api::PathPattern(kTable), K::kTable, "LOAD", kService, LoadTable},
+      {"PUT", api::PathPattern(kTable), K::kTable, "ALTER", A::kModifyTable, AlterTable},
+      {"DELETE", api::PathPattern(kTable), K::kTable, "DROP", kService, DropTable},
 
-      {"GET",
-       api::PathPattern("/metalakes/{metalake}/catalogs/{catalog}/schemas/{schema}/tables/"
-                        "{table}/partitions"),
-       K::kPartition, "LIST", kService, Partitions},
-      {"POST",
-       api::PathPattern("/metalakes/{metalake}/catalogs/{catalog}/schemas/{schema}/tables/"
-                        "{table}/partitions"),
-       K::kPartition, "CREATE", kService, Partitions},
-      {"GET",
-       api::PathPattern("/metalakes/{metalake}/catalogs/{catalog}/schemas/{schema}/tables/"
-                        "{table}/partitions/{partition}"),
-       K::kPartition, "LOAD", kService, Partitions},
-      {"DELETE",
-       api::PathPattern("/metalakes/{metalake}/catalogs/{catalog}/schemas/{schema}/tables/"
-                        "{table}/partitions/{partition}"),
-       K::kPartition, "DROP", kService, Partitions},
+      {"GET", api::PathPattern(kPartitions), K::kPartition, "LIST", kService, Partitions},
+      {"POST", api::PathPattern(kPartitions), K::kPartition, "CREATE", kService, Partitions},
+      {"GET", api::PathPattern(kPartition), K::kPartition, "LOAD", kService, Partitions},
+      {"DELETE", api::PathPattern(kPartition), K::kPartition, "DROP", kService, Partitions},
 
       {"GET", api::PathPattern("/metalakes/{metalake}/objects/{type}/{fullName}/credentials"),
        K::kMetadataObject, "", std::nullopt, Credentials},

@@ -45,15 +45,6 @@ Response NoContent() {
   return r;
 }
 
-// Form decoding of one path segment: '+' is a space (the Java client), then %XX.
-std::optional<std::string> DecodeSegment(std::string_view raw) {
-  std::string s(raw);
-  for (char& c : s) {
-    if (c == '+') c = ' ';
-  }
-  return PercentDecode(s);
-}
-
 Namespace SplitNamespace(const std::string& text) { return Split(text, kSeparator); }
 
 uint64_t Fnv1a(std::string_view s) {
@@ -947,15 +938,7 @@ const std::vector<Route>& Routes() {
 
 // The decoded segments of an /iceberg path, relative to /iceberg; nullopt on bad encoding.
 std::optional<std::vector<std::string>> PathSegments(std::string_view path) {
-  std::vector<std::string> seg;
-  if (path.rfind("/iceberg", 0) == 0) path.remove_prefix(std::string_view("/iceberg").size());
-  for (const auto& raw : Split(path, '/')) {
-    if (raw.empty()) continue;
-    auto decoded = DecodeSegment(raw);
-    if (!decoded) return std::nullopt;
-    seg.push_back(std::move(*decoded));
-  }
-  return seg;
+  return api::PathSegments(path, "/iceberg", /*plus_is_space=*/true);
 }
 
 api::RouteMatch<Route> Match(std::string_view method, const std::vector<std::string>& seg) {
