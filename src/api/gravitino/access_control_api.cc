@@ -529,6 +529,7 @@ std::vector<Route> AccessControlRoutes() {
        K::kMetadataObject, "LIST", kHandler, RolesOfObject},
   };
   routes.insert(routes.end(), rest.begin(), rest.end());
+  for (auto& r : routes) r.needs_authorization = true;
   return routes;
 }
 

@@ -216,18 +216,20 @@ Response GravitinoApi::Dispatch(const Request& request,
                               "Malformed percent-encoding in the request path");
   }
   service::Authorizer& authz = objects_.authorizer();
-  // Users, groups, roles, permissions, owners and object roles exist only with authorization.
-  static const std::set<std::string, std::less<>> kAccessAreas = {
-      "users", "groups", "roles", "permissions", "owners", "objects"};
-  const bool credentials = seg->size() == 6 && (*seg)[2] == "objects" && (*seg)[5] == "credentials";
-  if (seg->size() >= 3 && (*seg)[0] == "metalakes" && kAccessAreas.count((*seg)[2]) > 0 &&
-      !credentials && !authz.enabled()) {
+  auto found = Match(request.method, *seg);
+  // Users, groups, roles, permissions, owners and object roles exist only with authorization;
+  // so does every other path of those areas (404 or 405 with it on).
+  static const std::set<std::string, std::less<>> kAccessAreas = {"users", "groups", "roles",
+                                                                   "permissions", "owners"};
+  const bool access_area = found.route == nullptr && seg->size() >= 3 &&
+                           (*seg)[0] == "metalakes" && kAccessAreas.count((*seg)[2]) > 0;
+  if (!authz.enabled() &&
+      ((found.route != nullptr && found.route->needs_authorization) || access_area)) {
     return PlainErrorResponse(
         405, 1006, "UnsupportedOperationException",
         "You should set 'cairn.authorization.enable' to true in the server configuration to enable "
         "the authorization of the system, otherwise these interfaces can't work.");
   }
-  auto found = Match(request.method, *seg);
   if (found.route == nullptr) return found.path_known ? NotAllowed(request) : NoRoute(request);
   Call c{request,
          principal,

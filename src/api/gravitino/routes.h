@@ -34,6 +34,10 @@ struct Route {
   /// service (or the access-control model) makes the decision.
   std::optional<service::Action> action;
   Handler handler;
+  /// Served only with authorization on (users, groups, roles, permissions, owners, an object's
+  /// roles): 405 otherwise, as Gravitino answers. Tags, policies, statistics and credentials
+  /// under /objects/{type}/{fullName}/... are not.
+  bool needs_authorization = false;
 };
 
 /// One request on its way through a route.

@@ -85,6 +85,20 @@ TEST(GravitinoRoutes, UnknownPathsAndMethodsTakeNoRoute) {
   EXPECT_FALSE(DescribeRoute("GET", "/api/metalakes/%zz"));
 }
 
+TEST(GravitinoRoutes, OnlyAccessControlNeedsAuthorizationOn) {
+  // Gravitino puts users, groups, roles, permissions, owners and an object's roles behind the
+  // switch; credentials (and tags, policies, statistics) under /objects/... are not.
+  for (const Route& r : Routes()) {
+    const std::string path(r.path.text());
+    const bool access = path.find("/users") != std::string::npos ||
+                        path.find("/groups") != std::string::npos ||
+                        path.find("/roles") != std::string::npos ||
+                        path.find("/permissions/") != std::string::npos ||
+                        path.find("/owners/") != std::string::npos;
+    EXPECT_EQ(r.needs_authorization, access) << r.method << " " << path;
+  }
+}
+
 TEST(GravitinoRoutes, ChecksBeforeTheBodyAreTheCreateAndAlterOnes) {
   // A route that reads a body to create or alter an object is decided before the body is parsed
   // (a caller without rights learns nothing from a 400), unless its handler decides.
