@@ -79,6 +79,11 @@ std::string_view EntityKindName(EntityKind kind) {
       return "privilege";
     case EntityKind::kLocationName:
       return "location name";
+    case EntityKind::kTag:
+    case EntityKind::kTagAssociation:
+      return "tag";
+    case EntityKind::kPolicy:
+      return "policy";
   }
   return "object";
 }

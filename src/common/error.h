@@ -50,6 +50,9 @@ enum class EntityKind {
   kMetadataObject,
   kPrivilege,
   kLocationName,  // a named storage location of a fileset
+  kTag,
+  kTagAssociation,  // a tag attached to an object (TagAlreadyAssociatedException)
+  kPolicy,
 };
 
 std::string_view ErrorCodeName(ErrorCode code);

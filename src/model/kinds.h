@@ -129,10 +129,10 @@ inline constexpr std::array<KindDescriptor, 15> kKinds = {{
      "models", kinds_internal::kModelPrivileges},
     {ObjectKind::kFunction, "function", "Function", "FUNCTION", 9, EntityKind::kFunction,
      ObjectKind::kSchema, "functions", kinds_internal::kFunctionPrivileges},
-    // Tags and policies are not stored yet and have no error subject of their own.
-    {ObjectKind::kTag, "tag", "Tag", "TAG", 0, EntityKind::kNone, ObjectKind::kMetalake, "tags",
+    {ObjectKind::kTag, "tag", "Tag", "TAG", 14, EntityKind::kTag, ObjectKind::kMetalake, "tags",
      kinds_internal::kTagPrivileges},
-    {ObjectKind::kPolicy, "policy", "Policy", "POLICY", 0, EntityKind::kNone,
+    // Policies are not stored yet.
+    {ObjectKind::kPolicy, "policy", "Policy", "POLICY", 0, EntityKind::kPolicy,
      ObjectKind::kMetalake, "policies", kinds_internal::kPolicyPrivileges},
     {ObjectKind::kUser, "user", "User", "", 10, EntityKind::kUser, ObjectKind::kMetalake, "users",
      {}},

@@ -56,6 +56,9 @@ constexpr ActionRow kActions[] = {
     {Action::kManageGroups, "MANAGE_GROUPS", K::kGroup},
     {Action::kCreateRole, "CREATE_ROLE", K::kRole},
     {Action::kManageGrants, "MANAGE_GRANTS", K::kRole},
+    {Action::kCreateTag, "CREATE_TAG", K::kTag},
+    {Action::kLoadTag, "LOAD_TAG", K::kTag},
+    {Action::kManageTag, "MANAGE_TAG", K::kTag},
     {Action::kGrantOnObject, "MANAGE_GRANTS", std::nullopt},
 };
 
@@ -112,6 +115,19 @@ Result<std::optional<EntityRecord>> GetIfPresent(store::MetadataStore& store, En
 
 }  // namespace
 
+const EntityRecord* Target::RowOf(ObjectType type) const {
+  switch (type) {
+    case ObjectType::kMetalake:
+      return &metalake;
+    case ObjectType::kCatalog:
+      return catalog_row ? &*catalog_row : nullptr;
+    case ObjectType::kSchema:
+      return schema_row ? &*schema_row : nullptr;
+    default:
+      return object_row ? &*object_row : nullptr;
+  }
+}
+
 Authorizer::Authorizer(store::MetadataStore& store, governance::AccessControl& access)
     : store_(store), access_(access) {}
 
@@ -150,6 +166,77 @@ Result<Target> Authorizer::ResolveFrom(EntityRecord metalake, EntityRecord catal
   t.object_type = object_type;
   CAIRN_RETURN_IF_ERROR(ResolveBelowCatalog(t));
   return t;
+}
+
+Result<MetadataObjectTarget> Authorizer::ResolveMetadataObject(const std::string& metalake,
+                                                                const std::string& type_text,
+                                                                const std::string& full_name) {
+  auto type = governance::ParseObjectType(type_text);
+  if (!type) {
+    return MakeError(ErrorCode::kInvalidArgument, EntityKind::kMetadataObject,
+                     "Unknown metadata object type '{}'", type_text);
+  }
+  auto invalid = [&] {
+    return MakeError(ErrorCode::kInvalidArgument, EntityKind::kMetadataObject,
+                     "Invalid full name '{}' for a metadata object of type {}", full_name,
+                     type_text);
+  };
+  const std::vector<std::string> parts = Split(full_name, '.');
+  MetadataObjectTarget out;
+  out.type = *type;
+  switch (*type) {
+    case ObjectType::kMetalake: {
+      if (full_name != metalake) {
+        return NotFound(EntityKind::kMetadataObject, "Metadata object {} does not exist",
+                        full_name);
+      }
+      CAIRN_ASSIGN_OR_RETURN(out.target, Resolve(metalake));
+      return out;
+    }
+    case ObjectType::kCatalog: {
+      if (parts.size() != 1) return invalid();
+      CAIRN_ASSIGN_OR_RETURN(out.target, Resolve(metalake, parts[0]));
+      if (!out.target.catalog_row) {
+        return NotFound(EntityKind::kMetadataObject, "Catalog {} does not exist", full_name);
+      }
+      return out;
+    }
+    case ObjectType::kSchema: {
+      if (parts.size() != 2) return invalid();
+      CAIRN_ASSIGN_OR_RETURN(out.target, Resolve(metalake, parts[0], {parts[1]}));
+      if (!out.target.schema_row) {
+        return NotFound(EntityKind::kMetadataObject, "Schema {} does not exist", full_name);
+      }
+      return out;
+    }
+    case ObjectType::kTable:
+    case ObjectType::kView:
+    case ObjectType::kFileset: {
+      if (parts.size() != 3) return invalid();
+      CAIRN_ASSIGN_OR_RETURN(out.target, Resolve(metalake, parts[0], {parts[1]}, parts[2], *type));
+      if (!out.target.object_row) {
+        return NotFound(EntityKind::kMetadataObject, "{} {} does not exist",
+                        model::Describe(*type).display, full_name);
+      }
+      return out;
+    }
+    case ObjectType::kTag: {
+      // A tag is named by its bare name, which may hold dots.
+      CAIRN_ASSIGN_OR_RETURN(out.target, Resolve(metalake));
+      out.target.object = full_name;
+      out.target.object_type = ObjectType::kTag;
+      CAIRN_ASSIGN_OR_RETURN(out.target.object_row,
+                             GetIfPresent(store_, EntityType::kTag, out.target.metalake.id,
+                                          full_name));
+      if (!out.target.object_row) {
+        return NotFound(EntityKind::kMetadataObject, "Tag {} does not exist", full_name);
+      }
+      return out;
+    }
+    default:
+      return NotFound(EntityKind::kMetadataObject, "Metadata object {} of type {} does not exist",
+                      full_name, type_text);
+  }
 }
 
 Status Authorizer::ResolveBelowCatalog(Target& t) {
@@ -306,6 +393,14 @@ Result<bool> Authorizer::Decide(const Principal& principal, Action action, const
       return e.OwnsMetalake() || e.Granted("CREATE_ROLE");
     case Action::kManageGrants:
       return e.OwnsMetalake() || e.Any("MANAGE_GRANTS", 0);
+    case Action::kCreateTag:
+      return e.OwnsMetalake() || grants->Has("CREATE_TAG", {{ObjectType::kMetalake, target.metalake.name}});
+    case Action::kLoadTag:
+      return e.OwnsMetalake() || e.OwnsObject() ||
+             grants->Has("APPLY_TAG", {{ObjectType::kMetalake, target.metalake.name},
+                                       {ObjectType::kTag, target.object}});
+    case Action::kManageTag:
+      return e.OwnsMetalake() || e.OwnsObject();
     case Action::kGrantOnObject: {
       if (e.OwnerAbove() || e.OwnsSchema() || e.OwnsObject()) return true;
       const int depth = !target.object.empty()    ? 3

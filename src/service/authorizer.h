@@ -48,6 +48,10 @@ enum class Action {
   kManageGroups,    // METALAKE::OWNER || MANAGE_GROUPS
   kCreateRole,      // METALAKE::OWNER || CREATE_ROLE
   kManageGrants,    // METALAKE::OWNER || MANAGE_GRANTS (on the metalake)
+  // A tag of the metalake (Target::object, object_type kTag, object_row its row).
+  kCreateTag,  // METALAKE::OWNER || CREATE_TAG
+  kLoadTag,    // METALAKE::OWNER || TAG::OWNER || APPLY_TAG (on the metalake or the tag)
+  kManageTag,  // METALAKE::OWNER || TAG::OWNER (alter, delete)
   kGrantOnObject,   // owner of the object or an ancestor, or MANAGE_GRANTS on its chain
 };
 
@@ -72,6 +76,17 @@ struct Target {
   ObjectType object_type = ObjectType::kTable;
   std::optional<store::EntityRecord> object_row;
   std::optional<store::EntityRecord> role_row;  // for role-level checks
+
+  /// The stored row of the object of `type` this target names (the metalake, catalog, schema or
+  /// leaf row), or nullptr when it does not exist.
+  const store::EntityRecord* RowOf(ObjectType type) const;
+};
+
+/// A metadata object named as the "objects" paths of the Gravitino API name it: its type and
+/// its rows.
+struct MetadataObjectTarget {
+  ObjectType type = ObjectType::kTable;
+  Target target;
 };
 
 /// The authorize stage: one decision function shared by every interface. A denial is
@@ -95,6 +110,14 @@ class Authorizer {
                              const std::vector<std::string>& schema = {},
                              const std::string& object = "",
                              ObjectType object_type = ObjectType::kTable);
+
+  /// Resolves the metadata object `full_name` of type `type_text` in `metalake` (Gravitino's
+  /// "objects" addressing: a catalog by its name, a schema as `c.s`, a leaf as `c.s.o`, a tag
+  /// by its name) to its rows. kInvalidArgument (kMetadataObject) for an unknown type or a name
+  /// of the wrong shape; kNotFound (kMetadataObject) when the object does not exist.
+  Result<MetadataObjectTarget> ResolveMetadataObject(const std::string& metalake,
+                                                     const std::string& type_text,
+                                                     const std::string& full_name);
 
   /// Ok when allowed (always, when authorization is off).
   Status Check(const Principal& principal, Action action, const Target& target);

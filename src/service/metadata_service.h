@@ -73,6 +73,8 @@ class MetadataService {
   /// The stream of object changes of this server: every interface publishes the changes it
   /// makes here (metalakes and catalogs are published by this service itself).
   EventStream& events() { return events_; }
+  /// The store this service reads and writes (for the services beside it).
+  store::MetadataStore& store() { return store_; }
 
  private:
   /// Publishes a change of a metalake (empty `catalog`) or catalog; a `new_name` that differs

@@ -12,8 +12,10 @@
 #include "model/entities.h"
 #include "model/table.h"
 #include "service/authorizer.h"
+#include "service/caller.h"
 #include "service/events.h"
 #include "service/metadata_service.h"
+#include "service/tag_service.h"
 
 namespace cairn::service {
 
@@ -30,12 +32,6 @@ struct ObjectRef {
   ObjectRef Schema(std::string name) const;
   /// The object `name` of `kind` in this schema.
   ObjectRef Child(std::string name, ObjectType kind) const;
-};
-
-/// Who calls, through which interface, and when.
-struct Caller {
-  const Principal& principal;
-  CallContext ctx;
 };
 
 /// A catalog opened for one call and authorized for it: its connector (kept alive for the call)
@@ -66,6 +62,8 @@ class ObjectService {
   ObjectService(MetadataService& metadata, Authorizer& authorizer);
 
   MetadataService& metadata() { return metadata_; }
+  /// Tags of metalakes and their associations.
+  TagService& tags() { return tags_; }
   Authorizer& authorizer() { return authz_; }
   EventStream& events() { return metadata_.events(); }
 
@@ -148,6 +146,7 @@ class ObjectService {
 
   MetadataService& metadata_;
   Authorizer& authz_;
+  TagService tags_;
 };
 
 }  // namespace cairn::service

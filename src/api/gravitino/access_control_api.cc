@@ -144,72 +144,10 @@ model::Audit AuditOf(const Call& c) {
 // Resolves a securable object by type and full name to its stored rows (an existence check).
 Result<ObjectType> ResolveObject(Call& c, const std::string& type_text,
                                  const std::string& full_name, service::Target& out) {
-  const std::string& ml = c.Param("metalake");
-  auto type = governance::ParseObjectType(type_text);
-  if (!type) {
-    return MakeError(ErrorCode::kInvalidArgument, EntityKind::kMetadataObject,
-                     "Unknown metadata object type '{}'", type_text);
-  }
-  const std::vector<std::string> parts = Split(full_name, '.');
-  std::optional<Result<service::Target>> t;
-  switch (*type) {
-    case ObjectType::kMetalake:
-      if (full_name != ml) {
-        return NotFound(EntityKind::kMetadataObject, "Metadata object {} does not exist",
-                        full_name);
-      }
-      t = c.authz.Resolve(ml);
-      break;
-    case ObjectType::kCatalog:
-      if (parts.size() != 1) break;
-      t = c.authz.Resolve(ml, parts[0]);
-      if (*t && !(*t)->catalog_row) {
-        return NotFound(EntityKind::kMetadataObject, "Catalog {} does not exist", full_name);
-      }
-      break;
-    case ObjectType::kSchema:
-      if (parts.size() != 2) break;
-      t = c.authz.Resolve(ml, parts[0], {parts[1]});
-      if (*t && !(*t)->schema_row) {
-        return NotFound(EntityKind::kMetadataObject, "Schema {} does not exist", full_name);
-      }
-      break;
-    case ObjectType::kTable:
-    case ObjectType::kView:
-    case ObjectType::kFileset:
-      if (parts.size() != 3) break;
-      t = c.authz.Resolve(ml, parts[0], {parts[1]}, parts[2], *type);
-      if (*t && !(*t)->object_row) {
-        return NotFound(EntityKind::kMetadataObject, "{} {} does not exist",
-                        model::Describe(*type).display, full_name);
-      }
-      break;
-    default:
-      return NotFound(EntityKind::kMetadataObject, "Metadata object {} of type {} does not exist",
-                      full_name, type_text);
-  }
-  if (!t) {
-    return MakeError(ErrorCode::kInvalidArgument, EntityKind::kMetadataObject,
-                     "Invalid full name '{}' for a metadata object of type {}", full_name,
-                     type_text);
-  }
-  if (!*t) return std::move(*t).error();
-  out = std::move(**t);
-  return *type;
-}
-
-// The row that holds the ownership of a target of `type`.
-const store::EntityRecord* OwnedRow(const service::Target& t, ObjectType type) {
-  switch (type) {
-    case ObjectType::kMetalake:
-      return &t.metalake;
-    case ObjectType::kCatalog:
-      return t.catalog_row ? &*t.catalog_row : nullptr;
-    case ObjectType::kSchema:
-      return t.schema_row ? &*t.schema_row : nullptr;
-    default:
-      return t.object_row ? &*t.object_row : nullptr;
-  }
+  CAIRN_ASSIGN_OR_RETURN(auto object,
+                         c.authz.ResolveMetadataObject(c.Param("metalake"), type_text, full_name));
+  out = std::move(object.target);
+  return object.type;
 }
 
 // One securable object of a role body (`fullName`, `type`, `privileges`), resolved and checked.
@@ -427,7 +365,7 @@ Result<const store::EntityRecord*> OwnerRowOf(Call& c, service::Target& object_t
                                               ObjectType& type) {
   CAIRN_ASSIGN_OR_RETURN(type,
                          ResolveObject(c, c.Param("type"), c.Param("fullName"), object_target));
-  const store::EntityRecord* row = OwnedRow(object_target, type);
+  const store::EntityRecord* row = object_target.RowOf(type);
   if (row == nullptr) {
     return NotFound(EntityKind::kMetadataObject, "Metadata object {} does not exist",
                     c.Param("fullName"));

@@ -46,6 +46,11 @@ std::string_view ClassEntity(EntityKind kind) {
       return "Privilege";
     case EntityKind::kLocationName:
       return "LocationName";
+    case EntityKind::kTag:
+    case EntityKind::kTagAssociation:
+      return "Tag";
+    case EntityKind::kPolicy:
+      return "Policy";
     case EntityKind::kIndex:
     case EntityKind::kNone:
       return "";
@@ -77,6 +82,7 @@ ErrorMapping MapError(const Error& error) {
     case ErrorCode::kNotFound:
       return {404, 1003, Prefixed(e, "NoSuch", "Exception", "NotFoundException")};
     case ErrorCode::kAlreadyExists:
+      if (e == EntityKind::kTagAssociation) return {409, 1004, "TagAlreadyAssociatedException"};
       return {409, 1004, Prefixed(e, "", "AlreadyExistsException", "AlreadyExistsException")};
     case ErrorCode::kNotEmpty:
       return {409, 1005, Prefixed(e, "NonEmpty", "Exception", "NonEmptyException")};

@@ -104,7 +104,8 @@ TEST(GravitinoRoutes, ChecksBeforeTheBodyAreTheCreateAndAlterOnes) {
   // (a caller without rights learns nothing from a 400), unless its handler decides.
   for (const Route& r : Routes()) {
     if ((r.op == "CREATE" || r.op == "ALTER") && r.kind != EntityKind::kMetalake &&
-        r.kind != EntityKind::kRole && r.kind != EntityKind::kPartition) {
+        r.kind != EntityKind::kRole && r.kind != EntityKind::kPartition &&
+        !(r.kind == EntityKind::kTag && r.op == "ALTER")) {  // needs the tag's row: the service
       EXPECT_TRUE(r.action.has_value()) << r.method << " " << r.path.text();
     }
   }

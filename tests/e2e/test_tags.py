@@ -1,0 +1,147 @@
+"""Tags through the official Python client: create, list, get, alter, delete; attach them to
+catalogs, schemas and tables; inheritance; the objects of a tag; and what a drop or rename does to
+an association (docs/tags-and-policies.md)."""
+
+import pytest
+
+from gravitino import NameIdentifier
+from gravitino.api.rel.column import Column
+from gravitino.api.rel.types.types import Types
+from gravitino.api.tag.tag_change import TagChange
+from gravitino.exceptions.base import (
+    NoSuchTagException,
+    TagAlreadyAssociatedException,
+    TagAlreadyExistsException,
+)
+
+from helpers import unique
+
+
+@pytest.fixture
+def table(tables, schema_name):
+    ident = NameIdentifier.of(schema_name, "events")
+    tables.create_table(ident, [Column.of("id", Types.LongType.get())])
+    return tables.load_table(ident)
+
+
+def test_tag_lifecycle(client):
+    created = client.create_tag("pii", "personal data", {"level": "high"})
+    assert created.name() == "pii"
+    assert created.comment() == "personal data"
+    assert created.properties() == {"level": "high"}
+    assert created.inherited() is None
+    client.create_tag("gold", None, {})
+    with pytest.raises(TagAlreadyExistsException):
+        client.create_tag("pii", "again", {})
+
+    assert sorted(client.list_tags()) == ["gold", "pii"]
+    infos = {t.name(): t for t in client.list_tags_info()}
+    assert infos["pii"].properties() == {"level": "high"}
+    assert client.get_tag("pii").comment() == "personal data"
+
+    altered = client.alter_tag("pii", TagChange.rename("sensitive"),
+                               TagChange.update_comment("sensitive data"),
+                               TagChange.set_property("owner", "sec"),
+                               TagChange.remove_property("level"))
+    assert altered.name() == "sensitive"
+    assert altered.comment() == "sensitive data"
+    assert altered.properties() == {"owner": "sec"}
+    with pytest.raises(NoSuchTagException):
+        client.get_tag("pii")
+
+    assert client.delete_tag("sensitive") is True
+    assert client.delete_tag("sensitive") is False
+    assert client.list_tags() == ["gold"]
+
+
+def test_tags_attach_to_objects_and_are_inherited(client, catalog, schema_name, table):
+    for name in ("pii", "gold", "raw"):
+        client.create_tag(name, None, {})
+    schema = catalog.as_schemas().load_schema(schema_name)
+
+    assert catalog.supports_tags().associate_tags(["raw"], []) == ["raw"]
+    assert schema.supports_tags().associate_tags(["gold"], []) == ["gold"]
+    assert sorted(table.supports_tags().associate_tags(["pii", "gold"], [])) == ["gold", "pii"]
+
+    # The table's own tags, then those of its schema and catalog as inherited; a tag both on
+    # the table and on its schema is the table's own.
+    infos = {t.name(): t.inherited() for t in table.supports_tags().list_tags_info()}
+    assert infos == {"pii": False, "gold": False, "raw": True}
+    assert sorted(table.supports_tags().list_tags()) == ["gold", "pii", "raw"]
+    assert table.supports_tags().get_tag("raw").inherited() is True
+    assert schema.supports_tags().get_tag("gold").inherited() is False
+    with pytest.raises(NoSuchTagException):
+        schema.supports_tags().get_tag("pii")
+
+    # Attaching twice is refused; an unknown tag is not found; nothing changed either time.
+    with pytest.raises(TagAlreadyAssociatedException):
+        table.supports_tags().associate_tags(["pii"], [])
+    with pytest.raises(NoSuchTagException):
+        table.supports_tags().associate_tags(["nope"], [])
+    assert sorted(table.supports_tags().associate_tags([], ["gold"])) == ["pii"]
+
+    objects = client.get_tag("pii").associated_objects().objects()
+    assert [(o.full_name(), o.type().value) for o in objects] == \
+        [(f"{catalog.name()}.{schema_name}.events", "table")]
+    gold = {(o.full_name(), o.type().value) for o in client.get_tag("gold").associated_objects().objects()}
+    assert gold == {(f"{catalog.name()}.{schema_name}", "schema")}
+
+
+def test_associations_follow_renames_and_go_with_drops(client, catalog, tables, schema_name, table):
+    from gravitino.api.rel.table_change import TableChange
+
+    client.create_tag("pii", None, {})
+    table.supports_tags().associate_tags(["pii"], [])
+    tables.alter_table(NameIdentifier.of(schema_name, "events"), TableChange.rename("events2"))
+    renamed = tables.load_table(NameIdentifier.of(schema_name, "events2"))
+    assert renamed.supports_tags().list_tags() == ["pii"]
+    assert [o.full_name() for o in client.get_tag("pii").associated_objects().objects()] == \
+        [f"{catalog.name()}.{schema_name}.events2"]
+
+    assert tables.drop_table(NameIdentifier.of(schema_name, "events2"))
+    assert client.get_tag("pii").associated_objects().objects() == []
+    # A new table of the old name starts with no tags.
+    tables.create_table(NameIdentifier.of(schema_name, "events2"), [Column.of("id", Types.LongType.get())])
+    fresh = tables.load_table(NameIdentifier.of(schema_name, "events2"))
+    assert fresh.supports_tags().list_tags() == []
+
+    # Deleting the tag removes its associations.
+    fresh.supports_tags().associate_tags(["pii"], [])
+    assert client.delete_tag("pii")
+    assert fresh.supports_tags().list_tags() == []
+
+
+def test_bad_tag_requests_are_clear_errors(api, client, metalake_name, catalog, schema_name, table):
+    client.create_tag("pii", None, {})
+    base = f"metalakes/{metalake_name}"
+    # Names that are paths, and bodies of the wrong shape: 400 naming the problem.
+    for bad in ("..", "a/b", "x\u0000y"):
+        r = api.post(f"{base}/tags", {"name": bad})
+        assert r.status_code == 400, (bad, r.text)
+    r = api.post(f"{base}/tags", {"name": 7})
+    assert r.status_code == 400 and "name" in r.json()["message"]
+    path = f"{base}/objects/table/{catalog.name()}.{schema_name}.events/tags"
+    r = api.post(path, {"tagsToAdd": "pii"})
+    assert r.status_code == 400 and "tagsToAdd" in r.json()["message"]
+    r = api.post(path, {"tagsToAdd": ["pii"], "tagsToRemove": ["pii"]})
+    assert r.status_code == 400, r.text
+    # A name of the wrong shape for its type, a missing object, a type tags do not go on.
+    r = api.get(f"{base}/objects/table/{catalog.name()}.{schema_name}/tags")
+    assert r.status_code == 400 and r.json()["type"] == "IllegalMetadataObjectException", r.text
+    r = api.get(f"{base}/objects/table/{catalog.name()}.{schema_name}.nope/tags")
+    assert r.status_code == 404, r.text
+    r = api.post(f"{base}/objects/metalake/{metalake_name}/tags", {"tagsToAdd": ["pii"]})
+    assert r.status_code == 400, r.text
+    # Nothing was attached by any of these.
+    assert table.supports_tags().list_tags() == []
+    assert client.get_tag("pii").associated_objects().objects() == []
+
+
+def test_tags_are_served_with_authorization_off(api, client, metalake_name):
+    # The suite's server runs without authorization: the /objects/... tag paths answer (they
+    # are not behind the access-control switch), the access-control ones do not.
+    client.create_tag(unique("t"), None, {})
+    r = api.get(f"metalakes/{metalake_name}/objects/metalake/{metalake_name}/roles")
+    assert r.status_code == 405
+    r = api.get(f"metalakes/{metalake_name}/tags")
+    assert r.status_code == 200 and len(r.json()["names"]) == 1
