@@ -81,6 +81,15 @@ Target TagService::TagTarget(const Target& metalake, const EntityRecord* row,
   return t;
 }
 
+Result<EntityRecord> TagService::AuthorizedTag(const Caller& caller, const Target& metalake,
+                                               const std::string& name, Action action) {
+  auto row = TagRow(metalake, name);
+  if (!row && row.error().code != ErrorCode::kNotFound) return std::move(row).error();
+  CAIRN_RETURN_IF_ERROR(
+      authz_.Check(caller.principal, action, TagTarget(metalake, row ? &*row : nullptr, name)));
+  return row;
+}
+
 void TagService::Publish(const Caller& caller, ChangeType type, const std::string& metalake,
                          const std::string& name, std::string_view new_name) {
   ObjectChange change = MakeChange(caller.ctx, type, ObjectType::kTag, metalake);
@@ -134,26 +143,15 @@ Result<model::Tag> TagService::CreateTag(const Caller& caller, const std::string
 Result<model::Tag> TagService::GetTag(const Caller& caller, const std::string& metalake,
                                       const std::string& name) {
   CAIRN_ASSIGN_OR_RETURN(Target ml, Metalake(metalake));
-  auto row = TagRow(ml, name);
-  if (!row && row.error().code != ErrorCode::kNotFound) return std::move(row).error();
-  // Decided first: a caller who may not load tags learns nothing of which exist.
-  CAIRN_RETURN_IF_ERROR(authz_.Check(caller.principal, Action::kLoadTag,
-                                     TagTarget(ml, row ? &*row : nullptr, name)));
-  if (!row) return std::move(row).error();
-  return ToTag(*row);
+  CAIRN_ASSIGN_OR_RETURN(EntityRecord row, AuthorizedTag(caller, ml, name, Action::kLoadTag));
+  return ToTag(row);
 }
 
 Result<model::Tag> TagService::AlterTag(const Caller& caller, const std::string& metalake,
                                         const std::string& name,
                                         const std::vector<model::EntityChange>& changes) {
   CAIRN_ASSIGN_OR_RETURN(Target ml, Metalake(metalake));
-  {
-    auto row = TagRow(ml, name);
-    if (!row && row.error().code != ErrorCode::kNotFound) return std::move(row).error();
-    CAIRN_RETURN_IF_ERROR(authz_.Check(caller.principal, Action::kManageTag,
-                                       TagTarget(ml, row ? &*row : nullptr, name)));
-    if (!row) return std::move(row).error();
-  }
+  CAIRN_RETURN_IF_ERROR(AuthorizedTag(caller, ml, name, Action::kManageTag));
   for (const auto& change : changes) {
     if (change.kind == model::EntityChange::Kind::kRename) {
       CAIRN_RETURN_IF_ERROR(model::ValidateSegmentName(EntityKind::kTag, change.new_name));
@@ -195,11 +193,9 @@ Result<model::Tag> TagService::AlterTag(const Caller& caller, const std::string&
 Result<bool> TagService::DeleteTag(const Caller& caller, const std::string& metalake,
                                    const std::string& name) {
   CAIRN_ASSIGN_OR_RETURN(Target ml, Metalake(metalake));
-  auto row = TagRow(ml, name);
-  if (!row && row.error().code != ErrorCode::kNotFound) return std::move(row).error();
-  CAIRN_RETURN_IF_ERROR(authz_.Check(caller.principal, Action::kManageTag,
-                                     TagTarget(ml, row ? &*row : nullptr, name)));
-  if (!row) return false;
+  auto row = AuthorizedTag(caller, ml, name, Action::kManageTag);
+  if (!row && row.error().code == ErrorCode::kNotFound) return false;
+  if (!row) return std::move(row).error();
   CAIRN_ASSIGN_OR_RETURN(bool deleted, store_.Delete(row->id));  // its links go with it
   if (deleted) Publish(caller, ChangeType::kDropped, metalake, name);
   return deleted;
@@ -210,8 +206,7 @@ Result<std::vector<EntityRecord>> TagService::ObjectChain(const Caller& caller,
                                                           const std::string& type,
                                                           const std::string& full_name,
                                                           MetadataObjectTarget& object) {
-  CAIRN_ASSIGN_OR_RETURN(Target ml, Metalake(metalake));
-  (void)ml;
+  CAIRN_RETURN_IF_ERROR(Metalake(metalake));  // in use
   auto resolved = authz_.ResolveMetadataObject(metalake, type, full_name);
   if (!resolved) return std::move(resolved).error();
   object = std::move(*resolved);
@@ -276,12 +271,8 @@ Result<std::vector<std::string>> TagService::AssociateTags(
   for (const auto* names : {&add, &remove}) {
     for (const auto& name : *names) {
       if (tags.count(name) > 0) continue;
-      auto tag = TagRow(ml, name);
-      if (!tag && tag.error().code != ErrorCode::kNotFound) return std::move(tag).error();
-      CAIRN_RETURN_IF_ERROR(authz_.Check(caller.principal, Action::kLoadTag,
-                                         TagTarget(ml, tag ? &*tag : nullptr, name)));
-      if (!tag) return std::move(tag).error();
-      tags.emplace(name, std::move(*tag));
+      CAIRN_ASSIGN_OR_RETURN(EntityRecord tag, AuthorizedTag(caller, ml, name, Action::kLoadTag));
+      tags.emplace(name, std::move(tag));
     }
   }
   Status written = store_.RunInTransaction([&](store::MetadataStore& tx) -> Status {
@@ -332,12 +323,8 @@ Result<std::vector<std::string>> TagService::AssociateTags(
 Result<std::vector<model::MetadataObjectName>> TagService::ObjectsOfTag(
     const Caller& caller, const std::string& metalake, const std::string& tag_name) {
   CAIRN_ASSIGN_OR_RETURN(Target ml, Metalake(metalake));
-  auto tag = TagRow(ml, tag_name);
-  if (!tag && tag.error().code != ErrorCode::kNotFound) return std::move(tag).error();
-  CAIRN_RETURN_IF_ERROR(authz_.Check(caller.principal, Action::kLoadTag,
-                                     TagTarget(ml, tag ? &*tag : nullptr, tag_name)));
-  if (!tag) return std::move(tag).error();
-  CAIRN_ASSIGN_OR_RETURN(auto links, store_.ListLinksFrom(LinkType::kTagObject, tag->id, 0, 0));
+  CAIRN_ASSIGN_OR_RETURN(EntityRecord tag, AuthorizedTag(caller, ml, tag_name, Action::kLoadTag));
+  CAIRN_ASSIGN_OR_RETURN(auto links, store_.ListLinksFrom(LinkType::kTagObject, tag.id, 0, 0));
   std::vector<model::MetadataObjectName> out;
   for (const auto& link : links) {
     // The object's name is its path below the metalake: walk up its parents.

@@ -66,6 +66,10 @@ class TagService {
   /// `metalake` with the tag `name` as its object, for kLoadTag / kManageTag.
   static Target TagTarget(const Target& metalake, const store::EntityRecord* row,
                           const std::string& name);
+  /// The tag `name`'s row once `action` on it is allowed: the decision comes first, so a caller
+  /// who may not see tags learns nothing of which exist; then kNotFound (kTag).
+  Result<store::EntityRecord> AuthorizedTag(const Caller& caller, const Target& metalake,
+                                            const std::string& name, Action action);
   /// The object's own row and its ancestors' (schema, catalog), nearest first.
   Result<std::vector<store::EntityRecord>> ObjectChain(const Caller& caller,
                                                        const std::string& metalake,
