@@ -55,6 +55,7 @@ GRAVITINO_HEADERS = {"Accept": "application/vnd.gravitino.v1+json",
                      "Content-Type": "application/json"}
 METALAKE, ICE, FILES, SCHEMA, TABLE, VIEW, FILESET = (
     "st_lake", "st_ice", "st_files", "st_sch", "st_tbl", "st_view", "st_fs")
+TAG = "st_tag"
 SCRATCH = "st_scratch"  # a name no fixture has: destructive calls on fixtures use it
 REQUEST_LINE = re.compile(r'event=request .*method=(\S+) path="([^"]*)" status=(\d+)')
 
@@ -98,6 +99,7 @@ def ensure_fixtures(base: str, warehouse: Path, files_root: Path) -> None:
                       {"name": "name", "type": "string", "nullable": True}]})
     post(f"{api}/{METALAKE}/catalogs/{FILES}/schemas/{SCHEMA}/filesets",
          {"name": FILESET, "type": "managed", "properties": {}})
+    post(f"{api}/{METALAKE}/tags", {"name": TAG, "comment": "schemathesis", "properties": {}})
     ice = f"{base}/iceberg/v1/{METALAKE}.{ICE}"
     post(f"{ice}/namespaces/{SCHEMA}/views", {
         "name": VIEW,
@@ -117,7 +119,7 @@ def config_toml(api: str) -> str:
     names = {"metalake": [METALAKE], "catalog": [ICE, FILES], "schema": [SCHEMA],
              "table": [TABLE], "fileset": [FILESET], "view": [VIEW], "namespace": [SCHEMA],
              "prefix": [f"{METALAKE}.{ICE}"], "role": ["st_role"], "user": ["anonymous"],
-             "group": ["st_group"]}
+             "group": ["st_group"], "tag": [TAG]}
     out = []
     for key, values in names.items():
         quoted = ", ".join(f'"{v}"' for v in values)
@@ -144,6 +146,7 @@ def config_toml(api: str) -> str:
              ["DELETE"], "table"),
             ("/api/metalakes/{metalake}/catalogs/{catalog}/schemas/{schema}/filesets/{fileset}",
              ["DELETE"], "fileset"),
+            ("/api/metalakes/{metalake}/tags/{tag}", ["PUT", "DELETE"], "tag"),
         ]
     else:
         destructive = [
