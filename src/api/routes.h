@@ -32,6 +32,15 @@ class PathPattern {
   std::vector<Segment> segments_;
 };
 
+/// What a protocol's route table says about one request, for the audit record: its operation as
+/// `<METHOD> <prefix><pattern>` (e.g. `GET /api/metalakes/{metalake}`), the values of the
+/// pattern's parameters that name the object, and whether the body names the object it creates.
+struct RouteDescription {
+  std::string operation;
+  std::vector<std::string> names;
+  bool creates = false;
+};
+
 /// The decoded segments of `path` after `prefix` (e.g. "/api"), empty ones skipped; nullopt when
 /// a segment does not decode. `plus_is_space`: '+' reads as a space first (Iceberg REST).
 std::optional<std::vector<std::string>> PathSegments(std::string_view path, std::string_view prefix,

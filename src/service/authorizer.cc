@@ -134,7 +134,6 @@ Authorizer::Authorizer(store::MetadataStore& store, governance::AccessControl& a
 Result<Target> Authorizer::Resolve(const std::string& metalake, const std::string& catalog,
                                    const std::vector<std::string>& schema,
                                    const std::string& object, ObjectType object_type) {
-  Target t;
   auto ml = store_.Get(EntityType::kMetalake, 0, metalake);
   if (!ml) {
     if (ml.error().code == ErrorCode::kNotFound) {
@@ -142,25 +141,31 @@ Result<Target> Authorizer::Resolve(const std::string& metalake, const std::strin
     }
     return std::move(ml).error();
   }
-  t.metalake = std::move(*ml);
-  t.catalog = catalog;
-  t.schema = schema;
-  t.object = object;
-  t.object_type = object_type;
-  if (catalog.empty()) return t;
-  CAIRN_ASSIGN_OR_RETURN(t.catalog_row, GetIfPresent(store_, EntityType::kCatalog, t.metalake.id,
-                                                     catalog));
-  CAIRN_RETURN_IF_ERROR(ResolveBelowCatalog(t));
-  return t;
+  std::optional<EntityRecord> catalog_row;
+  if (!catalog.empty()) {
+    CAIRN_ASSIGN_OR_RETURN(catalog_row,
+                           GetIfPresent(store_, EntityType::kCatalog, ml->id, catalog));
+  }
+  return ResolveFrom(std::move(*ml), std::move(catalog_row), catalog, schema, object,
+                     object_type);
 }
 
 Result<Target> Authorizer::ResolveFrom(EntityRecord metalake, EntityRecord catalog,
                                        const std::vector<std::string>& schema,
                                        const std::string& object, ObjectType object_type) {
+  std::string name = catalog.name;
+  return ResolveFrom(std::move(metalake), std::move(catalog), name, schema, object, object_type);
+}
+
+Result<Target> Authorizer::ResolveFrom(EntityRecord metalake,
+                                       std::optional<EntityRecord> catalog_row,
+                                       const std::string& catalog,
+                                       const std::vector<std::string>& schema,
+                                       const std::string& object, ObjectType object_type) {
   Target t;
-  t.catalog = catalog.name;
   t.metalake = std::move(metalake);
-  t.catalog_row = std::move(catalog);
+  t.catalog = catalog;
+  t.catalog_row = std::move(catalog_row);
   t.schema = schema;
   t.object = object;
   t.object_type = object_type;
@@ -276,6 +281,12 @@ struct Evaluator {
   std::vector<std::pair<ObjectType, std::string>> Chain(int depth) const {
     std::vector<std::pair<ObjectType, std::string>> chain = {
         {ObjectType::kMetalake, t.metalake.name}};
+    // An object of the metalake itself (a tag): named by its bare name, right below it.
+    if (t.catalog.empty() && !t.object.empty() &&
+        model::Describe(t.object_type).parent == model::ObjectKind::kMetalake) {
+      if (depth >= 1) chain.emplace_back(t.object_type, t.object);
+      return chain;
+    }
     if (depth >= 1 && !t.catalog.empty()) chain.emplace_back(ObjectType::kCatalog, t.catalog);
     if (depth >= 2) {
       std::string name = t.catalog;
@@ -394,11 +405,9 @@ Result<bool> Authorizer::Decide(const Principal& principal, Action action, const
     case Action::kManageGrants:
       return e.OwnsMetalake() || e.Any("MANAGE_GRANTS", 0);
     case Action::kCreateTag:
-      return e.OwnsMetalake() || grants->Has("CREATE_TAG", {{ObjectType::kMetalake, target.metalake.name}});
+      return e.OwnsMetalake() || e.Granted("CREATE_TAG");
     case Action::kLoadTag:
-      return e.OwnsMetalake() || e.OwnsObject() ||
-             grants->Has("APPLY_TAG", {{ObjectType::kMetalake, target.metalake.name},
-                                       {ObjectType::kTag, target.object}});
+      return e.OwnsMetalake() || e.OwnsObject() || e.Granted("APPLY_TAG");
     case Action::kManageTag:
       return e.OwnsMetalake() || e.OwnsObject();
     case Action::kGrantOnObject: {

@@ -153,7 +153,12 @@ class Authorizer {
 
  private:
   Result<bool> Decide(const Principal& principal, Action action, const Target& target);
-  /// Fills the schema and object rows of `t`, whose catalog row is set.
+  /// The target of the names, with the catalog row (when it exists) already read.
+  Result<Target> ResolveFrom(store::EntityRecord metalake,
+                             std::optional<store::EntityRecord> catalog_row,
+                             const std::string& catalog, const std::vector<std::string>& schema,
+                             const std::string& object, ObjectType object_type);
+  /// Fills the schema and object rows of `t` below its catalog row, when that is set.
   Status ResolveBelowCatalog(Target& t);
 
   store::MetadataStore& store_;

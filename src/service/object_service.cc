@@ -24,8 +24,9 @@ Result<std::shared_ptr<connector::Connector>> ObjectService::OpenCatalog(
   if (authz_.enabled()) {
     // The rows the open read are the authorize stage's too; when it failed (a missing or
     // disabled catalog), the decision is made on the names, and a denial wins.
-    auto target = handle ? authz_.ResolveFrom(handle->metalake, handle->catalog, ref.schema,
-                                              ref.name, ref.kind)
+    auto target = handle ? authz_.ResolveFrom(std::move(handle->metalake),
+                                              std::move(handle->catalog), ref.schema, ref.name,
+                                              ref.kind)
                          : authz_.Resolve(ref.metalake, ref.catalog, ref.schema, ref.name,
                                           ref.kind);
     if (!target) return std::move(target).error();

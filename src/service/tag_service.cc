@@ -265,7 +265,7 @@ Result<std::vector<std::string>> TagService::AssociateTags(
       return InvalidArgument("Tag {} is both in 'tagsToAdd' and in 'tagsToRemove'", name);
     }
   }
-  CAIRN_ASSIGN_OR_RETURN(Target ml, Metalake(metalake));
+  const Target& ml = object.target;  // its metalake row, read (and found in use) with it
   // Every tag named is checked (it exists, the caller may apply it) before anything is written.
   std::map<std::string, EntityRecord> tags;
   for (const auto* names : {&add, &remove}) {
@@ -345,12 +345,17 @@ Result<std::vector<model::MetadataObjectName>> TagService::ObjectsOfTag(
       if (path.size() > 8) break;  // deeper than any object kind: a corrupt chain
     }
     if (gone || !kind) continue;
-    auto named = authz_.ResolveMetadataObject(metalake, std::string(model::Describe(*kind).name),
-                                              Join(path, "."));
-    if (!named) continue;  // no longer addressable (e.g. a nested namespace)
-    CAIRN_ASSIGN_OR_RETURN(bool visible, authz_.Allowed(caller.principal, LoadActionOf(*kind),
-                                                        named->target));
-    if (visible) out.push_back(model::MetadataObjectName{Join(path, "."), *kind});
+    model::MetadataObjectName name{Join(path, "."), *kind};
+    if (authz_.enabled()) {
+      // The object's rows by its names, for the decision (read only when one is made).
+      auto named = authz_.ResolveMetadataObject(metalake, std::string(model::Describe(*kind).name),
+                                                name.full_name);
+      if (!named) continue;  // no longer addressable (e.g. a nested namespace)
+      CAIRN_ASSIGN_OR_RETURN(bool visible, authz_.Allowed(caller.principal, LoadActionOf(*kind),
+                                                          named->target));
+      if (!visible) continue;
+    }
+    out.push_back(std::move(name));
   }
   return out;
 }

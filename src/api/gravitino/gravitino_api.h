@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "api/routes.h"
 #include "message/message.h"
 #include "service/object_service.h"
 
@@ -18,14 +19,7 @@ struct ApiInfo {
   std::string git_commit;
 };
 
-/// What the route table says about a request under /api: its operation as
-/// `<METHOD> /api<pattern>` (e.g. `GET /api/metalakes/{metalake}/catalogs/{catalog}`) and the
-/// values of the pattern's parameters, for the audit record.
-struct RouteDescription {
-  std::string operation;
-  std::vector<std::string> names;
-  bool creates = false;  // the body names the object it creates
-};
+using api::RouteDescription;
 
 /// The route `method path` (a full path starting with /api) takes, or nullopt when none.
 std::optional<RouteDescription> DescribeRoute(std::string_view method, std::string_view path);

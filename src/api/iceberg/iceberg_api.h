@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "api/routes.h"
 #include "message/message.h"
 #include "service/object_service.h"
 
@@ -17,16 +18,10 @@ class IcebergProxy;
 
 namespace cairn::api::iceberg {
 
-/// What the route table says about a request under /iceberg: its operation as
-/// `<METHOD> /iceberg<pattern>` (e.g. `GET /iceberg/v1/{prefix}/namespaces/{namespace}`) and the
-/// values of the pattern's parameters (a namespace dotted), for the audit record.
-struct RouteDescription {
-  std::string operation;
-  std::vector<std::string> names;
-  bool creates = false;  // the body names the object it creates
-};
+using api::RouteDescription;
 
-/// The route `method path` (a full path starting with /iceberg) takes, or nullopt when none.
+/// The route `method path` (a full path starting with /iceberg) takes, or nullopt when none; a
+/// namespace among its names is dotted.
 std::optional<RouteDescription> DescribeRoute(std::string_view method, std::string_view path);
 
 /// The `endpoints` GET /v1/config advertises: `<METHOD> <pattern>` of every served route.
