@@ -83,6 +83,7 @@ std::string_view EntityKindName(EntityKind kind) {
     case EntityKind::kTagAssociation:
       return "tag";
     case EntityKind::kPolicy:
+    case EntityKind::kPolicyAssociation:
       return "policy";
   }
   return "object";

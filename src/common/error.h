@@ -53,6 +53,7 @@ enum class EntityKind {
   kTag,
   kTagAssociation,  // a tag attached to an object (TagAlreadyAssociatedException)
   kPolicy,
+  kPolicyAssociation,  // a policy attached to an object (PolicyAlreadyAssociatedException)
 };
 
 std::string_view ErrorCodeName(ErrorCode code);

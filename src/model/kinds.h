@@ -131,8 +131,7 @@ inline constexpr std::array<KindDescriptor, 15> kKinds = {{
      ObjectKind::kSchema, "functions", kinds_internal::kFunctionPrivileges},
     {ObjectKind::kTag, "tag", "Tag", "TAG", 14, EntityKind::kTag, ObjectKind::kMetalake, "tags",
      kinds_internal::kTagPrivileges},
-    // Policies are not stored yet.
-    {ObjectKind::kPolicy, "policy", "Policy", "POLICY", 0, EntityKind::kPolicy,
+    {ObjectKind::kPolicy, "policy", "Policy", "POLICY", 15, EntityKind::kPolicy,
      ObjectKind::kMetalake, "policies", kinds_internal::kPolicyPrivileges},
     {ObjectKind::kUser, "user", "User", "", 10, EntityKind::kUser, ObjectKind::kMetalake, "users",
      {}},

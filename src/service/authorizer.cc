@@ -59,6 +59,9 @@ constexpr ActionRow kActions[] = {
     {Action::kCreateTag, "CREATE_TAG", K::kTag},
     {Action::kLoadTag, "LOAD_TAG", K::kTag},
     {Action::kManageTag, "MANAGE_TAG", K::kTag},
+    {Action::kCreatePolicy, "CREATE_POLICY", K::kPolicy},
+    {Action::kLoadPolicy, "LOAD_POLICY", K::kPolicy},
+    {Action::kManagePolicy, "MANAGE_POLICY", K::kPolicy},
     {Action::kGrantOnObject, "MANAGE_GRANTS", std::nullopt},
 };
 
@@ -225,16 +228,17 @@ Result<MetadataObjectTarget> Authorizer::ResolveMetadataObject(const std::string
       }
       return out;
     }
-    case ObjectType::kTag: {
-      // A tag is named by its bare name, which may hold dots.
+    case ObjectType::kTag:
+    case ObjectType::kPolicy: {
+      // A tag or policy is named by its bare name, which may hold dots.
       CAIRN_ASSIGN_OR_RETURN(out.target, Resolve(metalake));
       out.target.object = full_name;
-      out.target.object_type = ObjectType::kTag;
+      out.target.object_type = *type;
       CAIRN_ASSIGN_OR_RETURN(out.target.object_row,
-                             GetIfPresent(store_, EntityType::kTag, out.target.metalake.id,
-                                          full_name));
+                             GetIfPresent(store_, *type, out.target.metalake.id, full_name));
       if (!out.target.object_row) {
-        return NotFound(EntityKind::kMetadataObject, "Tag {} does not exist", full_name);
+        return NotFound(EntityKind::kMetadataObject, "{} {} does not exist",
+                        model::Describe(*type).display, full_name);
       }
       return out;
     }
@@ -409,7 +413,12 @@ Result<bool> Authorizer::Decide(const Principal& principal, Action action, const
     case Action::kLoadTag:
       return e.OwnsMetalake() || e.OwnsObject() || e.Granted("APPLY_TAG");
     case Action::kManageTag:
+    case Action::kManagePolicy:
       return e.OwnsMetalake() || e.OwnsObject();
+    case Action::kCreatePolicy:
+      return e.OwnsMetalake() || e.Granted("CREATE_POLICY");
+    case Action::kLoadPolicy:
+      return e.OwnsMetalake() || e.OwnsObject() || e.Granted("APPLY_POLICY");
     case Action::kGrantOnObject: {
       if (e.OwnerAbove() || e.OwnsSchema() || e.OwnsObject()) return true;
       const int depth = !target.object.empty()    ? 3

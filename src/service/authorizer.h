@@ -52,6 +52,10 @@ enum class Action {
   kCreateTag,  // METALAKE::OWNER || CREATE_TAG
   kLoadTag,    // METALAKE::OWNER || TAG::OWNER || APPLY_TAG (on the metalake or the tag)
   kManageTag,  // METALAKE::OWNER || TAG::OWNER (alter, delete)
+  // A policy of the metalake, as a tag.
+  kCreatePolicy,  // METALAKE::OWNER || CREATE_POLICY
+  kLoadPolicy,    // METALAKE::OWNER || POLICY::OWNER || APPLY_POLICY
+  kManagePolicy,  // METALAKE::OWNER || POLICY::OWNER (alter, enable, delete)
   kGrantOnObject,   // owner of the object or an ancestor, or MANAGE_GRANTS on its chain
 };
 

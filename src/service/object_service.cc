@@ -16,7 +16,8 @@ ObjectRef ObjectRef::Child(std::string child, ObjectType child_kind) const {
 ObjectService::ObjectService(MetadataService& metadata, Authorizer& authorizer)
     : metadata_(metadata),
       authz_(authorizer),
-      tags_(metadata.store(), authorizer, metadata.events()) {}
+      tags_(metadata.store(), authorizer, metadata.events()),
+      policies_(metadata.store(), authorizer, metadata.events()) {}
 
 Result<std::shared_ptr<connector::Connector>> ObjectService::OpenCatalog(
     const Caller& caller, Action action, const ObjectRef& ref) {

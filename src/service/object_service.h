@@ -15,6 +15,7 @@
 #include "service/caller.h"
 #include "service/events.h"
 #include "service/metadata_service.h"
+#include "service/policy_service.h"
 #include "service/tag_service.h"
 
 namespace cairn::service {
@@ -64,6 +65,7 @@ class ObjectService {
   MetadataService& metadata() { return metadata_; }
   /// Tags of metalakes and their associations.
   TagService& tags() { return tags_; }
+  PolicyService& policies() { return policies_; }
   Authorizer& authorizer() { return authz_; }
   EventStream& events() { return metadata_.events(); }
 
@@ -147,6 +149,7 @@ class ObjectService {
   MetadataService& metadata_;
   Authorizer& authz_;
   TagService tags_;
+  PolicyService policies_;
 };
 
 }  // namespace cairn::service

@@ -10,14 +10,16 @@
 #include "service/authorizer.h"
 #include "service/caller.h"
 #include "service/events.h"
+#include "service/labels.h"
 #include "store/metadata_store.h"
 
 namespace cairn::service {
 
 /// Tags of a metalake and their associations with metadata objects (docs/tags-and-policies.md):
 /// a tag is a row under its metalake, an association a store link from the tag's row to the
-/// object's row, so it follows renames and goes with a drop of either end. Every call resolves
-/// and authorizes through the Authorizer (Gravitino's tag expressions) before it writes.
+/// object's row, so it follows renames and goes with a drop of either end. The rows and links
+/// are the Labels engine's, which decides with the Authorizer (Gravitino's tag expressions)
+/// before it reads or writes.
 /// Errors: kNotFound (kMetalake, kTag, kMetadataObject), kNotInUse (kMetalake), kAlreadyExists
 /// (kTag; kTagAssociation for a tag already on the object), kInvalidArgument naming the field.
 /// Safe to call from many threads.
@@ -60,28 +62,7 @@ class TagService {
                                                  const std::vector<std::string>& remove);
 
  private:
-  /// The in-use metalake's target (its row, for the tag decisions).
-  Result<Target> Metalake(const std::string& metalake);
-  Result<store::EntityRecord> TagRow(const Target& metalake, const std::string& name);
-  /// `metalake` with the tag `name` as its object, for kLoadTag / kManageTag.
-  static Target TagTarget(const Target& metalake, const store::EntityRecord* row,
-                          const std::string& name);
-  /// The tag `name`'s row once `action` on it is allowed: the decision comes first, so a caller
-  /// who may not see tags learns nothing of which exist; then kNotFound (kTag).
-  Result<store::EntityRecord> AuthorizedTag(const Caller& caller, const Target& metalake,
-                                            const std::string& name, Action action);
-  /// The object's own row and its ancestors' (schema, catalog), nearest first.
-  Result<std::vector<store::EntityRecord>> ObjectChain(const Caller& caller,
-                                                       const std::string& metalake,
-                                                       const std::string& type,
-                                                       const std::string& full_name,
-                                                       MetadataObjectTarget& object);
-  void Publish(const Caller& caller, ChangeType type, const std::string& metalake,
-               const std::string& name, std::string_view new_name = "");
-
-  store::MetadataStore& store_;
-  Authorizer& authz_;
-  EventStream& events_;
+  Labels labels_;
 };
 
 }  // namespace cairn::service

@@ -56,6 +56,7 @@ GRAVITINO_HEADERS = {"Accept": "application/vnd.gravitino.v1+json",
 METALAKE, ICE, FILES, SCHEMA, TABLE, VIEW, FILESET = (
     "st_lake", "st_ice", "st_files", "st_sch", "st_tbl", "st_view", "st_fs")
 TAG = "st_tag"
+POLICY = "st_policy"
 SCRATCH = "st_scratch"  # a name no fixture has: destructive calls on fixtures use it
 REQUEST_LINE = re.compile(r'event=request .*method=(\S+) path="([^"]*)" status=(\d+)')
 
@@ -100,6 +101,8 @@ def ensure_fixtures(base: str, warehouse: Path, files_root: Path) -> None:
     post(f"{api}/{METALAKE}/catalogs/{FILES}/schemas/{SCHEMA}/filesets",
          {"name": FILESET, "type": "managed", "properties": {}})
     post(f"{api}/{METALAKE}/tags", {"name": TAG, "comment": "schemathesis", "properties": {}})
+    post(f"{api}/{METALAKE}/policies", {"name": POLICY, "policyType": "custom", "content": {
+        "supportedObjectTypes": ["TABLE"], "customRules": {"days": 7}}})
     ice = f"{base}/iceberg/v1/{METALAKE}.{ICE}"
     post(f"{ice}/namespaces/{SCHEMA}/views", {
         "name": VIEW,
@@ -119,7 +122,7 @@ def config_toml(api: str) -> str:
     names = {"metalake": [METALAKE], "catalog": [ICE, FILES], "schema": [SCHEMA],
              "table": [TABLE], "fileset": [FILESET], "view": [VIEW], "namespace": [SCHEMA],
              "prefix": [f"{METALAKE}.{ICE}"], "role": ["st_role"], "user": ["anonymous"],
-             "group": ["st_group"], "tag": [TAG]}
+             "group": ["st_group"], "tag": [TAG], "policy": [POLICY]}
     out = []
     for key, values in names.items():
         quoted = ", ".join(f'"{v}"' for v in values)
@@ -147,6 +150,7 @@ def config_toml(api: str) -> str:
             ("/api/metalakes/{metalake}/catalogs/{catalog}/schemas/{schema}/filesets/{fileset}",
              ["DELETE"], "fileset"),
             ("/api/metalakes/{metalake}/tags/{tag}", ["PUT", "DELETE"], "tag"),
+            ("/api/metalakes/{metalake}/policies/{policy}", ["PUT", "PATCH", "DELETE"], "policy"),
         ]
     else:
         destructive = [

@@ -50,6 +50,7 @@ std::string_view ClassEntity(EntityKind kind) {
     case EntityKind::kTagAssociation:
       return "Tag";
     case EntityKind::kPolicy:
+    case EntityKind::kPolicyAssociation:
       return "Policy";
     case EntityKind::kIndex:
     case EntityKind::kNone:
@@ -83,6 +84,9 @@ ErrorMapping MapError(const Error& error) {
       return {404, 1003, Prefixed(e, "NoSuch", "Exception", "NotFoundException")};
     case ErrorCode::kAlreadyExists:
       if (e == EntityKind::kTagAssociation) return {409, 1004, "TagAlreadyAssociatedException"};
+      if (e == EntityKind::kPolicyAssociation) {
+        return {409, 1004, "PolicyAlreadyAssociatedException"};
+      }
       return {409, 1004, Prefixed(e, "", "AlreadyExistsException", "AlreadyExistsException")};
     case ErrorCode::kNotEmpty:
       return {409, 1005, Prefixed(e, "NonEmpty", "Exception", "NonEmptyException")};

@@ -125,6 +125,8 @@ Subject SubjectOf(EntityKind kind) {
       return {"fullName", EntityKind::kMetalake, {"metalake"}};
     case EntityKind::kTag:
       return {"tag", EntityKind::kMetalake, {"metalake"}};
+    case EntityKind::kPolicy:
+      return {"policy", EntityKind::kMetalake, {"metalake"}};
     default:
       // Any other leaf kind of a schema (views, topics, models, functions): as tables.
       if (const ObjectType leaf = LeafKindOf(kind); model::Describe(leaf).error_kind == kind) {

@@ -165,6 +165,22 @@ Result<model::Properties> PropertiesFromJson(const Json& j, const char* field) {
   return out;
 }
 
+Result<std::vector<std::string>> NameListFromJson(const Json& j, const char* field) {
+  std::vector<std::string> out;
+  const Json* v = Find(j, field);
+  if (v == nullptr) return out;
+  if (!v->is_array()) return WrongType(field, "an array of names", *v);
+  for (const auto& name : *v) {
+    if (!name.is_string() || Trim(name.get_ref<const std::string&>()).empty()) {
+      return InvalidArgument("Field '{}' must not contain null or empty names", field);
+    }
+    out.push_back(name.get<std::string>());
+  }
+  return out;
+}
+
+bool IsNullOrAbsent(const Json& j, const char* field) { return Find(j, field) == nullptr; }
+
 // ---- types ----
 
 namespace {

@@ -72,6 +72,11 @@ Result<std::vector<model::TableChange>> TableUpdatesFromJson(const Json& body);
 Result<std::optional<std::string>> OptionalString(const Json& j, const char* field);
 /// Reads a required non-empty string field.
 Result<std::string> RequiredString(const Json& j, const char* field);
+/// The names of an association request (`tagsToAdd`, `policiesToRemove`, ...): an array of
+/// non-blank strings, or absent or null (empty).
+Result<std::vector<std::string>> NameListFromJson(const Json& j, const char* field);
+/// True when `field` is missing from `j` or null.
+bool IsNullOrAbsent(const Json& j, const char* field);
 /// Reads an optional `properties` map of strings (null or absent -> empty).
 Result<model::Properties> PropertiesFromJson(const Json& j, const char* field);
 

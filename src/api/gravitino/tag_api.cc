@@ -25,21 +25,6 @@ OrderedJson TagToJson(const model::Tag& tag, std::optional<bool> inherited = std
   return j;
 }
 
-// `tagsToAdd` / `tagsToRemove`: arrays of non-blank names, or absent/null.
-Result<std::vector<std::string>> TagNames(const Json& body, const char* field) {
-  std::vector<std::string> out;
-  auto it = body.find(field);
-  if (it == body.end() || it->is_null()) return out;
-  if (!it->is_array()) return InvalidArgument("Field '{}' must be an array of tag names", field);
-  for (const auto& v : *it) {
-    if (!v.is_string() || Trim(v.get<std::string>()).empty()) {
-      return InvalidArgument("Field '{}' must not contain null or empty tag names", field);
-    }
-    out.push_back(v.get<std::string>());
-  }
-  return out;
-}
-
 Result<Response> ListTags(Call& c) {
   CAIRN_ASSIGN_OR_RETURN(auto tags, c.objects.tags().ListTags(c.caller, c.Param("metalake")));
   if (c.Flag("details")) {
@@ -123,8 +108,11 @@ Result<Response> TagOfObject(Call& c) {
 
 Result<Response> AssociateTags(Call& c) {
   CAIRN_ASSIGN_OR_RETURN(Json body, c.Body());
-  CAIRN_ASSIGN_OR_RETURN(auto add, TagNames(body, "tagsToAdd"));
-  CAIRN_ASSIGN_OR_RETURN(auto remove, TagNames(body, "tagsToRemove"));
+  CAIRN_ASSIGN_OR_RETURN(auto add, NameListFromJson(body, "tagsToAdd"));
+  CAIRN_ASSIGN_OR_RETURN(auto remove, NameListFromJson(body, "tagsToRemove"));
+  if (IsNullOrAbsent(body, "tagsToAdd") && IsNullOrAbsent(body, "tagsToRemove")) {
+    return InvalidArgument("Fields 'tagsToAdd' and 'tagsToRemove' cannot both be null");
+  }
   CAIRN_ASSIGN_OR_RETURN(auto names,
                          c.objects.tags().AssociateTags(c.caller, c.Param("metalake"),
                                                         c.Param("type"), c.Param("fullName"), add,
