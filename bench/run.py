@@ -9,7 +9,7 @@
                             seeing every table)
 
 Options: --targets cairn-sqlite,cairn-postgres,reference,nginx (default: all), --cairn PATH,
---workloads load,create,commit,list (default: all; start-up is always measured), --out FILE
+--workloads load,create,commit,list,tags (default: all; start-up is always measured), --out FILE
 (default bench/results/<UTC time>[-smoke].json). Environment: CAIRN_BIN.
 
 Each server runs alone, pinned to CPU 0 (with its PostgreSQL, for cairn-postgres); the load
@@ -44,7 +44,7 @@ DRIVER = os.path.join(BENCH, ".build", "driver")
 NCPU = os.cpu_count() or 1
 SERVER_CPU, LOAD_CPU = ("0", "1") if NCPU >= 2 else ("0", "0")
 TARGETS = ["cairn-sqlite", "cairn-postgres", "reference", "nginx"]
-WORKLOADS = ["load", "create", "commit", "list"]
+WORKLOADS = ["load", "create", "commit", "list", "tags"]
 
 
 class HarnessError(Exception):
@@ -531,6 +531,8 @@ def bench_server(srv, p, tmp, is_ref, res):
     log(f"  listTables over {have}: p99 {lr['p99_ms']:.2f} ms/page, {lr['pass_s_median']:.2f} s to list all")
     res["startup"]["rss_after_tables_mb"] = rss_mb(srv.proc.pid)
     res["startup"]["tables_loaded"] = have + p["commit_tables"] + 2
+    if not is_ref and "tags" in wl:
+        res["tags"] = tags_workload(srv, p, have, lr)
     if not is_ref:
         res["list_authz"] = authz_list_workload(srv, p, have, lr)
     res["loadavg_end"] = open("/proc/loadavg").read().split()[:3]
@@ -548,6 +550,101 @@ def list_tables(srv, p, have, auth=None):
     lr["page_size"] = p["list_page"]
     lr["pass_s_median"] = statistics.median(lr["seconds_per_pass"]) if lr["seconds_per_pass"] else None
     return lr
+
+
+def timed_gets(port, paths, headers=None):
+    """GETs `paths` in order on one keep-alive connection; the bodies and ms per request."""
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    ms, bodies = [], []
+    try:
+        for path in paths:
+            t0 = time.perf_counter()
+            c.request("GET", path, headers=headers or {})
+            r = c.getresponse()
+            data = r.read()
+            ms.append((time.perf_counter() - t0) * 1000)
+            if r.status != 200:
+                raise HarnessError(f"GET {path} -> {r.status}: {data[:200]!r}")
+            bodies.append(json.loads(data))
+    finally:
+        c.close()
+    return bodies, ms
+
+
+def percentile(values, q):
+    s = sorted(values)
+    return s[min(len(s) - 1, int(q * len(s)))] if s else None
+
+
+def tags_workload(srv, p, have, plain):
+    """Tags on every table of `bulk`: attach one tag to each (8 connections, not compared), then on
+    one connection the tags of random tables (with inheritance, details=true) and the objects of the
+    tag page by page (pageSize = the listTables page), p50/p99 per request beside listTables'."""
+    import concurrent.futures
+    import threading
+    port = srv.port
+    api = "/api/metalakes/bench"
+    ok(port, "POST", f"{api}/tags", {"name": "hot", "comment": "bench"}, expect=(200, 409), headers=ADMIN)
+    ok(port, "POST", f"{api}/tags", {"name": "bulk_schema"}, expect=(200, 409), headers=ADMIN)
+    ok(port, "POST", f"{api}/objects/schema/cat.bulk/tags", {"tagsToAdd": ["bulk_schema"]},
+       expect=(200, 409), headers=ADMIN)
+    listed = ok(port, "GET", f"{api}/catalogs/cat/schemas/bulk/tables", headers=ADMIN)
+    names = [i["name"] for i in listed["identifiers"]]
+    if len(names) != have:
+        raise HarnessError(f"{srv.name}: the Gravitino table list has {len(names)} of {have} tables")
+    local = threading.local()
+    failures = []
+
+    def attach(name):
+        c = getattr(local, "conn", None)
+        if c is None:
+            c = local.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        body = json.dumps({"tagsToAdd": ["hot"]})
+        c.request("POST", f"{api}/objects/table/cat.bulk.{name}/tags", body=body,
+                  headers={"Content-Type": "application/json", **ADMIN})
+        r = c.getresponse()
+        data = r.read()
+        if r.status not in (200, 409):
+            failures.append((name, r.status, data[:200]))
+
+    t0 = time.perf_counter()
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        list(pool.map(attach, names, chunksize=256))
+    attach_s = time.perf_counter() - t0
+    if failures:
+        raise HarnessError(f"{srv.name}: {len(failures)} tag attachments failed, first {failures[0]}")
+    rng = random.Random(7)
+    sample = [f"{api}/objects/table/cat.bulk.{rng.choice(names)}/tags?details=true" for _ in range(2000)]
+    timed_gets(port, sample[:200], ADMIN)  # warm-up
+    bodies, of_table = timed_gets(port, sample, ADMIN)
+    if any([t["name"] for t in b["tags"]] != ["hot", "bulk_schema"] for b in bodies):
+        raise HarnessError(f"{srv.name}: a table's tags are not [hot, bulk_schema (inherited)]")
+    pages, passes = [], []
+    for i in range(p["list_warmup"] + p["list_passes"]):
+        token, seen, page_ms, t_pass = "", 0, [], time.perf_counter()
+        while True:
+            path = f"{api}/tags/hot/objects?pageSize={p['list_page']}" + (f"&pageToken={token}" if token else "")
+            [body], [ms] = timed_gets(port, [path], ADMIN)
+            page_ms.append(ms)
+            seen += len(body["metadataObjects"])
+            token = body.get("nextPageToken")
+            if not token:
+                break
+        if seen != have:
+            raise HarnessError(f"{srv.name}: the objects of tag hot are {seen}, expected {have}")
+        if i >= p["list_warmup"]:
+            pages += page_ms
+            passes.append(time.perf_counter() - t_pass)
+    out = {"tables": have, "attach_s": attach_s, "attach_per_s": have / attach_s if attach_s else None,
+           "object_tags_p50_ms": percentile(of_table, 0.5), "object_tags_p99_ms": percentile(of_table, 0.99),
+           "tag_objects_page_size": p["list_page"], "tag_objects_p50_ms": percentile(pages, 0.5),
+           "tag_objects_p99_ms": percentile(pages, 0.99),
+           "tag_objects_pass_s_median": statistics.median(passes) if passes else None,
+           "list_tables_p99_ms": plain.get("p99_ms")}
+    log(f"  tags: attached to {have} tables at {out['attach_per_s']:.0f}/s; tags of a table p99 "
+        f"{out['object_tags_p99_ms']:.2f} ms; objects of a tag p99 {out['tag_objects_p99_ms']:.2f} ms/page "
+        f"(listTables p99 {plain.get('p99_ms', 0):.2f} ms/page)")
+    return out
 
 
 def authz_list_workload(srv, p, have, off):
@@ -691,6 +788,12 @@ ROWS = [  # (key, metric, label)
     ("list_authz", "p99_ms", "listTables, authorization on (reader): p99 ms per page"),
     ("list_authz", "pass_s_median", "listTables, authorization on (reader): s to list all"),
     ("list_authz", "on_off_total", "listTables: authorization on / off, time to list all"),
+    ("tags", "attach_per_s", "tags: attachments/s (8 conns)"),
+    ("tags", "object_tags_p50_ms", "tags of a table (inherited too): p50 ms"),
+    ("tags", "object_tags_p99_ms", "tags of a table (inherited too): p99 ms"),
+    ("tags", "tag_objects_p50_ms", "objects of a tag: p50 ms per page"),
+    ("tags", "tag_objects_p99_ms", "objects of a tag: p99 ms per page"),
+    ("tags", "tag_objects_pass_s_median", "objects of a tag: s to list all (median pass)"),
     ("startup", "ready_ms_median", "start-up to ready: ms (median)"),
     ("startup", "idle_rss_mb", "idle RSS: MB"),
     ("startup", "rss_after_tables_mb", "RSS after loading the tables: MB"),
@@ -807,6 +910,10 @@ def targets_table(results):
     la = g(s, "list_authz", "p99_ms")
     add(f"listTables page p99 < 10 ms with authorization on ({fmt(g(s, 'list_authz', 'tables'))} tables, as reader)",
         f"{la:.2f} ms" if la else "N/A", la < 10 if la else None)
+    for key, what in (("object_tags_p99_ms", "tags of a table"), ("tag_objects_p99_ms", "objects of a tag, per page")):
+        v = g(s, "tags", key)
+        add(f"{what} p99 < 10 ms ({fmt(g(s, 'tags', 'tables'))} tagged tables)",
+            f"{v:.2f} ms" if v else "N/A", v < 10 if v else None)
     rd = g(s, "startup", "ready_ms_median")
     add("ready < 100 ms from exec", f"{rd:.0f} ms" if rd else "N/A", rd < 100 if rd else None)
     rss = g(s, "startup", "idle_rss_mb")

@@ -339,45 +339,54 @@ Result<std::vector<std::string>> Labels::Associate(const Caller& caller,
   return names;
 }
 
-Result<std::vector<model::MetadataObjectName>> Labels::ObjectsOf(const Caller& caller,
-                                                                 const std::string& metalake,
-                                                                 const std::string& name) {
+Result<ObjectPage> Labels::ObjectsOf(const Caller& caller, const std::string& metalake,
+                                     const std::string& name, int64_t after, int limit) {
   CAIRN_ASSIGN_OR_RETURN(Target ml, Metalake(metalake));
   CAIRN_ASSIGN_OR_RETURN(EntityRecord label, Authorized(caller, ml, name, kind_.load));
-  CAIRN_ASSIGN_OR_RETURN(auto links, store_.ListLinksFrom(kind_.link, label.id, 0, 0));
-  std::vector<model::MetadataObjectName> out;
-  for (const auto& link : links) {
+  // The objects' rows with their links, in one read.
+  CAIRN_ASSIGN_OR_RETURN(auto rows, store_.ListLinkedRows(kind_.link, label.id, after, limit));
+  ObjectPage page;
+  if (limit > 0 && static_cast<int>(rows.size()) == limit) page.next = rows.back().id;
+  // The objects' parents (schemas, catalogs) repeat along a page: each is read once.
+  std::map<int64_t, std::optional<EntityRecord>> parents;
+  auto parent = [&](int64_t id) -> Result<const EntityRecord*> {
+    auto [it, fresh] = parents.try_emplace(id);
+    if (fresh) {
+      auto row = store_.GetById(id);
+      if (!row && row.error().code != ErrorCode::kNotFound) return std::move(row).error();
+      if (row) it->second = std::move(*row);
+    }
+    return it->second ? &*it->second : nullptr;
+  };
+  for (const auto& object_row : rows) {
     // The object's name is its path below the metalake: walk up its parents.
-    std::vector<std::string> path;
-    std::optional<model::ObjectKind> kind;
-    int64_t id = link.to_id;
+    std::vector<std::string> path{object_row.name};
+    int64_t id = object_row.parent_id;
     bool gone = false;
     while (id != ml.metalake.id) {
-      auto row = store_.GetById(id);
-      if (!row && row.error().code == ErrorCode::kNotFound) {
-        gone = true;  // dropped since the links were read
+      CAIRN_ASSIGN_OR_RETURN(const EntityRecord* row, parent(id));
+      if (row == nullptr || path.size() > 8) {  // dropped since, or a corrupt chain
+        gone = true;
         break;
       }
-      if (!row) return std::move(row).error();
-      if (!kind) kind = row->type;
       path.insert(path.begin(), row->name);
       id = row->parent_id;
-      if (path.size() > 8) break;  // deeper than any object kind: a corrupt chain
     }
-    if (gone || !kind) continue;
-    model::MetadataObjectName object{Join(path, "."), *kind};
+    if (gone) continue;
+    const model::ObjectKind kind = object_row.type;
+    model::MetadataObjectName object{Join(path, "."), kind};
     if (authz_.enabled()) {
       // The object's rows by its names, for the decision (read only when one is made).
-      auto named = authz_.ResolveMetadataObject(
-          metalake, std::string(model::Describe(*kind).name), object.full_name);
+      auto named = authz_.ResolveMetadataObject(metalake, std::string(model::Describe(kind).name),
+                                                object.full_name);
       if (!named) continue;  // no longer addressable (e.g. a nested namespace)
-      CAIRN_ASSIGN_OR_RETURN(bool visible, authz_.Allowed(caller.principal, LoadActionOf(*kind),
+      CAIRN_ASSIGN_OR_RETURN(bool visible, authz_.Allowed(caller.principal, LoadActionOf(kind),
                                                           named->target));
       if (!visible) continue;
     }
-    out.push_back(std::move(object));
+    page.objects.push_back(std::move(object));
   }
-  return out;
+  return page;
 }
 
 }  // namespace cairn::service

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,6 +31,13 @@ struct LabelKind {
 extern const LabelKind kTagLabels;
 /// The policies' row.
 extern const LabelKind kPolicyLabels;
+
+/// One page of the objects of a label: in the order they were attached, filtered by what the
+/// caller may see (so a page may hold fewer than asked for), and where the next one starts.
+struct ObjectPage {
+  std::vector<model::MetadataObjectName> objects;
+  std::optional<int64_t> next;  // the `after` of the next page; none after the last
+};
 
 /// A label as an object carries it: on the object itself, or `inherited` from an ancestor.
 struct LabelOnObject {
@@ -65,10 +73,11 @@ class Labels {
   /// False when absent. Its associations go with it.
   Result<bool> Delete(const Caller& caller, const std::string& metalake, const std::string& name);
 
-  /// The objects the label is attached to that the caller may see, in the order attached.
-  Result<std::vector<model::MetadataObjectName>> ObjectsOf(const Caller& caller,
-                                                           const std::string& metalake,
-                                                           const std::string& name);
+  /// The objects the label is attached to that the caller may see, `limit` attachments from
+  /// after `after` (0: from the first; `limit` <= 0: all). A page costs one read of its links
+  /// with the objects' rows, and one of each distinct parent's.
+  Result<ObjectPage> ObjectsOf(const Caller& caller, const std::string& metalake,
+                               const std::string& name, int64_t after = 0, int limit = 0);
   /// The labels of the object `full_name` of type `type`: its own, then those of its ancestors
   /// (schema, catalog) as inherited, each level in name order; a label both on the object and
   /// above it is its own. Only the labels the caller may load are listed.

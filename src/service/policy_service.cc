@@ -177,9 +177,11 @@ Result<bool> PolicyService::DeletePolicy(const Caller& caller, const std::string
   return labels_.Delete(caller, metalake, name);
 }
 
-Result<std::vector<model::MetadataObjectName>> PolicyService::ObjectsOfPolicy(
-    const Caller& caller, const std::string& metalake, const std::string& name) {
-  return labels_.ObjectsOf(caller, metalake, name);
+Result<ObjectPage> PolicyService::ObjectsOfPolicy(const Caller& caller,
+                                                  const std::string& metalake,
+                                                  const std::string& name, int64_t after,
+                                                  int limit) {
+  return labels_.ObjectsOf(caller, metalake, name, after, limit);
 }
 
 Result<std::vector<model::ObjectPolicy>> PolicyService::PoliciesOfObject(

@@ -48,10 +48,11 @@ class PolicyService {
   Result<bool> DeletePolicy(const Caller& caller, const std::string& metalake,
                             const std::string& name);
 
-  /// The objects the policy is attached to that the caller may see, in the order attached.
-  Result<std::vector<model::MetadataObjectName>> ObjectsOfPolicy(const Caller& caller,
-                                                                 const std::string& metalake,
-                                                                 const std::string& name);
+  /// The objects the policy is attached to that the caller may see, in the order attached, a
+  /// page of `limit` attachments after `after` (Labels::ObjectsOf). A scheduler pages through
+  /// every object a policy is attached to this way, one indexed read per page.
+  Result<ObjectPage> ObjectsOfPolicy(const Caller& caller, const std::string& metalake,
+                                     const std::string& name, int64_t after = 0, int limit = 0);
   /// The policies of the object: its own, then its ancestors' as inherited.
   Result<std::vector<model::ObjectPolicy>> PoliciesOfObject(const Caller& caller,
                                                             const std::string& metalake,

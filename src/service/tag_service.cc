@@ -73,9 +73,9 @@ Result<bool> TagService::DeleteTag(const Caller& caller, const std::string& meta
   return labels_.Delete(caller, metalake, name);
 }
 
-Result<std::vector<model::MetadataObjectName>> TagService::ObjectsOfTag(
-    const Caller& caller, const std::string& metalake, const std::string& tag) {
-  return labels_.ObjectsOf(caller, metalake, tag);
+Result<ObjectPage> TagService::ObjectsOfTag(const Caller& caller, const std::string& metalake,
+                                            const std::string& tag, int64_t after, int limit) {
+  return labels_.ObjectsOf(caller, metalake, tag, after, limit);
 }
 
 Result<std::vector<model::ObjectTag>> TagService::TagsOfObject(const Caller& caller,

@@ -42,10 +42,10 @@ class TagService {
   Result<bool> DeleteTag(const Caller& caller, const std::string& metalake,
                          const std::string& name);
 
-  /// The objects `tag` is attached to that the caller may see, in the order they were created.
-  Result<std::vector<model::MetadataObjectName>> ObjectsOfTag(const Caller& caller,
-                                                              const std::string& metalake,
-                                                              const std::string& tag);
+  /// The objects `tag` is attached to that the caller may see, in the order attached, a page
+  /// of `limit` attachments after `after` (Labels::ObjectsOf).
+  Result<ObjectPage> ObjectsOfTag(const Caller& caller, const std::string& metalake,
+                                  const std::string& tag, int64_t after = 0, int limit = 0);
   /// The tags of the object `full_name` of type `type`: its own, then those of its ancestors
   /// (schema, catalog) as inherited; a tag both on the object and above it is its own.
   Result<std::vector<model::ObjectTag>> TagsOfObject(const Caller& caller,

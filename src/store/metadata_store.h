@@ -126,6 +126,11 @@ class MetadataStore {
   virtual Result<std::vector<LinkRecord>> ListLinksTo(LinkType type, int64_t to_id,
                                                       int64_t after_from_id, int limit) = 0;
 
+  /// The rows the links of `type` from `from_id` lead to, in the links' order (ListLinksFrom's
+  /// paging), read with the links in one query.
+  virtual Result<std::vector<EntityRecord>> ListLinkedRows(LinkType type, int64_t from_id,
+                                                           int64_t after_to_id, int limit) = 0;
+
   /// Runs `body` against a view of this store inside one database transaction: committed when
   /// `body` succeeds, rolled back otherwise. Calls on `tx` are serialized on one connection.
   virtual Status RunInTransaction(const std::function<Status(MetadataStore& tx)>& body) = 0;

@@ -54,6 +54,18 @@ constexpr std::string_view kDeleteSql =
     " UNION SELECT e.id FROM entities e JOIN subtree s ON e.parent_id = s.id)"
     " DELETE FROM entities WHERE id IN (SELECT id FROM subtree) RETURNING id";
 
+// The rows links of one type lead to from one row, in the links' order: one indexed read.
+constexpr std::string_view kListLinkedRowsSql =
+    "SELECT e.id, e.type, e.parent_id, e.name, e.comment, e.properties, e.in_use, e.payload, "
+    "e.location, e.creator, e.create_time, e.last_modifier, e.last_modified_time, e.version "
+    "FROM entity_links l JOIN entities e ON e.id = l.to_id "
+    "WHERE l.from_id = $1 AND l.type = $2 AND l.to_id > $3 ORDER BY l.to_id";
+constexpr std::string_view kListLinkedRowsLimitSql =
+    "SELECT e.id, e.type, e.parent_id, e.name, e.comment, e.properties, e.in_use, e.payload, "
+    "e.location, e.creator, e.create_time, e.last_modifier, e.last_modified_time, e.version "
+    "FROM entity_links l JOIN entities e ON e.id = l.to_id "
+    "WHERE l.from_id = $1 AND l.type = $2 AND l.to_id > $3 ORDER BY l.to_id LIMIT $4";
+
 #undef CAIRN_ENTITY_COLUMNS
 
 // Column order of every link SELECT/RETURNING; ParseLinkRow reads them by these positions.
@@ -418,6 +430,23 @@ Result<std::vector<LinkRecord>> ListLinksFromOn(SqlConnection& conn, LinkType ty
                      limit);
 }
 
+Result<std::vector<EntityRecord>> ListLinkedRowsOn(SqlConnection& conn, LinkType type,
+                                                   int64_t from_id, int64_t after_to_id,
+                                                   int limit) {
+  std::vector<SqlParam> params = {from_id, int64_t{static_cast<int>(type)}, after_to_id};
+  if (limit > 0) params.emplace_back(int64_t{limit});
+  CAIRN_ASSIGN_OR_RETURN(
+      SqlRows rows,
+      conn.Execute(limit > 0 ? kListLinkedRowsLimitSql : kListLinkedRowsSql, params));
+  std::vector<EntityRecord> records;
+  records.reserve(rows.size());
+  for (const SqlRow& row : rows) {
+    CAIRN_ASSIGN_OR_RETURN(EntityRecord record, ParseRow(row));
+    records.push_back(std::move(record));
+  }
+  return records;
+}
+
 Result<std::vector<LinkRecord>> ListLinksToOn(SqlConnection& conn, LinkType type, int64_t to_id,
                                               int64_t after_from_id, int limit) {
   return ListLinksOn(conn, kListLinksToSql, kListLinksToLimitSql, type, to_id, after_from_id,
@@ -496,6 +525,10 @@ class TransactionView final : public MetadataStore {
   Result<std::vector<LinkRecord>> ListLinksTo(LinkType type, int64_t to_id, int64_t after_from_id,
                                               int limit) override {
     return ListLinksToOn(conn_, type, to_id, after_from_id, limit);
+  }
+  Result<std::vector<EntityRecord>> ListLinkedRows(LinkType type, int64_t from_id,
+                                                   int64_t after_to_id, int limit) override {
+    return ListLinkedRowsOn(conn_, type, from_id, after_to_id, limit);
   }
   // Already inside a transaction: a nested one is just part of it.
   Status RunInTransaction(const std::function<Status(MetadataStore& tx)>& body) override {
@@ -606,6 +639,13 @@ Result<std::vector<LinkRecord>> SqlMetadataStore::ListLinksTo(LinkType type, int
                                                               int64_t after_from_id, int limit) {
   CAIRN_ASSIGN_OR_RETURN(ConnectionPool::Lease conn, pool_->Acquire());
   return ListLinksToOn(*conn, type, to_id, after_from_id, limit);
+}
+
+Result<std::vector<EntityRecord>> SqlMetadataStore::ListLinkedRows(LinkType type, int64_t from_id,
+                                                                   int64_t after_to_id,
+                                                                   int limit) {
+  CAIRN_ASSIGN_OR_RETURN(ConnectionPool::Lease conn, pool_->Acquire());
+  return ListLinkedRowsOn(*conn, type, from_id, after_to_id, limit);
 }
 
 Status SqlMetadataStore::RunInTransaction(const std::function<Status(MetadataStore& tx)>& body) {

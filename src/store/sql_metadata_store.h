@@ -47,6 +47,8 @@ class SqlMetadataStore final : public MetadataStore {
                                                 int limit) override;
   Result<std::vector<LinkRecord>> ListLinksTo(LinkType type, int64_t to_id, int64_t after_from_id,
                                               int limit) override;
+  Result<std::vector<EntityRecord>> ListLinkedRows(LinkType type, int64_t from_id,
+                                                   int64_t after_to_id, int limit) override;
   /// The body must use `tx`, not this store: with a pool of one (":memory:") a call on the
   /// outer store would wait for the connection the transaction holds, then fail kUnavailable.
   Status RunInTransaction(const std::function<Status(MetadataStore& tx)>& body) override;

@@ -54,6 +54,10 @@ class ForwardingStore : public store::MetadataStore {
                                                      int64_t after, int limit) override {
     return inner_.ListLinksTo(type, to, after, limit);
   }
+  Result<std::vector<store::EntityRecord>> ListLinkedRows(store::LinkType type, int64_t from,
+                                                          int64_t after, int limit) override {
+    return inner_.ListLinkedRows(type, from, after, limit);
+  }
   bool Ping() override { return inner_.Ping(); }
 
  protected:

@@ -50,6 +50,36 @@ bool Call::Flag(std::string_view name) const {
   return v && EqualsIgnoreCase(Trim(*v), "true");
 }
 
+Result<PageRequest> PageRequestOf(const Call& c) {
+  PageRequest out;
+  auto digits = [](std::string_view s) {
+    return !s.empty() && s.size() <= 18 &&
+           std::all_of(s.begin(), s.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+  };
+  if (auto size = c.request.Query("pageSize")) {
+    if (!digits(*size) || std::stoll(std::string(*size)) < 1 ||
+        std::stoll(std::string(*size)) > 10000) {
+      return InvalidArgument("Query parameter 'pageSize' must be an integer from 1 to 10000");
+    }
+    out.limit = static_cast<int>(std::stoll(std::string(*size)));
+  }
+  if (auto token = c.request.Query("pageToken"); token && !token->empty()) {
+    if (!digits(*token)) return InvalidArgument("Query parameter 'pageToken' is not a page token");
+    out.after = std::stoll(std::string(*token));
+  }
+  return out;
+}
+
+Result<Response> ObjectPageReply(const service::ObjectPage& page) {
+  OrderedJson arr = OrderedJson::array();
+  for (const auto& o : page.objects) {
+    arr.push_back(OrderedJson{{"fullName", o.full_name}, {"type", model::Describe(o.type).name}});
+  }
+  OrderedJson body{{"metadataObjects", std::move(arr)}};
+  if (page.next) body["nextPageToken"] = std::to_string(*page.next);
+  return Reply(std::move(body));
+}
+
 Status Call::Authorize(Action action, ObjectType kind) const {
   return objects.Authorize(caller, action, Ref(kind));
 }

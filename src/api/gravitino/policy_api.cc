@@ -275,13 +275,11 @@ Result<Response> DeletePolicy(Call& c) {
 }
 
 Result<Response> ObjectsOfPolicy(Call& c) {
+  CAIRN_ASSIGN_OR_RETURN(PageRequest page, PageRequestOf(c));
   CAIRN_ASSIGN_OR_RETURN(auto objects, c.objects.policies().ObjectsOfPolicy(
-                                           c.caller, c.Param("metalake"), c.Param("policy")));
-  OrderedJson arr = OrderedJson::array();
-  for (const auto& o : objects) {
-    arr.push_back(OrderedJson{{"fullName", o.full_name}, {"type", model::Describe(o.type).name}});
-  }
-  return Reply(OrderedJson{{"metadataObjects", std::move(arr)}});
+                                           c.caller, c.Param("metalake"), c.Param("policy"),
+                                           page.after, page.limit));
+  return ObjectPageReply(objects);
 }
 
 Result<Response> PoliciesOfObject(Call& c) {

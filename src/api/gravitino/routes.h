@@ -66,6 +66,16 @@ struct Call {
   Status Authorize(service::Action action, ObjectType kind = ObjectType::kTable) const;
 };
 
+/// The page a list of a label's objects asks for: Cairn's `pageSize` (1..10000) and
+/// `pageToken` (from the previous page's `nextPageToken`); without `pageSize`, every object.
+struct PageRequest {
+  int64_t after = 0;
+  int limit = 0;
+};
+Result<PageRequest> PageRequestOf(const Call& c);
+/// `{"metadataObjects": [...]}` and, when more follow, `"nextPageToken"`.
+Result<http::Response> ObjectPageReply(const service::ObjectPage& page);
+
 /// `{"code":0, ...body}` as a result.
 inline Result<http::Response> Reply(nlohmann::ordered_json body) { return Ok(std::move(body)); }
 

@@ -71,13 +71,11 @@ Result<Response> DeleteTag(Call& c) {
 }
 
 Result<Response> ObjectsOfTag(Call& c) {
-  CAIRN_ASSIGN_OR_RETURN(auto objects, c.objects.tags().ObjectsOfTag(
-                                           c.caller, c.Param("metalake"), c.Param("tag")));
-  OrderedJson arr = OrderedJson::array();
-  for (const auto& o : objects) {
-    arr.push_back(OrderedJson{{"fullName", o.full_name}, {"type", model::Describe(o.type).name}});
-  }
-  return Reply(OrderedJson{{"metadataObjects", std::move(arr)}});
+  CAIRN_ASSIGN_OR_RETURN(PageRequest page, PageRequestOf(c));
+  CAIRN_ASSIGN_OR_RETURN(auto objects,
+                         c.objects.tags().ObjectsOfTag(c.caller, c.Param("metalake"),
+                                                       c.Param("tag"), page.after, page.limit));
+  return ObjectPageReply(objects);
 }
 
 Result<Response> TagsOfObject(Call& c) {

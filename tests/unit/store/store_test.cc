@@ -1038,6 +1038,39 @@ TEST_P(StoreTest, TheTypeColumnHoldsThePersistedNumbers) {
   }
 }
 
+TEST_P(StoreTest, LinkedRowsArePagedInTheLinksOrder) {
+  EntityRecord lake = MustInsert(MakeRecord(EntityType::kMetalake, 0, "lake"));
+  EntityRecord tag = MustInsert(MakeRecord(EntityType::kTag, lake.id, "hot"));
+  EntityRecord other = MustInsert(MakeRecord(EntityType::kTag, lake.id, "cold"));
+  std::vector<int64_t> ids;
+  for (int i = 0; i < 5; ++i) {
+    EntityRecord t = MustInsert(MakeRecord(EntityType::kTable, lake.id, "t" + std::to_string(i)));
+    ids.push_back(t.id);
+    ASSERT_OK(store_->Link(MakeLink(LinkType::kTagObject, tag.id, t.id)));
+  }
+  ASSERT_OK(store_->Link(MakeLink(LinkType::kTagObject, other.id, ids[0])));
+  ASSERT_OK(store_->Link(MakeLink(LinkType::kPolicyObject, tag.id, lake.id)));  // another type
+  auto first = store_->ListLinkedRows(LinkType::kTagObject, tag.id, 0, 2);
+  ASSERT_OK(first);
+  ASSERT_EQ(first->size(), 2U);
+  EXPECT_EQ((*first)[0].id, ids[0]);
+  EXPECT_EQ((*first)[0].name, "t0");
+  EXPECT_EQ((*first)[0].type, EntityType::kTable);
+  EXPECT_EQ((*first)[1].id, ids[1]);
+  auto rest = store_->ListLinkedRows(LinkType::kTagObject, tag.id, (*first)[1].id, 0);
+  ASSERT_OK(rest);
+  ASSERT_EQ(rest->size(), 3U);
+  EXPECT_EQ(rest->back().name, "t4");
+  // A dropped object leaves no row behind, and its link goes with it.
+  ASSERT_OK(store_->Delete(ids[2]));
+  auto after_drop = store_->ListLinkedRows(LinkType::kTagObject, tag.id, 0, 0);
+  ASSERT_OK(after_drop);
+  EXPECT_EQ(after_drop->size(), 4U);
+  auto none = store_->ListLinkedRows(LinkType::kTagObject, 987654, 0, 0);
+  ASSERT_OK(none);
+  EXPECT_TRUE(none->empty());
+}
+
 TEST_P(StoreTest, ConcurrentLinksOfOnePairHaveOneWinner) {
   EntityRecord lake = MustInsert(MakeRecord(EntityType::kMetalake, 0, "lake"));
   EntityRecord tag = MustInsert(MakeRecord(EntityType::kRole, lake.id, "tag"));
