@@ -217,3 +217,27 @@ def test_no_secrets_in_audit_or_log(oauth_server, basic_oauth_server, keys):
             if name != "server log":
                 assert "Bearer" not in text, f"{name} contains 'Bearer'"
                 assert "Basic " not in text, f"{name} contains 'Basic '"
+
+
+def test_records_name_the_tag_policy_and_object(authz_server, admin, tmp_path):
+    """Tag and policy calls are audited with the tag, the policy or the object they address."""
+    from sec_helpers import create_catalog
+
+    ml = create_metalake(admin)
+    cat = create_catalog(admin, ml, tmp_path)
+    r_tag = admin.post(f"metalakes/{ml}/tags", {"name": "pii"})
+    r_policy = admin.post(f"metalakes/{ml}/policies", {
+        "name": "keep", "policyType": "custom", "content": {"supportedObjectTypes": ["CATALOG"]}})
+    r_set = admin.api("PATCH", f"metalakes/{ml}/policies/keep", {"enable": False})
+    r_assoc = admin.post(f"metalakes/{ml}/objects/catalog/{cat}/policies", {"policiesToAdd": ["keep"]})
+    r_tags = admin.post(f"metalakes/{ml}/objects/catalog/{cat}/tags", {"tagsToAdd": ["pii"]})
+    for r in (r_tag, r_policy, r_set, r_assoc, r_tags):
+        assert r.status_code == 200, r.text
+    sync(authz_server, basic_header("admin"))
+    recs = {x["requestId"]: x for x in audit_records(authz_server)}
+    obj = {name: recs[r.headers["X-Request-Id"]] for name, r in (
+        ("tag", r_tag), ("policy", r_policy), ("set", r_set), ("assoc", r_assoc), ("tags", r_tags))}
+    assert "pii" in obj["tag"]["object"], obj["tag"]
+    assert "keep" in obj["policy"]["object"], obj["policy"]
+    assert "keep" in obj["set"]["object"] and obj["set"]["outcome"] == "success", obj["set"]
+    assert cat in obj["assoc"]["object"] and cat in obj["tags"]["object"], (obj["assoc"], obj["tags"])
