@@ -178,7 +178,8 @@ Result<Target> Authorizer::ResolveFrom(EntityRecord metalake,
 
 Result<MetadataObjectTarget> Authorizer::ResolveMetadataObject(const std::string& metalake,
                                                                 const std::string& type_text,
-                                                                const std::string& full_name) {
+                                                                const std::string& full_name,
+                                                                bool must_exist) {
   auto type = governance::ParseObjectType(type_text);
   if (!type) {
     return MakeError(ErrorCode::kInvalidArgument, EntityKind::kMetadataObject,
@@ -212,7 +213,7 @@ Result<MetadataObjectTarget> Authorizer::ResolveMetadataObject(const std::string
     case ObjectType::kSchema: {
       if (parts.size() != 2) return invalid();
       CAIRN_ASSIGN_OR_RETURN(out.target, Resolve(metalake, parts[0], {parts[1]}));
-      if (!out.target.schema_row) {
+      if (!out.target.schema_row && (must_exist || !out.target.catalog_row)) {
         return NotFound(EntityKind::kMetadataObject, "Schema {} does not exist", full_name);
       }
       return out;
@@ -222,7 +223,7 @@ Result<MetadataObjectTarget> Authorizer::ResolveMetadataObject(const std::string
     case ObjectType::kFileset: {
       if (parts.size() != 3) return invalid();
       CAIRN_ASSIGN_OR_RETURN(out.target, Resolve(metalake, parts[0], {parts[1]}, parts[2], *type));
-      if (!out.target.object_row) {
+      if (!out.target.object_row && (must_exist || !out.target.catalog_row)) {
         return NotFound(EntityKind::kMetadataObject, "{} {} does not exist",
                         model::Describe(*type).display, full_name);
       }

@@ -118,10 +118,13 @@ class Authorizer {
   /// Resolves the metadata object `full_name` of type `type_text` in `metalake` (Gravitino's
   /// "objects" addressing: a catalog by its name, a schema as `c.s`, a leaf as `c.s.o`, a tag
   /// by its name) to its rows. kInvalidArgument (kMetadataObject) for an unknown type or a name
-  /// of the wrong shape; kNotFound (kMetadataObject) when the object does not exist.
+  /// of the wrong shape; kNotFound (kMetadataObject) when the object does not exist. With
+  /// `must_exist` false, a schema or leaf object without a row in an existing catalog is no
+  /// error: the target then has its names and the rows above it.
   Result<MetadataObjectTarget> ResolveMetadataObject(const std::string& metalake,
                                                      const std::string& type_text,
-                                                     const std::string& full_name);
+                                                     const std::string& full_name,
+                                                     bool must_exist = true);
 
   /// Ok when allowed (always, when authorization is off).
   Status Check(const Principal& principal, Action action, const Target& target);

@@ -210,6 +210,16 @@ Result<std::vector<EntityRecord>> Labels::ObjectChain(const Caller& caller,
                                                       MetadataObjectTarget& object) {
   CAIRN_RETURN_IF_ERROR(Metalake(metalake));  // in use
   auto resolved = authz_.ResolveMetadataObject(metalake, type, full_name);
+  if (!resolved && resolved.error().code == ErrorCode::kNotFound &&
+      resolved.error().entity == EntityKind::kMetadataObject && see_) {
+    // Not known to Cairn yet: the catalog may hold it in its source (a table made there).
+    auto named = authz_.ResolveMetadataObject(metalake, type, full_name, /*must_exist=*/false);
+    if (named && named->target.catalog_row) {
+      auto seen = see_(caller, *named);
+      if (!seen && seen.error().code != ErrorCode::kNotFound) return std::move(seen).error();
+      if (seen) resolved = authz_.ResolveMetadataObject(metalake, type, full_name);
+    }
+  }
   if (!resolved) return std::move(resolved).error();
   object = std::move(*resolved);
   if (!kind_.attachable(object.type)) {

@@ -94,6 +94,13 @@ class Labels {
                                              const std::vector<std::string>& add,
                                              const std::vector<std::string>& remove);
 
+  /// Asks the object's catalog for an object that has no row yet: objects of JDBC and federated
+  /// catalogs get their governance row when Cairn first sees them (connector::ExternalRows), so
+  /// a label can go on a table made in the source before anyone listed it. kNotFound when the
+  /// source has no such object.
+  using Seer = std::function<Status(const Caller&, const MetadataObjectTarget&)>;
+  void SetSeer(Seer seer) { see_ = std::move(seer); }
+
   /// The in-use metalake's target (its row, for the decisions).
   Result<Target> Metalake(const std::string& metalake);
   const LabelKind& kind() const { return kind_; }
@@ -120,6 +127,7 @@ class Labels {
   Authorizer& authz_;
   EventStream& events_;
   const LabelKind& kind_;
+  Seer see_;
 };
 
 }  // namespace cairn::service

@@ -17,7 +17,36 @@ ObjectService::ObjectService(MetadataService& metadata, Authorizer& authorizer)
     : metadata_(metadata),
       authz_(authorizer),
       tags_(metadata.store(), authorizer, metadata.events()),
-      policies_(metadata.store(), authorizer, metadata.events()) {}
+      policies_(metadata.store(), authorizer, metadata.events()) {
+  auto see = [this](const Caller& caller, const MetadataObjectTarget& object) -> Status {
+    return SeeInSource(caller, object);
+  };
+  tags_.labels().SetSeer(see);
+  policies_.labels().SetSeer(see);
+}
+
+Status ObjectService::SeeInSource(const Caller& caller, const MetadataObjectTarget& object) {
+  const Target& t = object.target;
+  if (!t.catalog_row || t.schema.size() != 1) return NotFound(EntityKind::kMetadataObject, "");
+  ObjectRef ref{t.metalake.name, t.catalog, t.schema};
+  // Loading through the catalog is what makes a source's object known (its connector keeps
+  // the governance row of what it has seen); for a catalog whose objects all have rows, the
+  // load answers "does not exist" as the row did.
+  Status seen = Ok();
+  if (object.type == ObjectType::kSchema) {
+    auto schema = LoadSchema(caller, ref);
+    if (!schema) seen = std::move(schema).error();
+  } else if (object.type == ObjectType::kTable) {
+    auto table = LoadTable(caller, ref.Child(t.object, ObjectType::kTable));
+    if (!table) seen = std::move(table).error();
+  } else {
+    return NotFound(EntityKind::kMetadataObject, "");
+  }
+  if (!seen && seen.error().code == ErrorCode::kUnsupported) {
+    return NotFound(EntityKind::kMetadataObject, "");
+  }
+  return seen;
+}
 
 Result<std::shared_ptr<connector::Connector>> ObjectService::OpenCatalog(
     const Caller& caller, Action action, const ObjectRef& ref) {

@@ -66,6 +66,9 @@ class ObjectService {
   /// Tags of metalakes and their associations.
   TagService& tags() { return tags_; }
   PolicyService& policies() { return policies_; }
+  /// Loads a schema or table that has no row yet through its catalog, so that a source's object
+  /// gets its governance row (Labels::Seer); kNotFound when the catalog has no such object.
+  Status SeeInSource(const Caller& caller, const MetadataObjectTarget& object);
   Authorizer& authorizer() { return authz_; }
   EventStream& events() { return metadata_.events(); }
 

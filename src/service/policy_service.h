@@ -69,6 +69,9 @@ class PolicyService {
   /// The policy of a stored row; kInternal for a corrupt payload.
   static Result<model::Policy> FromRow(const store::EntityRecord& row);
 
+  /// The engine underneath (the object service gives it its Seer).
+  Labels& labels() { return labels_; }
+
  private:
   Labels labels_;
 };

@@ -61,6 +61,9 @@ class TagService {
                                                  const std::vector<std::string>& add,
                                                  const std::vector<std::string>& remove);
 
+  /// The engine underneath (the object service gives it its Seer).
+  Labels& labels() { return labels_; }
+
  private:
   Labels labels_;
 };
