@@ -55,6 +55,7 @@ class ForwardingStore : public store::MetadataStore {
     return inner_.ListLinksTo(type, to, after, limit);
   }
   bool Ping() override { return inner_.Ping(); }
+  store::LineageStore* Lineage() override { return inner_.Lineage(); }
 
  protected:
   store::MetadataStore& inner_;
