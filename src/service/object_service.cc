@@ -13,10 +13,12 @@ ObjectRef ObjectRef::Child(std::string child, ObjectType child_kind) const {
   return ObjectRef{metalake, catalog, schema, std::move(child), child_kind};
 }
 
-ObjectService::ObjectService(MetadataService& metadata, Authorizer& authorizer)
+ObjectService::ObjectService(MetadataService& metadata, Authorizer& authorizer,
+                             LineageOptions lineage)
     : metadata_(metadata),
       authz_(authorizer),
-      tags_(metadata.store(), authorizer, metadata.events()) {}
+      tags_(metadata.store(), authorizer, metadata.events()),
+      lineage_(metadata.store(), *this, lineage) {}
 
 Result<std::shared_ptr<connector::Connector>> ObjectService::OpenCatalog(
     const Caller& caller, Action action, const ObjectRef& ref) {

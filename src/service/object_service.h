@@ -14,6 +14,7 @@
 #include "service/authorizer.h"
 #include "service/caller.h"
 #include "service/events.h"
+#include "service/lineage_service.h"
 #include "service/metadata_service.h"
 #include "service/tag_service.h"
 
@@ -59,11 +60,14 @@ struct Opened {
 /// Safe to call from many threads.
 class ObjectService {
  public:
-  ObjectService(MetadataService& metadata, Authorizer& authorizer);
+  ObjectService(MetadataService& metadata, Authorizer& authorizer,
+                LineageOptions lineage = {});
 
   MetadataService& metadata() { return metadata_; }
   /// Tags of metalakes and their associations.
   TagService& tags() { return tags_; }
+  /// OpenLineage events and the lineage graph.
+  LineageService& lineage() { return lineage_; }
   Authorizer& authorizer() { return authz_; }
   EventStream& events() { return metadata_.events(); }
 
@@ -147,6 +151,7 @@ class ObjectService {
   MetadataService& metadata_;
   Authorizer& authz_;
   TagService tags_;
+  LineageService lineage_;  // last: its writer thread uses the members above
 };
 
 }  // namespace cairn::service

@@ -76,11 +76,12 @@ std::vector<Route> ObjectRoutes();         // metalakes, catalogs, schemas, tabl
 std::vector<Route> FilesetRoutes();        // filesets, their files and locations
 std::vector<Route> AccessControlRoutes();  // users, groups, roles, permissions, owners
 std::vector<Route> TagRoutes();            // tags, and the tags of metadata objects
+std::vector<Route> LineageRoutes();        // OpenLineage events in, the lineage graph out
 
 /// The areas in the order they are matched: a new area (the routes of a new object kind) is one
 /// line here and its file.
 inline constexpr std::vector<Route> (*kRouteAreas[])() = {
-    ServiceRoutes, ObjectRoutes, FilesetRoutes, AccessControlRoutes, TagRoutes};
+    ServiceRoutes, ObjectRoutes, FilesetRoutes, AccessControlRoutes, TagRoutes, LineageRoutes};
 
 /// Every route of the API: the areas' rows, in order.
 const std::vector<Route>& Routes();
