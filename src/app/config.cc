@@ -25,6 +25,7 @@ const std::vector<std::string>& ConfigKeys() {
       "cairn.server.request-deadline-ms",
       "cairn.log.level",
       "cairn.iceberg.default-metalake",
+      "cairn.lineage.queue-capacity",
       "cairn.iceberg.metadata-cache-bytes",
       "cairn.iceberg.commit-queue-idle-tables",
       "cairn.iceberg.rebased-list-cache-entries",
@@ -174,6 +175,9 @@ Status SetConfigValue(Config& c, const std::string& key, const std::string& raw)
   } else if (key == "cairn.jdbc.pool-wait-ms") {
     CAIRN_ASSIGN_OR_RETURN(auto v, ParseNumber(key, value, 0, 600'000));
     c.jdbc_pool_wait_ms = static_cast<int>(v);
+  } else if (key == "cairn.lineage.queue-capacity") {
+    CAIRN_ASSIGN_OR_RETURN(auto v, ParseNumber(key, value, 1, 10'000'000));
+    c.lineage_queue_capacity = static_cast<size_t>(v);
   } else if (key == "cairn.iceberg.default-metalake") {
     c.iceberg_default_metalake = value;
   } else if (key == "cairn.iceberg.metadata-cache-bytes") {

@@ -28,6 +28,7 @@ struct Config {
   int request_deadline_ms = 60'000;
   std::string log_level = "info";
   std::string iceberg_default_metalake;  // lets Iceberg clients name only the catalog
+  size_t lineage_queue_capacity = 10000;  // lineage events accepted but not yet written
   std::vector<std::string> authenticators = {"simple"};
   std::string basic_bootstrap_user;      // created at start (basic) when absent
   std::string basic_bootstrap_password;  // prefer the environment variable for this one

@@ -213,7 +213,7 @@ void Router::Audit(const http::Request& request, const std::string& principal, b
   record.principal = authenticated ? principal : "";
   record.interface = std::string(InterfaceName(InterfaceOf(request.path)));
   record.operation = subject.operation;
-  record.object = subject.object;
+  record.object = response.audit_object.empty() ? subject.object : response.audit_object;
   record.status = response.status;
   record.outcome = response.status == 401 || response.status == 403 ? "denied"
                    : response.status < 400                          ? "success"

@@ -44,6 +44,7 @@ struct Response {
   std::shared_ptr<const std::string> spliced;
   std::string body_tail;
   std::string audit_note;  // not sent: extra detail for the request's audit record
+  std::string audit_object;  // not sent: the object the audit record names, when the path has none
 
   size_t BodySize() const {
     return body.size() + (spliced ? spliced->size() : 0) + body_tail.size();

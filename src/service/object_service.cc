@@ -13,11 +13,13 @@ ObjectRef ObjectRef::Child(std::string child, ObjectType child_kind) const {
   return ObjectRef{metalake, catalog, schema, std::move(child), child_kind};
 }
 
-ObjectService::ObjectService(MetadataService& metadata, Authorizer& authorizer)
+ObjectService::ObjectService(MetadataService& metadata, Authorizer& authorizer,
+                             LineageOptions lineage)
     : metadata_(metadata),
       authz_(authorizer),
       tags_(metadata.store(), authorizer, metadata.events()),
-      policies_(metadata.store(), authorizer, metadata.events()) {
+      policies_(metadata.store(), authorizer, metadata.events()),
+      lineage_(metadata.store(), *this, lineage) {
   auto see = [this](const Caller& caller, const MetadataObjectTarget& object) -> Status {
     return SeeInSource(caller, object);
   };

@@ -14,6 +14,7 @@
 #include "service/authorizer.h"
 #include "service/caller.h"
 #include "service/events.h"
+#include "service/lineage_service.h"
 #include "service/metadata_service.h"
 #include "service/policy_service.h"
 #include "service/tag_service.h"
@@ -60,7 +61,8 @@ struct Opened {
 /// Safe to call from many threads.
 class ObjectService {
  public:
-  ObjectService(MetadataService& metadata, Authorizer& authorizer);
+  ObjectService(MetadataService& metadata, Authorizer& authorizer,
+                LineageOptions lineage = {});
 
   MetadataService& metadata() { return metadata_; }
   /// Tags of metalakes and their associations.
@@ -69,6 +71,8 @@ class ObjectService {
   /// Loads a schema or table that has no row yet through its catalog, so that a source's object
   /// gets its governance row (Labels::Seer); kNotFound when the catalog has no such object.
   Status SeeInSource(const Caller& caller, const MetadataObjectTarget& object);
+  /// OpenLineage events and the lineage graph.
+  LineageService& lineage() { return lineage_; }
   Authorizer& authorizer() { return authz_; }
   EventStream& events() { return metadata_.events(); }
 
@@ -153,6 +157,7 @@ class ObjectService {
   Authorizer& authz_;
   TagService tags_;
   PolicyService policies_;
+  LineageService lineage_;  // last: its writer thread uses the members above
 };
 
 }  // namespace cairn::service

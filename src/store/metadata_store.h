@@ -13,6 +13,7 @@
 #include "common/result.h"
 #include "model/kinds.h"
 #include "model/table.h"
+#include "store/lineage_store.h"
 
 namespace cairn::store {
 
@@ -137,6 +138,11 @@ class MetadataStore {
 
   /// True when the database answers a trivial query (readiness probe).
   virtual bool Ping() = 0;
+
+  /// The lineage events and graph kept in this store, or null when it keeps none. Owned by the
+  /// store; not part of a RunInTransaction body (an event is folded in by a transaction of its
+  /// own).
+  virtual LineageStore* Lineage() { return nullptr; }
 };
 
 struct StoreOptions {

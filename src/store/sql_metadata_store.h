@@ -12,6 +12,7 @@
 #include "store/connection_pool.h"
 #include "store/metadata_store.h"
 #include "store/sql_connection.h"
+#include "store/sql_lineage_store.h"
 
 namespace cairn::store {
 
@@ -53,6 +54,7 @@ class SqlMetadataStore final : public MetadataStore {
   /// outer store would wait for the connection the transaction holds, then fail kUnavailable.
   Status RunInTransaction(const std::function<Status(MetadataStore& tx)>& body) override;
   bool Ping() override;
+  LineageStore* Lineage() override { return &lineage_; }
 
  private:
   /// Moves the generation when a write scope ends (after its commit or rollback).
@@ -73,6 +75,7 @@ class SqlMetadataStore final : public MetadataStore {
   static constexpr size_t kMaxCachedPaths = 4096;
 
   std::unique_ptr<ConnectionPool> pool_;
+  SqlLineageStore lineage_;
   const bool cache_paths_;
   std::atomic<uint64_t> generation_{0};
   std::mutex cache_mu_;

@@ -59,6 +59,7 @@ class ForwardingStore : public store::MetadataStore {
     return inner_.ListLinkedRows(type, from, after, limit);
   }
   bool Ping() override { return inner_.Ping(); }
+  store::LineageStore* Lineage() override { return inner_.Lineage(); }
 
  protected:
   store::MetadataStore& inner_;

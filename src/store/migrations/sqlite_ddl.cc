@@ -47,9 +47,75 @@ CREATE TABLE entity_links (
 CREATE INDEX entity_links_to ON entity_links (to_id, type, from_id);
 )sql";
 
+// Version 3: OpenLineage events and the graph they describe (docs/lineage.md). Events are kept
+// append-only; jobs, datasets and runs are upserted by their natural keys; an edge joins a
+// dataset to a job as its input or output. Datasets are not entity rows: an event may name a
+// table before Cairn knows it, and its lineage outlives a drop. `metalake`/`object_name` hold
+// the Cairn object a dataset name maps to, resolved when the graph is read. The edge primary
+// key leads with the dataset (the walk from a dataset to its jobs) and the second index with
+// the job (from a job to its datasets): each step of the walk is one indexed range per node.
+constexpr std::string_view kV3Lineage = R"sql(
+CREATE TABLE lineage_jobs (
+  id              INTEGER PRIMARY KEY AUTOINCREMENT,
+  namespace       TEXT    NOT NULL,
+  name            TEXT    NOT NULL,
+  last_run_id     TEXT    NOT NULL DEFAULT '',
+  last_state      TEXT    NOT NULL DEFAULT '',
+  last_event_time TEXT    NOT NULL DEFAULT '',
+  CONSTRAINT lineage_jobs_key UNIQUE (namespace, name)
+);
+CREATE TABLE lineage_datasets (
+  id          INTEGER PRIMARY KEY AUTOINCREMENT,
+  namespace   TEXT    NOT NULL,
+  name        TEXT    NOT NULL,
+  metalake    TEXT    NOT NULL DEFAULT '',
+  object_name TEXT    NOT NULL DEFAULT '',
+  CONSTRAINT lineage_datasets_key UNIQUE (namespace, name)
+);
+CREATE INDEX lineage_datasets_object ON lineage_datasets (metalake, object_name);
+CREATE TABLE lineage_runs (
+  run_id          TEXT    PRIMARY KEY,
+  job_id          INTEGER NOT NULL,
+  state           TEXT    NOT NULL,
+  start_time      TEXT    NOT NULL DEFAULT '',
+  end_time        TEXT    NOT NULL DEFAULT '',
+  last_event_time TEXT    NOT NULL DEFAULT ''
+);
+CREATE TABLE lineage_edges (
+  dataset_id      INTEGER NOT NULL,
+  role            INTEGER NOT NULL,
+  job_id          INTEGER NOT NULL,
+  last_run_id     TEXT    NOT NULL DEFAULT '',
+  last_event_time TEXT    NOT NULL DEFAULT '',
+  PRIMARY KEY (dataset_id, role, job_id)
+) WITHOUT ROWID;
+CREATE INDEX lineage_edges_job ON lineage_edges (job_id, role, dataset_id);
+CREATE TABLE lineage_column_edges (
+  output_dataset_id INTEGER NOT NULL,
+  output_field      TEXT    NOT NULL,
+  input_dataset_id  INTEGER NOT NULL,
+  input_field       TEXT    NOT NULL,
+  job_id            INTEGER NOT NULL,
+  transformation    TEXT    NOT NULL DEFAULT '',
+  PRIMARY KEY (output_dataset_id, output_field, input_dataset_id, input_field, job_id)
+) WITHOUT ROWID;
+CREATE TABLE lineage_events (
+  id            INTEGER PRIMARY KEY AUTOINCREMENT,
+  run_id        TEXT    NOT NULL,
+  job_id        INTEGER NOT NULL,
+  event_type    TEXT    NOT NULL,
+  event_time    TEXT    NOT NULL,
+  received_time INTEGER NOT NULL,
+  producer      TEXT    NOT NULL DEFAULT '',
+  body          TEXT    NOT NULL
+);
+CREATE INDEX lineage_events_run ON lineage_events (run_id, id);
+)sql";
+
 constexpr std::array kMigrations = {
     Migration{1, "initial schema", kV1InitialSchema},
     Migration{2, "entity links", kV2EntityLinks},
+    Migration{3, "lineage", kV3Lineage},
 };
 
 }  // namespace

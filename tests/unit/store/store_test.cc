@@ -105,6 +105,11 @@ ErrorCode CodeOf(const Result<T>& result) {
     ASSERT_TRUE(cairn_r_.has_value()) << cairn_r_.error().message; \
   } while (false)
 
+// Migration 3's tables, for the tests that drop the whole schema.
+#define kDropLineage                                                                     \
+  "DROP TABLE lineage_jobs; DROP TABLE lineage_datasets; DROP TABLE lineage_runs; "     \
+  "DROP TABLE lineage_edges; DROP TABLE lineage_column_edges; DROP TABLE lineage_events;"
+
 class StoreTest : public testing::TestWithParam<Backend> {
  protected:
   void SetUp() override {
@@ -634,7 +639,7 @@ TEST_P(StoreTest, ReplicasStartingAtOnceMigrateOnce) {
   ASSERT_NE(raw, nullptr);
   store_.reset();
   ASSERT_OK(raw->ExecuteScript(
-      "DROP TABLE entity_links; DROP TABLE entities; DROP TABLE schema_migrations;"));
+      "DROP TABLE entity_links; DROP TABLE entities; DROP TABLE schema_migrations; " kDropLineage));
   constexpr int kReplicas = 4;
   std::vector<std::string> errors(kReplicas);
   std::vector<std::thread> threads;
@@ -967,7 +972,7 @@ TEST_P(StoreTest, ADatabaseAtSchemaVersion1MigratesForwardToLinks) {
   ASSERT_NE(raw, nullptr);
   store_.reset();
   ASSERT_OK(raw->ExecuteScript(
-      "DROP TABLE entity_links; DROP TABLE entities; DROP TABLE schema_migrations;"));
+      "DROP TABLE entity_links; DROP TABLE entities; DROP TABLE schema_migrations; " kDropLineage));
   // The database as the release before links left it, with rows in it.
   ASSERT_OK(migrations::MigrateToVersionForTest(*raw, 1));
   auto versions = raw->Execute("SELECT version FROM schema_migrations ORDER BY version", {});
@@ -988,8 +993,9 @@ TEST_P(StoreTest, ADatabaseAtSchemaVersion1MigratesForwardToLinks) {
   store_ = std::move(store).value();
   versions = raw->Execute("SELECT version FROM schema_migrations ORDER BY version", {});
   ASSERT_OK(versions);
-  ASSERT_EQ(versions->size(), 2U);
+  ASSERT_EQ(versions->size(), 3U);
   EXPECT_EQ((*versions)[1][0], std::optional<std::string>("2"));
+  EXPECT_EQ((*versions)[2][0], std::optional<std::string>("3"));
 
   auto lake = store_->Get(EntityType::kMetalake, 0, "old_lake");
   ASSERT_OK(lake);
@@ -1178,6 +1184,108 @@ TEST_P(StoreTest, ReconnectsAfterTheServerDropsConnections) {
   for (int i = 0; i < 2 * options_.pool_size; ++i) {
     ASSERT_OK(store_->GetById(lake.id));
   }
+}
+
+// ---- Lineage (migration 3) ----------------------------------------------------------------
+
+LineageDatasetName Ds(std::string ns, std::string name, std::string metalake = "",
+                      std::string object = "") {
+  return {std::move(ns), std::move(name), std::move(metalake), std::move(object)};
+}
+
+LineageEventRecord Event(std::string run, std::string type, std::string job,
+                         std::vector<LineageDatasetName> in, std::vector<LineageDatasetName> out) {
+  LineageEventRecord e;
+  e.run_id = std::move(run);
+  e.event_type = std::move(type);
+  e.event_time = "2026-12-02T10:00:00Z";
+  e.producer = "test";
+  e.job_ns = "jobs";
+  e.job_name = std::move(job);
+  e.received_time = 1;
+  e.inputs = std::move(in);
+  e.outputs = std::move(out);
+  e.body = "{}";
+  return e;
+}
+
+TEST_P(StoreTest, LineageEventsFoldIntoJobsDatasetsAndEdgesAndAreKeptPerRun) {
+  LineageStore* lineage = store_->Lineage();
+  ASSERT_NE(lineage, nullptr);
+  const auto raw = Ds("trino://h:8080", "c.s.raw", "ml", "c.s.raw");
+  const auto clean = Ds("ml", "c.s.clean", "ml", "c.s.clean");
+  auto start = Event("r1", "START", "etl", {raw}, {clean});
+  auto complete = Event("r1", "COMPLETE", "etl", {raw}, {clean});
+  complete.event_time = "2026-12-02T10:05:00Z";
+  LineageColumnFact fact{clean, "id", raw, "raw_id", "IDENTITY"};
+  complete.columns = {fact};
+  ASSERT_OK(lineage->Append(start));
+  ASSERT_OK(lineage->Append(complete));
+
+  auto events = lineage->EventsOfRun("r1", 10);
+  ASSERT_OK(events);
+  ASSERT_EQ(events->size(), 2u);  // a run's START and COMPLETE are both kept
+  EXPECT_EQ((*events)[0].event_type, "START");
+  EXPECT_EQ((*events)[1].event_type, "COMPLETE");
+
+  auto found = lineage->FindDataset("trino://h:8080", "c.s.raw");
+  ASSERT_OK(found);
+  ASSERT_EQ(found->size(), 1u);
+  const int64_t raw_id = found->front().id;
+  auto of_object = lineage->DatasetsOfObject("ml", "c.s.clean");
+  ASSERT_OK(of_object);
+  ASSERT_EQ(of_object->size(), 1u);
+  const int64_t clean_id = of_object->front().id;
+
+  // raw -> etl -> clean, one edge each way however many events said so.
+  auto into_jobs = lineage->EdgesOfDatasets({raw_id}, LineageRole::kInput);
+  ASSERT_OK(into_jobs);
+  ASSERT_EQ(into_jobs->size(), 1u);
+  EXPECT_EQ(into_jobs->front().last_event_time, "2026-12-02T10:05:00Z");
+  auto outputs = lineage->EdgesOfJobs({into_jobs->front().job_id}, LineageRole::kOutput);
+  ASSERT_OK(outputs);
+  ASSERT_EQ(outputs->size(), 1u);
+  EXPECT_EQ(outputs->front().dataset_id, clean_id);
+  auto none = lineage->EdgesOfDatasets({clean_id}, LineageRole::kInput);
+  ASSERT_OK(none);
+  EXPECT_TRUE(none->empty());
+
+  auto jobs = lineage->GetJobs({into_jobs->front().job_id});
+  ASSERT_OK(jobs);
+  ASSERT_EQ(jobs->size(), 1u);
+  EXPECT_EQ(jobs->front().name, "etl");
+  EXPECT_EQ(jobs->front().last_state, "COMPLETE");
+  EXPECT_EQ(jobs->front().last_run_id, "r1");
+
+  auto columns = lineage->ColumnEdgesInto({clean_id});
+  ASSERT_OK(columns);
+  ASSERT_EQ(columns->size(), 1u);
+  EXPECT_EQ(columns->front().output_field, "id");
+  EXPECT_EQ(columns->front().input_dataset_id, raw_id);
+  EXPECT_EQ(columns->front().input_field, "raw_id");
+  EXPECT_EQ(columns->front().transformation, "IDENTITY");
+}
+
+TEST_P(StoreTest, LineageLookupsByManyIdsSpanSeveralQueries) {
+  LineageStore* lineage = store_->Lineage();
+  ASSERT_NE(lineage, nullptr);
+  // 900 inputs of one job: more ids than one IN list holds.
+  std::vector<LineageDatasetName> inputs;
+  for (int i = 0; i < 900; ++i) inputs.push_back(Ds("s3://b", fmt::format("t{}", i)));
+  ASSERT_OK(lineage->Append(Event("r2", "COMPLETE", "wide", inputs, {Ds("s3://b", "out")})));
+  std::vector<int64_t> ids;
+  for (int i = 0; i < 900; ++i) {
+    auto d = lineage->FindDataset("s3://b", fmt::format("t{}", i));
+    ASSERT_OK(d);
+    ASSERT_EQ(d->size(), 1u);
+    ids.push_back(d->front().id);
+  }
+  auto edges = lineage->EdgesOfDatasets(ids, LineageRole::kInput);
+  ASSERT_OK(edges);
+  EXPECT_EQ(edges->size(), 900u);
+  auto rows = lineage->GetDatasets(ids);
+  ASSERT_OK(rows);
+  EXPECT_EQ(rows->size(), 900u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, StoreTest,
