@@ -85,6 +85,8 @@ std::string_view EntityKindName(EntityKind kind) {
     case EntityKind::kPolicy:
     case EntityKind::kPolicyAssociation:
       return "policy";
+    case EntityKind::kStatistic:
+      return "statistic";
   }
   return "object";
 }

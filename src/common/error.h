@@ -54,6 +54,7 @@ enum class EntityKind {
   kTagAssociation,  // a tag attached to an object (TagAlreadyAssociatedException)
   kPolicy,
   kPolicyAssociation,  // a policy attached to an object (PolicyAlreadyAssociatedException)
+  kStatistic,  // a statistic of a table (IllegalStatisticName-, UnmodifiableStatisticException)
 };
 
 std::string_view ErrorCodeName(ErrorCode code);

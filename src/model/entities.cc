@@ -166,4 +166,32 @@ Status ValidateSegmentName(EntityKind kind, std::string_view name) {
   return Ok();
 }
 
+Status ValidateLabelText(EntityKind kind, std::string_view what, std::string_view name,
+                         size_t max_bytes) {
+  if (name.empty()) return MakeError(ErrorCode::kInvalidArgument, kind, "The {} must not be empty", what);
+  if (name.size() > max_bytes) {
+    return MakeError(ErrorCode::kInvalidArgument, kind,
+                     "The {} '{}' is illegal: it is {} bytes long, at most {} are allowed", what,
+                     ShownName(name), name.size(), max_bytes);
+  }
+  bool blank = true;
+  for (unsigned char c : name) {
+    if (c < 0x20 || c == 0x7f) {
+      return MakeError(ErrorCode::kInvalidArgument, kind,
+                       "The {} '{}' is illegal: it must not contain control characters (found "
+                       "\\x{:02x})",
+                       what, ShownName(name), c);
+    }
+    if (c != ' ') blank = false;
+  }
+  if (blank) {
+    return MakeError(ErrorCode::kInvalidArgument, kind, "The {} must not be only white space", what);
+  }
+  if (!IsValidUtf8(name)) {
+    return MakeError(ErrorCode::kInvalidArgument, kind, "The {} '{}' is illegal: it is not valid UTF-8",
+                     what, ShownName(name));
+  }
+  return Ok();
+}
+
 }  // namespace cairn::model

@@ -87,4 +87,11 @@ inline constexpr size_t kMaxSegmentNameBytes = 255;
 /// kInvalidArgument naming the kind and the rule.
 Status ValidateSegmentName(EntityKind kind, std::string_view name);
 
+/// The rule for a name that never becomes a path segment (a statistic, a partition of the
+/// statistics API, where `/` is common): 1 to `max_bytes` bytes of valid UTF-8, no control
+/// character, not only white space. A violation is kInvalidArgument of `kind` naming `what`
+/// ("statistic name") and the rule.
+Status ValidateLabelText(EntityKind kind, std::string_view what, std::string_view name,
+                         size_t max_bytes);
+
 }  // namespace cairn::model

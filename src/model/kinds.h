@@ -13,8 +13,8 @@
 namespace cairn::model {
 
 /// Every kind of object Cairn names: the tree of a metalake (catalogs, schemas and the leaf
-/// objects of a schema), the tags and policies of a metalake, its users, groups and roles, and
-/// the server-wide local users of the `basic` authenticator. One enumerator per row of
+/// objects of a schema), the tags and policies of a metalake, its users, groups and roles, the
+/// statistics of tables, and the server-wide local users of the `basic` authenticator. One enumerator per row of
 /// `kKinds` below, in the same order; the enumerator values are indexes and are never
 /// persisted (the store writes `KindDescriptor::store_type`).
 enum class ObjectKind : uint8_t {
@@ -32,6 +32,8 @@ enum class ObjectKind : uint8_t {
   kUser,
   kGroup,
   kRole,
+  kStatistic,            // a statistic of a table (its row's parent)
+  kPartitionStatistics,  // the statistics of one partition of a table, in one row
   kIdpUser,  // a local user of the `basic` authenticator, outside every metalake
 };
 
@@ -106,7 +108,7 @@ inline constexpr std::string_view kPolicyPrivileges[] = {"APPLY_POLICY"};
 }  // namespace kinds_internal
 
 /// The rows, indexed by ObjectKind. Adding a kind is adding an enumerator and a row here.
-inline constexpr std::array<KindDescriptor, 15> kKinds = {{
+inline constexpr std::array<KindDescriptor, 17> kKinds = {{
     // kind, name, display, securable, store_type, error_kind, parent, path_segment, privileges,
     // access (leaf kinds served so far; topics, models and functions get theirs when served)
     {ObjectKind::kMetalake, "metalake", "Metalake", "METALAKE", 1, EntityKind::kMetalake,
@@ -139,6 +141,11 @@ inline constexpr std::array<KindDescriptor, 15> kKinds = {{
      "groups", {}},
     {ObjectKind::kRole, "role", "Role", "", 12, EntityKind::kRole, ObjectKind::kMetalake, "roles",
      {}},
+    // Statistics are rows under their table, so they follow its renames and go with its drop.
+    {ObjectKind::kStatistic, "statistic", "Statistic", "", 16, EntityKind::kStatistic,
+     ObjectKind::kTable, "", {}},
+    {ObjectKind::kPartitionStatistics, "partition statistics", "Partition statistics", "", 17,
+     EntityKind::kStatistic, ObjectKind::kTable, "", {}},
     {ObjectKind::kIdpUser, "idp user", "User", "", 13, EntityKind::kUser, std::nullopt, "", {}},
 }};
 

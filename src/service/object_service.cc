@@ -3,6 +3,8 @@
 
 #include <utility>
 
+#include "connector/iceberg/iceberg_catalog.h"
+
 namespace cairn::service {
 
 ObjectRef ObjectRef::Schema(std::string schema_name) const {
@@ -19,12 +21,30 @@ ObjectService::ObjectService(MetadataService& metadata, Authorizer& authorizer,
       authz_(authorizer),
       tags_(metadata.store(), authorizer, metadata.events()),
       policies_(metadata.store(), authorizer, metadata.events()),
+      statistics_(metadata.store(), authorizer),
       lineage_(metadata.store(), *this, lineage) {
   auto see = [this](const Caller& caller, const MetadataObjectTarget& object) -> Status {
     return SeeInSource(caller, object);
   };
   tags_.labels().SetSeer(see);
   policies_.labels().SetSeer(see);
+  statistics_.SetSeer(see);
+  statistics_.SetSourceStatistics(
+      [this](const Caller&, const MetadataObjectTarget& table) { return SourceStatistics(table); });
+}
+
+Result<std::vector<model::Statistic>> ObjectService::SourceStatistics(
+    const MetadataObjectTarget& table) {
+  const Target& t = table.target;
+  CAIRN_ASSIGN_OR_RETURN(auto connector, metadata_.OpenCatalog(t.metalake.name, t.catalog));
+  auto* iceberg = connector->Find<connector::IcebergCatalog>();
+  if (iceberg == nullptr) return std::vector<model::Statistic>{};
+  auto loaded = iceberg->LoadTable(t.schema, t.object);
+  if (!loaded && loaded.error().code == ErrorCode::kNotFound) {
+    return std::vector<model::Statistic>{};  // dropped since it was resolved
+  }
+  if (!loaded) return std::move(loaded).error();
+  return IcebergSnapshotStatistics(*loaded->metadata_text, loaded->row.audit);
 }
 
 Status ObjectService::SeeInSource(const Caller& caller, const MetadataObjectTarget& object) {

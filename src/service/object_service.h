@@ -17,6 +17,7 @@
 #include "service/lineage_service.h"
 #include "service/metadata_service.h"
 #include "service/policy_service.h"
+#include "service/statistics_service.h"
 #include "service/tag_service.h"
 
 namespace cairn::service {
@@ -68,6 +69,11 @@ class ObjectService {
   /// Tags of metalakes and their associations.
   TagService& tags() { return tags_; }
   PolicyService& policies() { return policies_; }
+  /// Statistics of tables and their partitions.
+  StatisticsService& statistics() { return statistics_; }
+  /// The statistics a table carries in its source: for a table of a managed Iceberg catalog,
+  /// its current snapshot's figures (read from its metadata file); none for other catalogs.
+  Result<std::vector<model::Statistic>> SourceStatistics(const MetadataObjectTarget& table);
   /// Loads a schema or table that has no row yet through its catalog, so that a source's object
   /// gets its governance row (Labels::Seer); kNotFound when the catalog has no such object.
   Status SeeInSource(const Caller& caller, const MetadataObjectTarget& object);
@@ -157,6 +163,7 @@ class ObjectService {
   Authorizer& authz_;
   TagService tags_;
   PolicyService policies_;
+  StatisticsService statistics_;
   LineageService lineage_;  // last: its writer thread uses the members above
 };
 

@@ -52,6 +52,8 @@ std::string_view ClassEntity(EntityKind kind) {
     case EntityKind::kPolicy:
     case EntityKind::kPolicyAssociation:
       return "Policy";
+    case EntityKind::kStatistic:
+      return "Statistic";
     case EntityKind::kIndex:
     case EntityKind::kNone:
       return "";
@@ -75,6 +77,7 @@ ErrorMapping MapError(const Error& error) {
       return {400, 1001, "IllegalArgumentException"};
     case ErrorCode::kInvalidArgument:
       // The clients refine 1001 by these type names.
+      if (e == EntityKind::kStatistic) return {400, 1001, "IllegalStatisticNameException"};
       if (e == EntityKind::kPrivilege || e == EntityKind::kMetadataObject ||
           e == EntityKind::kRole) {
         return {400, 1001, Prefixed(e, "Illegal", "Exception", "IllegalArgumentException")};
@@ -109,6 +112,8 @@ ErrorMapping MapError(const Error& error) {
     case ErrorCode::kPermissionDenied:
       return {403, 1008, "ForbiddenException"};
     case ErrorCode::kUnsupported:
+      // A statistic the table itself carries (an Iceberg snapshot's figures) is not changed here.
+      if (e == EntityKind::kStatistic) return {405, 1006, "UnmodifiableStatisticException"};
       return {405, 1006, "UnsupportedOperationException"};
     case ErrorCode::kConnectionFailed:
       return {502, 1007, "ConnectionFailedException"};

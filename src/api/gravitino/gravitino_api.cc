@@ -164,6 +164,7 @@ Subject SubjectOf(EntityKind kind) {
     case EntityKind::kRole:
       return {"role", EntityKind::kMetalake, {"metalake"}};
     case EntityKind::kMetadataObject:
+    case EntityKind::kStatistic:  // the statistics of the object `fullName`
       return {"fullName", EntityKind::kMetalake, {"metalake"}};
     case EntityKind::kTag:
       return {"tag", EntityKind::kMetalake, {"metalake"}};

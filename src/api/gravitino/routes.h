@@ -87,13 +87,14 @@ std::vector<Route> FilesetRoutes();        // filesets, their files and location
 std::vector<Route> AccessControlRoutes();  // users, groups, roles, permissions, owners
 std::vector<Route> TagRoutes();            // tags, and the tags of metadata objects
 std::vector<Route> PolicyRoutes();         // policies, and the policies of metadata objects
+std::vector<Route> StatisticsRoutes();     // statistics of tables and of their partitions
 std::vector<Route> LineageRoutes();        // OpenLineage events in, the lineage graph out
 
 /// The areas in the order they are matched: a new area (the routes of a new object kind) is one
 /// line here and its file.
 inline constexpr std::vector<Route> (*kRouteAreas[])() = {
     ServiceRoutes, ObjectRoutes, FilesetRoutes, AccessControlRoutes, TagRoutes, PolicyRoutes,
-    LineageRoutes};
+    StatisticsRoutes, LineageRoutes};
 
 /// Every route of the API: the areas' rows, in order.
 const std::vector<Route>& Routes();

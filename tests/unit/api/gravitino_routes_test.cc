@@ -68,6 +68,9 @@ TEST(GravitinoRoutes, AuditNamesKeepTheirTemplates) {
        {"m", "r", "c.s.t"}},
       {"GET", "/api/metalakes/m/owners/table/c.s.t",
        "GET /api/metalakes/{metalake}/owners/{type}/{fullName}", {"m", "c.s.t"}},
+      {"PUT", "/api/metalakes/m/objects/table/c.s.t/statistics/partitions",
+       "PUT /api/metalakes/{metalake}/objects/{type}/{fullName}/statistics/partitions",
+       {"m", "c.s.t"}},
       {"GET", "/api/health/ready", "GET /api/health/ready", {}},
   };
   for (const auto& c : cases) {

@@ -28,7 +28,8 @@ TEST(Kinds, StoreTypesAreThePersistedNumbers) {
       {K::kMetalake, 1}, {K::kCatalog, 2}, {K::kSchema, 3},    {K::kTable, 4},
       {K::kView, 5},     {K::kFileset, 6}, {K::kTopic, 7},     {K::kModel, 8},
       {K::kFunction, 9}, {K::kUser, 10},   {K::kGroup, 11},    {K::kRole, 12},
-      {K::kIdpUser, 13}, {K::kTag, 14},    {K::kPolicy, 15},
+      {K::kIdpUser, 13}, {K::kTag, 14},    {K::kPolicy, 15},   {K::kStatistic, 16},
+      {K::kPartitionStatistics, 17},
   };
   ASSERT_EQ(persisted.size(), kKinds.size());
   for (const auto& [kind, number] : persisted) {
@@ -41,7 +42,7 @@ TEST(Kinds, StoreTypesRoundTrip) {
     if (row.store_type == 0) continue;
     EXPECT_EQ(FindKindByStoreType(row.store_type), row.kind) << row.name;
   }
-  for (int64_t bad : {int64_t{0}, int64_t{-1}, int64_t{16}, int64_t{1} << 40}) {
+  for (int64_t bad : {int64_t{0}, int64_t{-1}, int64_t{18}, int64_t{1} << 40}) {
     EXPECT_EQ(FindKindByStoreType(bad), std::nullopt) << bad;
   }
 }
@@ -55,7 +56,8 @@ TEST(Kinds, ErrorSubjects) {
       {K::kFunction, EntityKind::kFunction}, {K::kTag, EntityKind::kTag},
       {K::kPolicy, EntityKind::kPolicy},       {K::kUser, EntityKind::kUser},
       {K::kGroup, EntityKind::kGroup},       {K::kRole, EntityKind::kRole},
-      {K::kIdpUser, EntityKind::kUser},
+      {K::kIdpUser, EntityKind::kUser},      {K::kStatistic, EntityKind::kStatistic},
+      {K::kPartitionStatistics, EntityKind::kStatistic},
   };
   ASSERT_EQ(expected.size(), kKinds.size());
   for (const auto& [kind, entity] : expected) {
