@@ -12,11 +12,12 @@
 
 namespace cairn::model {
 
-/// Every kind of object Cairn names: the tree of a metalake (catalogs, schemas and the leaf
-/// objects of a schema), the tags and policies of a metalake, its users, groups and roles, the
-/// statistics of tables, and the server-wide local users of the `basic` authenticator. One enumerator per row of
-/// `kKinds` below, in the same order; the enumerator values are indexes and are never
-/// persisted (the store writes `KindDescriptor::store_type`).
+/// Every kind of object Cairn names: the tree of a metalake (catalogs, schemas, the leaf
+/// objects of a schema and the columns of tables), the tags and policies of a metalake, its
+/// users, groups and roles, the statistics of tables, and the server-wide local users of the
+/// `basic` authenticator. One enumerator per row of `kKinds` below, in the same order; the
+/// enumerator values are indexes and are never persisted (the store writes
+/// `KindDescriptor::store_type`).
 enum class ObjectKind : uint8_t {
   kMetalake,
   kCatalog,
@@ -32,6 +33,7 @@ enum class ObjectKind : uint8_t {
   kUser,
   kGroup,
   kRole,
+  kColumn,               // a column of a table, with a row once a label is attached to it
   kStatistic,            // a statistic of a table (its row's parent)
   kPartitionStatistics,  // the statistics of one partition of a table, in one row
   kIdpUser,  // a local user of the `basic` authenticator, outside every metalake
@@ -108,7 +110,7 @@ inline constexpr std::string_view kPolicyPrivileges[] = {"APPLY_POLICY"};
 }  // namespace kinds_internal
 
 /// The rows, indexed by ObjectKind. Adding a kind is adding an enumerator and a row here.
-inline constexpr std::array<KindDescriptor, 17> kKinds = {{
+inline constexpr std::array<KindDescriptor, 18> kKinds = {{
     // kind, name, display, securable, store_type, error_kind, parent, path_segment, privileges,
     // access (leaf kinds served so far; topics, models and functions get theirs when served)
     {ObjectKind::kMetalake, "metalake", "Metalake", "METALAKE", 1, EntityKind::kMetalake,
@@ -141,6 +143,10 @@ inline constexpr std::array<KindDescriptor, 17> kKinds = {{
      "groups", {}},
     {ObjectKind::kRole, "role", "Role", "", 12, EntityKind::kRole, ObjectKind::kMetalake, "roles",
      {}},
+    // A column's row exists only to carry its labels (tags); it goes with its table. It takes
+    // no privilege of its own: access to it is access to its table.
+    {ObjectKind::kColumn, "column", "Column", "COLUMN", 18, EntityKind::kColumn,
+     ObjectKind::kTable, "", {}},
     // Statistics are rows under their table, so they follow its renames and go with its drop.
     {ObjectKind::kStatistic, "statistic", "Statistic", "", 16, EntityKind::kStatistic,
      ObjectKind::kTable, "", {}},

@@ -126,6 +126,8 @@ const EntityRecord* Target::RowOf(ObjectType type) const {
       return catalog_row ? &*catalog_row : nullptr;
     case ObjectType::kSchema:
       return schema_row ? &*schema_row : nullptr;
+    case ObjectType::kColumn:
+      return column_row ? &*column_row : nullptr;
     default:
       return object_row ? &*object_row : nullptr;
   }
@@ -226,6 +228,23 @@ Result<MetadataObjectTarget> Authorizer::ResolveMetadataObject(const std::string
       if (!out.target.object_row && (must_exist || !out.target.catalog_row)) {
         return NotFound(EntityKind::kMetadataObject, "{} {} does not exist",
                         model::Describe(*type).display, full_name);
+      }
+      return out;
+    }
+    case ObjectType::kColumn: {
+      // Gravitino's `catalog.schema.table.column`; whether the table has the column is for its
+      // catalog to say (the caller asks it), a column's row exists only once it carries a label.
+      if (parts.size() != 4 || parts[3].empty()) return invalid();
+      CAIRN_ASSIGN_OR_RETURN(out.target,
+                             Resolve(metalake, parts[0], {parts[1]}, parts[2], ObjectType::kTable));
+      if (!out.target.object_row && (must_exist || !out.target.catalog_row)) {
+        return NotFound(EntityKind::kMetadataObject, "Column {} does not exist", full_name);
+      }
+      out.target.column = parts[3];
+      if (out.target.object_row) {
+        CAIRN_ASSIGN_OR_RETURN(out.target.column_row,
+                               GetIfPresent(store_, EntityType::kColumn, out.target.object_row->id,
+                                            parts[3]));
       }
       return out;
     }

@@ -80,6 +80,10 @@ struct Target {
   ObjectType object_type = ObjectType::kTable;
   std::optional<store::EntityRecord> object_row;
   std::optional<store::EntityRecord> role_row;  // for role-level checks
+  /// A column of the table `object` (a metadata object of type column): its name, and its row
+  /// when it has one (a column has a row only once a label is attached to it).
+  std::string column;
+  std::optional<store::EntityRecord> column_row;
 
   /// The stored row of the object of `type` this target names (the metalake, catalog, schema or
   /// leaf row), or nullptr when it does not exist.
@@ -117,7 +121,8 @@ class Authorizer {
 
   /// Resolves the metadata object `full_name` of type `type_text` in `metalake` (Gravitino's
   /// "objects" addressing: a catalog by its name, a schema as `c.s`, a leaf as `c.s.o`, a tag
-  /// by its name) to its rows. kInvalidArgument (kMetadataObject) for an unknown type or a name
+  /// by its name, a column as `c.s.t.col`) to its rows; a column's target is its table's, with
+  /// the column's name and row (if any) beside it, so decisions on it are decisions on its table. kInvalidArgument (kMetadataObject) for an unknown type or a name
   /// of the wrong shape; kNotFound (kMetadataObject) when the object does not exist. With
   /// `must_exist` false, a schema or leaf object without a row in an existing catalog is no
   /// error: the target then has its names and the rows above it.

@@ -29,6 +29,7 @@ Action LoadActionOf(ObjectType type) {
     case ObjectType::kSchema:
       return Action::kLoadSchema;
     case ObjectType::kTable:
+    case ObjectType::kColumn:  // a column is seen with its table
       return Action::kLoadTable;
     case ObjectType::kView:
       return Action::kLoadView;
@@ -39,9 +40,10 @@ Action LoadActionOf(ObjectType type) {
   }
 }
 
-// Tags go on catalogs, schemas and the leaf objects of every kind.
+// Tags go on catalogs, schemas, the leaf objects of every kind and the columns of tables.
 bool Taggable(ObjectType type) {
   return type == ObjectType::kCatalog || type == ObjectType::kSchema ||
+         type == ObjectType::kColumn ||
          model::Describe(type).parent == model::ObjectKind::kSchema;
 }
 
@@ -228,8 +230,13 @@ Result<std::vector<EntityRecord>> Labels::ObjectChain(const Caller& caller,
                      model::Describe(kind_.type).name, type);
   }
   CAIRN_RETURN_IF_ERROR(authz_.Check(caller.principal, LoadActionOf(object.type), object.target));
+  if (object.type == ObjectType::kColumn && see_) {
+    // Whether the table has the column is its catalog's answer (one load of the table).
+    CAIRN_RETURN_IF_ERROR(see_(caller, object));
+  }
   std::vector<EntityRecord> chain;
   const Target& t = object.target;
+  if (t.column_row) chain.push_back(*t.column_row);
   if (t.object_row && object.type != ObjectType::kSchema && object.type != ObjectType::kCatalog) {
     chain.push_back(*t.object_row);
   }
@@ -246,7 +253,9 @@ Result<std::vector<LabelOnObject>> Labels::OfObject(const Caller& caller,
   CAIRN_ASSIGN_OR_RETURN(auto chain, ObjectChain(caller, metalake, type, full_name, object));
   std::vector<LabelOnObject> out;
   std::set<int64_t> seen;
+  const EntityRecord* own = object.target.RowOf(object.type);  // none for an unlabelled column
   for (size_t level = 0; level < chain.size(); ++level) {
+    const bool inherited = own == nullptr || chain[level].id != own->id;
     CAIRN_ASSIGN_OR_RETURN(auto links, store_.ListLinksTo(kind_.link, chain[level].id, 0, 0));
     std::vector<LabelOnObject> found;
     for (const auto& link : links) {
@@ -257,7 +266,7 @@ Result<std::vector<LabelOnObject>> Labels::OfObject(const Caller& caller,
       CAIRN_ASSIGN_OR_RETURN(bool visible,
                              authz_.Allowed(caller.principal, kind_.load,
                                             LabelTarget(object.target, &*label, label->name)));
-      if (visible) found.push_back(LabelOnObject{std::move(*label), level > 0});
+      if (visible) found.push_back(LabelOnObject{std::move(*label), inherited});
     }
     std::sort(found.begin(), found.end(),
               [](const auto& a, const auto& b) { return a.row.name < b.row.name; });
@@ -275,8 +284,9 @@ Result<std::vector<std::string>> Labels::Associate(const Caller& caller,
   const auto& d = model::Describe(kind_.type);
   MetadataObjectTarget object;
   CAIRN_ASSIGN_OR_RETURN(auto chain, ObjectChain(caller, metalake, type, full_name, object));
+  const bool column = object.type == ObjectType::kColumn;
   const EntityRecord* row = object.target.RowOf(object.type);
-  if (row == nullptr) {
+  if (row == nullptr && !(column && object.target.object_row)) {
     return NotFound(EntityKind::kMetadataObject, "Metadata object {} does not exist", full_name);
   }
   // A name both to add and to remove is neither (Gravitino's rule); repeats count once.
@@ -302,6 +312,13 @@ Result<std::vector<std::string>> Labels::Associate(const Caller& caller,
       CAIRN_ASSIGN_OR_RETURN(EntityRecord label, Authorized(caller, ml, name, kind_.load));
       labels.emplace(name, std::move(label));
     }
+  }
+  std::optional<EntityRecord> column_row;
+  if (row == nullptr) {  // a column that carries no label yet
+    if (adding.empty()) return std::vector<std::string>{};
+    CAIRN_ASSIGN_OR_RETURN(column_row, ColumnRow(caller, *object.target.object_row,
+                                                 object.target.column));
+    row = &*column_row;
   }
   Status written = store_.RunInTransaction([&](store::MetadataStore& tx) -> Status {
     CAIRN_ASSIGN_OR_RETURN(auto links, tx.ListLinksTo(kind_.link, row->id, 0, 0));
@@ -347,6 +364,20 @@ Result<std::vector<std::string>> Labels::Associate(const Caller& caller,
   }
   std::sort(names.begin(), names.end());
   return names;
+}
+
+Result<EntityRecord> Labels::ColumnRow(const Caller& caller, const EntityRecord& table,
+                                       const std::string& column) {
+  EntityRecord row;
+  row.type = EntityType::kColumn;
+  row.parent_id = table.id;
+  row.name = column;
+  row.payload = "{}";
+  row.audit.creator = caller.ctx.principal;
+  row.audit.create_time = caller.ctx.now_ms;
+  auto inserted = store_.Insert(row);
+  if (inserted || inserted.error().code != ErrorCode::kAlreadyExists) return inserted;
+  return store_.Get(EntityType::kColumn, table.id, column);  // a racing request made it first
 }
 
 Result<ObjectPage> Labels::ObjectsOf(const Caller& caller, const std::string& metalake,

@@ -79,7 +79,7 @@ class Labels {
   Result<ObjectPage> ObjectsOf(const Caller& caller, const std::string& metalake,
                                const std::string& name, int64_t after = 0, int limit = 0);
   /// The labels of the object `full_name` of type `type`: its own, then those of its ancestors
-  /// (schema, catalog) as inherited, each level in name order; a label both on the object and
+  /// (table for a column, schema, catalog) as inherited, each level in name order; a label both on the object and
   /// above it is its own. Only the labels the caller may load are listed.
   Result<std::vector<LabelOnObject>> OfObject(const Caller& caller, const std::string& metalake,
                                               const std::string& type,
@@ -120,6 +120,10 @@ class Labels {
                                                        const std::string& type,
                                                        const std::string& full_name,
                                                        MetadataObjectTarget& object);
+  /// The row of `column` of `table`, made on the first label attached to the column (a racing
+  /// request's row when it made it first).
+  Result<store::EntityRecord> ColumnRow(const Caller& caller, const store::EntityRecord& table,
+                                        const std::string& column);
   void Publish(const Caller& caller, ChangeType type, const std::string& metalake,
                const std::string& name, std::string_view new_name = "");
 

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "service/object_service.h"
 
+#include <algorithm>
 #include <utility>
 
+#include "common/log.h"
 #include "connector/iceberg/iceberg_catalog.h"
 
 namespace cairn::service {
@@ -61,6 +63,15 @@ Status ObjectService::SeeInSource(const Caller& caller, const MetadataObjectTarg
   } else if (object.type == ObjectType::kTable) {
     auto table = LoadTable(caller, ref.Child(t.object, ObjectType::kTable));
     if (!table) seen = std::move(table).error();
+  } else if (object.type == ObjectType::kColumn) {
+    auto table = LoadTable(caller, ref.Child(t.object, ObjectType::kTable));
+    if (!table) {
+      seen = std::move(table).error();
+    } else if (std::none_of(table->columns.begin(), table->columns.end(),
+                            [&](const model::Column& c) { return c.name == t.column; })) {
+      return NotFound(EntityKind::kMetadataObject, "Column {} does not exist in table {}.{}.{}",
+                      t.column, t.catalog, t.schema[0], t.object);
+    }
   } else {
     return NotFound(EntityKind::kMetadataObject, "");
   }
@@ -211,8 +222,48 @@ Result<model::Table> ObjectService::AlterTable(const Caller& caller, const Objec
                          Open<connector::TableCatalog>(caller, Action::kModifyTable, table));
   CAIRN_ASSIGN_OR_RETURN(model::Table altered,
                          tables->AlterTable(caller.ctx, table.schema.at(0), table.name, changes));
+  FollowColumnChanges(table, altered.name, changes);
   Publish(caller, ChangeType::kAltered, table, altered.name);
   return altered;
+}
+
+void ObjectService::FollowColumnChanges(const ObjectRef& table, const std::string& new_name,
+                                        const std::vector<model::TableChange>& changes) {
+  using Kind = model::TableChange::Kind;
+  const bool any = std::any_of(changes.begin(), changes.end(), [](const model::TableChange& c) {
+    return (c.kind == Kind::kRenameColumn || c.kind == Kind::kDeleteColumn) &&
+           c.field_name.size() == 1;
+  });
+  if (!any) return;
+  // The source has changed already: a failure here leaves a label under the old name, which
+  // the column check then refuses to show; it is logged, the alteration stands.
+  auto fail = [&](const Error& e) {
+    spdlog::warn("event=column_labels_not_followed table={}.{} error=\"{}\"", table.catalog,
+                   new_name, e.message);
+  };
+  std::string new_schema = table.schema.at(0);
+  for (const auto& c : changes) {
+    if (c.kind == Kind::kRename && c.new_schema) new_schema = *c.new_schema;
+  }
+  auto target = authz_.Resolve(table.metalake, table.catalog, {new_schema}, new_name);
+  if (!target) return fail(target.error());
+  if (!target->object_row) return;  // a catalog whose tables have no rows: no labels either
+  const int64_t table_id = target->object_row->id;
+  for (const auto& c : changes) {
+    if (c.field_name.size() != 1) continue;
+    if (c.kind != Kind::kRenameColumn && c.kind != Kind::kDeleteColumn) continue;
+    auto row = metadata_.store().Get(store::EntityType::kColumn, table_id, c.field_name[0]);
+    if (!row) {
+      if (row.error().code != ErrorCode::kNotFound) fail(row.error());
+      continue;
+    }
+    if (c.kind == Kind::kDeleteColumn) {
+      if (auto gone = metadata_.store().Delete(row->id); !gone) fail(gone.error());
+      continue;
+    }
+    row->name = c.new_name;
+    if (auto moved = metadata_.store().CompareAndSet(*row); !moved) fail(moved.error());
+  }
 }
 
 Result<bool> ObjectService::DropTable(const Caller& caller, const ObjectRef& table, bool purge) {

@@ -75,7 +75,8 @@ class ObjectService {
   /// its current snapshot's figures (read from its metadata file); none for other catalogs.
   Result<std::vector<model::Statistic>> SourceStatistics(const MetadataObjectTarget& table);
   /// Loads a schema or table that has no row yet through its catalog, so that a source's object
-  /// gets its governance row (Labels::Seer); kNotFound when the catalog has no such object.
+  /// gets its governance row (Labels::Seer); for a column, loads its table and checks that the
+  /// table has it. kNotFound when the catalog has no such object.
   Status SeeInSource(const Caller& caller, const MetadataObjectTarget& object);
   /// OpenLineage events and the lineage graph.
   LineageService& lineage() { return lineage_; }
@@ -165,6 +166,11 @@ class ObjectService {
   PolicyService policies_;
   StatisticsService statistics_;
   LineageService lineage_;  // last: its writer thread uses the members above
+
+  /// After an alteration through this service: the labelled rows of renamed columns take the
+  /// new names, those of dropped columns go (their labels with them).
+  void FollowColumnChanges(const ObjectRef& table, const std::string& new_name,
+                           const std::vector<model::TableChange>& changes);
 };
 
 }  // namespace cairn::service

@@ -177,3 +177,54 @@ def test_objects_of_a_tag_in_pages(api, client, tables, schema_name, metalake_na
     for bad in ({"pageSize": 0}, {"pageSize": "x"}, {"pageSize": 10001}, {"pageToken": "abc"}):
         r = api.get(f"{base}/tags/hot/objects", params=bad)
         assert r.status_code == 400 and ("pageSize" in r.text or "pageToken" in r.text), r.text
+
+
+def test_tags_on_columns(api, client, catalog, tables, schema_name, metalake_name):
+    from gravitino.api.rel.table_change import TableChange
+
+    for name in ("pii", "gold"):
+        client.create_tag(name, None, {})
+    tables.create_table(NameIdentifier.of(schema_name, "events"),
+                        [Column.of("id", Types.LongType.get()), Column.of("day", Types.StringType.get())])
+    table = tables.load_table(NameIdentifier.of(schema_name, "events"))
+    table.supports_tags().associate_tags(["gold"], [])
+    columns = {c.name(): c for c in tables.load_table(NameIdentifier.of(schema_name, "events")).columns()}
+    day = columns["day"].supports_tags()
+    assert day.list_tags() == ["gold"]  # inherited from the table before it has any of its own
+    assert day.get_tag("gold").inherited() is True
+    assert day.associate_tags(["pii"], []) == ["pii"]
+    assert {t.name(): t.inherited() for t in day.list_tags_info()} == {"pii": False, "gold": True}
+    assert columns["id"].supports_tags().list_tags() == ["gold"]
+    full = f"{catalog.name()}.{schema_name}.events.day"
+    assert [(o.full_name(), o.type().value) for o in client.get_tag("pii").associated_objects().objects()] \
+        == [(full, "column")]
+    with pytest.raises(TagAlreadyAssociatedException):
+        day.associate_tags(["pii"], [])
+
+    # A column the table does not have is not found; nor is one of a missing table.
+    base = f"metalakes/{metalake_name}/objects/column"
+    r = api.post(f"{base}/{catalog.name()}.{schema_name}.events.nope/tags", {"tagsToAdd": ["pii"]})
+    assert r.status_code == 404 and r.json()["type"] == "NoSuchMetadataObjectException", r.text
+    r = api.get(f"{base}/{catalog.name()}.{schema_name}.missing.day/tags")
+    assert r.status_code == 404, r.text
+    r = api.get(f"{base}/{catalog.name()}.{schema_name}.events/tags")  # three parts: not a column
+    assert r.status_code == 400, r.text
+    # Policies do not go on columns (Gravitino's list), and columns have no owners of their own.
+    r = api.post(f"{base}/{full}/policies", {"policiesToAdd": []})
+    assert r.status_code == 400, r.text
+    r = api.get(f"metalakes/{metalake_name}/owners/column/{full}")
+    assert r.status_code == 405, r.text
+
+    # A rename through the API takes the column's tags along; a drop of the column drops them.
+    tables.alter_table(NameIdentifier.of(schema_name, "events"), TableChange.rename_column(["day"], "dt"))
+    renamed = {c.name(): c for c in tables.load_table(NameIdentifier.of(schema_name, "events")).columns()}
+    assert sorted(renamed["dt"].supports_tags().list_tags()) == ["gold", "pii"]
+    assert [o.full_name() for o in client.get_tag("pii").associated_objects().objects()] == \
+        [f"{catalog.name()}.{schema_name}.events.dt"]
+    tables.alter_table(NameIdentifier.of(schema_name, "events"), TableChange.delete_column(["dt"], False))
+    assert client.get_tag("pii").associated_objects().objects() == []
+    tables.alter_table(NameIdentifier.of(schema_name, "events"),
+                       TableChange.add_column(["dt"], Types.StringType.get(), None,
+                                              TableChange.ColumnPosition.default_pos()))
+    again = {c.name(): c for c in tables.load_table(NameIdentifier.of(schema_name, "events")).columns()}
+    assert again["dt"].supports_tags().list_tags() == ["gold"]

@@ -52,3 +52,24 @@ def test_labels_on_objects_of_the_source(api, metalake, pg_catalog, pg):
                     f"AND tablename = 'made'") == [["0"]]
     assert ok_json(api.get(f"metalakes/{ml}/tags/pii/objects"))["metadataObjects"] == [
         {"fullName": table_fn, "type": "table"}]
+
+
+def test_tags_on_columns_of_the_source(api, metalake, pg_catalog, pg):
+    ml, cat = metalake, pg_catalog
+    schema = unique("s")
+    pg.exec(f'CREATE SCHEMA "{schema}"; CREATE TABLE "{schema}".hand (id int, email text)')
+    ok_json(api.post(f"metalakes/{ml}/tags", {"name": "pii"}))
+    # A column of a table made by hand, never listed through Cairn, takes a tag.
+    email = f"{cat}.{schema}.hand.email"
+    assert ok_json(api.post(objects(ml, "column", email, "tags"),
+                            {"tagsToAdd": ["pii"]}))["names"] == ["pii"]
+    assert ok_json(api.get(objects(ml, "column", email, "tags")))["names"] == ["pii"]
+    assert ok_json(api.get(objects(ml, "column", f"{cat}.{schema}.hand.id", "tags")))["names"] == []
+    assert ok_json(api.get(f"metalakes/{ml}/tags/pii/objects"))["metadataObjects"] == [
+        {"fullName": email, "type": "column"}]
+    # A column the source's table does not have is no such object.
+    assert_error(api.post(objects(ml, "column", f"{cat}.{schema}.hand.phone", "tags"),
+                          {"tagsToAdd": ["pii"]}), 404, 1003)
+    # Dropped in the source by hand: the column's tag is no longer shown on it.
+    pg.exec(f'ALTER TABLE "{schema}".hand DROP COLUMN email')
+    assert_error(api.get(objects(ml, "column", email, "tags")), 404, 1003)

@@ -82,3 +82,48 @@ def test_tag_privileges(authz_server, admin, tmp_path):
     a.grant_roles("applier", ["nodeny"])
     refused(p["applier"], "POST", objects_path, {"tagsToRemove": ["pii"]})
     assert admin.ok("DELETE", f"metalakes/{ml}/tags/mine")["dropped"] is True
+
+
+def test_column_tags_follow_the_table(authz_server, admin, tmp_path):
+    """A column is seen with its table: its tags need what loading the table needs, and applying
+    one also the tag's APPLY_TAG (or ownership); privileges cannot be granted on a column."""
+    ml = create_metalake(admin)
+    cat = create_catalog(admin, ml, tmp_path / "wh")
+    admin.ok("POST", f"metalakes/{ml}/catalogs/{cat}/schemas", {"name": "s"})
+    admin.ok("POST", f"metalakes/{ml}/catalogs/{cat}/schemas/s/tables", {
+        "name": "t", "columns": [{"name": "email", "type": "string", "nullable": True}]})
+    admin.ok("POST", f"metalakes/{ml}/tags", {"name": "pii"})
+    a = Admin(admin, ml)
+    reader = [sobj("CATALOG", cat, "USE_CATALOG", "USE_SCHEMA", "SELECT_TABLE")]
+    a.user_with("applier", reader + [sobj("TAG", "pii", "APPLY_TAG")])
+    a.user_with("reader", reader)
+    a.user_with("tagonly", [sobj("TAG", "pii", "APPLY_TAG")])
+    p = {u: Principal(authz_server.url, u) for u in ("applier", "reader", "tagonly")}
+    column = f"metalakes/{ml}/objects/column/{cat}.s.t.email/tags"
+    missing = f"metalakes/{ml}/objects/column/{cat}.s.t.nope/tags"
+
+    def tags_on_column():
+        return admin.ok("GET", column)["names"]
+
+    for who, method, path, body in (("tagonly", "GET", column, None),
+                                    ("tagonly", "POST", column, {"tagsToAdd": ["pii"]}),
+                                    ("tagonly", "GET", missing, None),  # a denial, not a 404
+                                    ("reader", "POST", column, {"tagsToAdd": ["pii"]})):
+        r = p[who].api(method, path, body)
+        assert r.status_code == 403, (who, method, path, r.status_code, r.text)
+        assert tags_on_column() == []
+    assert p["reader"].ok("GET", column)["names"] == []
+    assert p["applier"].ok("POST", column, {"tagsToAdd": ["pii"]})["names"] == ["pii"]
+    assert p["applier"].ok("GET", column)["names"] == ["pii"]
+    assert p["reader"].ok("GET", column)["names"] == []  # a tag it may not load is not listed
+    objs = p["applier"].ok("GET", f"metalakes/{ml}/tags/pii/objects")["metadataObjects"]
+    assert objs == [{"fullName": f"{cat}.s.t.email", "type": "column"}]
+    # The column of a table one may not load is not among the tag's objects.
+    assert p["tagonly"].ok("GET", f"metalakes/{ml}/tags/pii/objects")["metadataObjects"] == []
+
+    # No privilege binds to a column.
+    r = admin.api("POST", f"metalakes/{ml}/roles", {
+        "name": "colrole", "properties": {},
+        "securableObjects": [{"fullName": f"{cat}.s.t.email", "type": "COLUMN",
+                              "privileges": [{"name": "SELECT_TABLE", "condition": "ALLOW"}]}]})
+    assert r.status_code == 400, r.text

@@ -365,6 +365,10 @@ Result<const store::EntityRecord*> OwnerRowOf(Call& c, service::Target& object_t
                                               ObjectType& type) {
   CAIRN_ASSIGN_OR_RETURN(type,
                          ResolveObject(c, c.Param("type"), c.Param("fullName"), object_target));
+  if (type == ObjectType::kColumn) {  // as in Gravitino: a column is owned with its table
+    return MakeError(ErrorCode::kUnsupported, EntityKind::kMetadataObject,
+                     "Ownership is not supported for columns");
+  }
   const store::EntityRecord* row = object_target.RowOf(type);
   if (row == nullptr) {
     return NotFound(EntityKind::kMetadataObject, "Metadata object {} does not exist",

@@ -29,7 +29,7 @@ TEST(Kinds, StoreTypesAreThePersistedNumbers) {
       {K::kView, 5},     {K::kFileset, 6}, {K::kTopic, 7},     {K::kModel, 8},
       {K::kFunction, 9}, {K::kUser, 10},   {K::kGroup, 11},    {K::kRole, 12},
       {K::kIdpUser, 13}, {K::kTag, 14},    {K::kPolicy, 15},   {K::kStatistic, 16},
-      {K::kPartitionStatistics, 17},
+      {K::kPartitionStatistics, 17}, {K::kColumn, 18},
   };
   ASSERT_EQ(persisted.size(), kKinds.size());
   for (const auto& [kind, number] : persisted) {
@@ -42,7 +42,7 @@ TEST(Kinds, StoreTypesRoundTrip) {
     if (row.store_type == 0) continue;
     EXPECT_EQ(FindKindByStoreType(row.store_type), row.kind) << row.name;
   }
-  for (int64_t bad : {int64_t{0}, int64_t{-1}, int64_t{18}, int64_t{1} << 40}) {
+  for (int64_t bad : {int64_t{0}, int64_t{-1}, int64_t{19}, int64_t{1} << 40}) {
     EXPECT_EQ(FindKindByStoreType(bad), std::nullopt) << bad;
   }
 }
@@ -57,7 +57,7 @@ TEST(Kinds, ErrorSubjects) {
       {K::kPolicy, EntityKind::kPolicy},       {K::kUser, EntityKind::kUser},
       {K::kGroup, EntityKind::kGroup},       {K::kRole, EntityKind::kRole},
       {K::kIdpUser, EntityKind::kUser},      {K::kStatistic, EntityKind::kStatistic},
-      {K::kPartitionStatistics, EntityKind::kStatistic},
+      {K::kPartitionStatistics, EntityKind::kStatistic}, {K::kColumn, EntityKind::kColumn},
   };
   ASSERT_EQ(expected.size(), kKinds.size());
   for (const auto& [kind, entity] : expected) {
@@ -68,7 +68,7 @@ TEST(Kinds, ErrorSubjects) {
 TEST(Kinds, SecurableNamesParseCaseInsensitively) {
   const std::vector<std::string> wire = {"metalake", "catalog", "schema", "table",
                                          "view",     "fileset", "topic",  "model",
-                                         "function", "tag",     "policy"};
+                                         "function", "tag",     "policy", "column"};
   std::set<K> seen;
   for (const auto& name : wire) {
     auto kind = FindKindBySecurable(name);
@@ -84,7 +84,7 @@ TEST(Kinds, SecurableNamesParseCaseInsensitively) {
     seen.insert(*kind);
   }
   EXPECT_EQ(seen.size(), wire.size());
-  for (const char* not_securable : {"user", "group", "role", "idp user", "", "tables", "column"}) {
+  for (const char* not_securable : {"user", "group", "role", "idp user", "", "tables", "columns"}) {
     EXPECT_EQ(FindKindBySecurable(not_securable), std::nullopt) << not_securable;
   }
 }
