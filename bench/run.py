@@ -9,7 +9,7 @@
                             seeing every table)
 
 Options: --targets cairn-sqlite,cairn-postgres,reference,nginx (default: all), --cairn PATH,
---workloads load,create,commit,list,tags (default: all; start-up is always measured), --out FILE
+--workloads load,create,commit,list,tags,lineage (default: all; start-up is always measured), --out FILE
 (default bench/results/<UTC time>[-smoke].json). Environment: CAIRN_BIN.
 
 Each server runs alone, pinned to CPU 0 (with its PostgreSQL, for cairn-postgres); the load
@@ -44,7 +44,7 @@ DRIVER = os.path.join(BENCH, ".build", "driver")
 NCPU = os.cpu_count() or 1
 SERVER_CPU, LOAD_CPU = ("0", "1") if NCPU >= 2 else ("0", "0")
 TARGETS = ["cairn-sqlite", "cairn-postgres", "reference", "nginx"]
-WORKLOADS = ["load", "create", "commit", "list", "tags"]
+WORKLOADS = ["load", "create", "commit", "list", "tags", "lineage"]
 
 
 class HarnessError(Exception):
@@ -64,11 +64,13 @@ def profile(smoke):
         return dict(startups=1, ref_startups=1, warm_s=0, ref_warm_s=0, dur_s=1, conns=[1, 64],
                     snapshots=20, columns=50, create_n=100, create_cap_s=10, commit_tables=16,
                     commit_s=1, list_n=400, list_page=100, list_passes=1, fill_cap_s=10,
-                    ref_create_cap_s=2, ref_fill_cap_s=0, list_warmup=1)
+                    ref_create_cap_s=2, ref_fill_cap_s=0, list_warmup=1, lineage_width=20,
+                    lineage_layers=5, lineage_queries=50)
     return dict(startups=5, ref_startups=3, warm_s=3, ref_warm_s=15, dur_s=10, conns=[1, 16, 64],
                 snapshots=100, columns=50, create_n=10_000, create_cap_s=300, commit_tables=100,
                 commit_s=10, list_n=100_000, list_page=1000, list_passes=3, fill_cap_s=230,
-                ref_create_cap_s=60, ref_fill_cap_s=0, list_warmup=1)
+                ref_create_cap_s=60, ref_fill_cap_s=0, list_warmup=1, lineage_width=500,
+                lineage_layers=11, lineage_queries=500)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -533,6 +535,8 @@ def bench_server(srv, p, tmp, is_ref, res):
     res["startup"]["tables_loaded"] = have + p["commit_tables"] + 2
     if not is_ref and "tags" in wl:
         res["tags"] = tags_workload(srv, p, have, lr)
+    if not is_ref and "lineage" in wl:
+        res["lineage"] = lineage_workload(srv, p, have, lr)
     if not is_ref:
         res["list_authz"] = authz_list_workload(srv, p, have, lr)
     res["loadavg_end"] = open("/proc/loadavg").read().split()[:3]
@@ -643,6 +647,107 @@ def tags_workload(srv, p, have, plain):
            "list_tables_p99_ms": plain.get("p99_ms")}
     log(f"  tags: attached to {have} tables at {out['attach_per_s']:.0f}/s; tags of a table p99 "
         f"{out['object_tags_p99_ms']:.2f} ms; objects of a tag p99 {out['tag_objects_p99_ms']:.2f} ms/page "
+        f"(listTables p99 {plain.get('p99_ms', 0):.2f} ms/page)")
+    return out
+
+
+def lineage_workload(srv, p, have, plain):
+    """A lineage graph over the tables of `bulk`: lineage_layers layers of lineage_width tables; the
+    table i of layer l+1 is written by one job that reads tables i and (7i+1) mod width of layer l,
+    with column lineage, sent as a START and a COMPLETE event of one run (10,000 events at full
+    size, in batches of 1000 to /api/v1/lineage/batch). Then, on one connection, the graph of
+    random tables of the middle layers at depth 5 in both directions, every page of it
+    (pageSize 100), p50/p99 per page beside listTables'."""
+    port = srv.port
+    width, layers = p["lineage_width"], p["lineage_layers"]
+    if have < width * layers:
+        raise HarnessError(f"{srv.name}: lineage needs {width * layers} tables, bulk has {have}")
+    rng = random.Random(11)
+    producer = "https://example.test/bench"
+    schema_url = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/definitions/RunEvent"
+
+    def table(layer, i):
+        return {"namespace": "bench", "name": f"cat.bulk.t_{layer * width + i}"}
+
+    events = []
+    for layer in range(layers - 1):
+        for i in range(width):
+            run = "%08x-0000-4000-8000-%012x" % (layer, i)
+            ins = [table(layer, i), table(layer, (7 * i + 1) % width)]
+            out = dict(table(layer + 1, i))
+            out["facets"] = {"columnLineage": {"_producer": producer, "_schemaURL": schema_url,
+                             "fields": {"id": {"inputFields": [
+                                 {**ins[0], "field": "id"}, {**ins[1], "field": "id"}]}}}}
+            for state, minute in (("START", 0), ("COMPLETE", 1)):
+                events.append({"eventType": state, "eventTime": f"2026-12-01T{layer:02d}:{minute:02d}:00Z",
+                               "run": {"runId": run}, "job": {"namespace": "bench_etl", "name": f"j_{layer}_{i}"},
+                               "inputs": ins, "outputs": [out] if state == "COMPLETE" else [],
+                               "producer": producer, "schemaURL": schema_url})
+    t0 = time.perf_counter()
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+    try:
+        for start in range(0, len(events), 1000):
+            batch = events[start:start + 1000]
+            while batch:  # what a full queue turned away (429, or retriable failures) goes again
+                c.request("POST", "/api/v1/lineage/batch", body=json.dumps(batch),
+                          headers={"Content-Type": "application/json", **ADMIN})
+                r = c.getresponse()
+                data = r.read()
+                if r.status == 429:
+                    time.sleep(0.2)
+                    continue
+                reply = json.loads(data) if r.status == 200 else {}
+                failed = reply.get("failed_events", [])
+                if reply.get("status") not in ("success", "partial_success") or \
+                        any(not f.get("retriable") for f in failed):
+                    raise HarnessError(f"{srv.name}: lineage batch -> {r.status}: {data[:300]!r}")
+                batch = [batch[f["index"]] for f in failed]
+                if batch:
+                    time.sleep(0.2)
+    finally:
+        c.close()
+    last = "%08x-0000-4000-8000-%012x" % (layers - 2, width - 1)
+    deadline = time.time() + 600
+    while True:  # the events are written by the server's writer thread, in order
+        st, _, data = request(port, "GET", f"/api/lineage/runs/{last}", headers=ADMIN)
+        if st == 200 and len(json.loads(data)["events"]) == 2:
+            break
+        if time.time() > deadline:
+            raise HarnessError(f"{srv.name}: the last lineage run was not written in 600 s")
+        time.sleep(0.1)
+    ingest_s = time.perf_counter() - t0
+    middle = list(range(layers // 2 - 1, layers // 2 + 2))
+    starts = [f"cat.bulk.t_{rng.choice(middle) * width + rng.randrange(width)}"
+              for _ in range(p["lineage_queries"])]
+
+    def walk(full_name):
+        token, pages, ms = "", 0, []
+        nodes = 0
+        while True:
+            path = (f"/api/lineage/graph?metalake=bench&fullName={full_name}&depth=5&pageSize=100"
+                    + (f"&pageToken={token}" if token else ""))
+            [body], [t] = timed_gets(port, [path], ADMIN)
+            ms.append(t)
+            pages += 1
+            nodes += len(body["nodes"])
+            token = body.get("nextPageToken")
+            if not token:
+                return ms, nodes, body["total"]
+    for name in starts[:max(1, len(starts) // 10)]:
+        walk(name)  # warm-up
+    page_ms, totals = [], []
+    for name in starts:
+        ms, nodes, total = walk(name)
+        if nodes != total or total < 3:
+            raise HarnessError(f"{srv.name}: the lineage of {name} paged {nodes} of {total} nodes")
+        page_ms += ms
+        totals.append(total)
+    out = {"events": len(events), "ingest_s": ingest_s, "events_per_s": len(events) / ingest_s,
+           "queries": len(starts), "pages": len(page_ms), "nodes_median": statistics.median(totals),
+           "page_p50_ms": percentile(page_ms, 0.5), "page_p99_ms": percentile(page_ms, 0.99),
+           "list_tables_p99_ms": plain.get("p99_ms")}
+    log(f"  lineage: {len(events)} events stored in {ingest_s:.1f}s ({out['events_per_s']:.0f}/s); graph at "
+        f"depth 5 ({out['nodes_median']:.0f} nodes median) p99 {out['page_p99_ms']:.2f} ms/page "
         f"(listTables p99 {plain.get('p99_ms', 0):.2f} ms/page)")
     return out
 
@@ -794,6 +899,10 @@ ROWS = [  # (key, metric, label)
     ("tags", "tag_objects_p50_ms", "objects of a tag: p50 ms per page"),
     ("tags", "tag_objects_p99_ms", "objects of a tag: p99 ms per page"),
     ("tags", "tag_objects_pass_s_median", "objects of a tag: s to list all (median pass)"),
+    ("lineage", "events_per_s", "lineage: events stored/s (batches of 1000)"),
+    ("lineage", "nodes_median", "lineage graph at depth 5: nodes (median)"),
+    ("lineage", "page_p50_ms", "lineage graph at depth 5: p50 ms per page of 100"),
+    ("lineage", "page_p99_ms", "lineage graph at depth 5: p99 ms per page of 100"),
     ("startup", "ready_ms_median", "start-up to ready: ms (median)"),
     ("startup", "idle_rss_mb", "idle RSS: MB"),
     ("startup", "rss_after_tables_mb", "RSS after loading the tables: MB"),
@@ -914,6 +1023,9 @@ def targets_table(results):
         v = g(s, "tags", key)
         add(f"{what} p99 < 10 ms ({fmt(g(s, 'tags', 'tables'))} tagged tables)",
             f"{v:.2f} ms" if v else "N/A", v < 10 if v else None)
+    lg = g(s, "lineage", "page_p99_ms")
+    add(f"lineage graph at depth 5, per page p99 < 10 ms ({fmt(g(s, 'lineage', 'events'))} events)",
+        f"{lg:.2f} ms" if lg else "N/A", lg < 10 if lg else None)
     rd = g(s, "startup", "ready_ms_median")
     add("ready < 100 ms from exec", f"{rd:.0f} ms" if rd else "N/A", rd < 100 if rd else None)
     rss = g(s, "startup", "idle_rss_mb")
