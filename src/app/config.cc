@@ -26,6 +26,10 @@ const std::vector<std::string>& ConfigKeys() {
       "cairn.log.level",
       "cairn.iceberg.default-metalake",
       "cairn.lineage.queue-capacity",
+      "cairn.lineage.forward.url",
+      "cairn.lineage.forward.endpoint",
+      "cairn.lineage.forward.api-key",
+      "cairn.lineage.forward.timeout-ms",
       "cairn.iceberg.metadata-cache-bytes",
       "cairn.iceberg.commit-queue-idle-tables",
       "cairn.iceberg.rebased-list-cache-entries",
@@ -178,6 +182,16 @@ Status SetConfigValue(Config& c, const std::string& key, const std::string& raw)
   } else if (key == "cairn.lineage.queue-capacity") {
     CAIRN_ASSIGN_OR_RETURN(auto v, ParseNumber(key, value, 1, 10'000'000));
     c.lineage_queue_capacity = static_cast<size_t>(v);
+  } else if (key == "cairn.lineage.forward.url" || key == "cairn.lineage.forward.api-key") {
+    service::LineageForwardOptions next = c.lineage_forward;  // a refused value is not kept
+    (key == "cairn.lineage.forward.url" ? next.url : next.api_key) = value;
+    CAIRN_RETURN_IF_ERROR(service::ValidateForwardOptions(next));
+    c.lineage_forward = std::move(next);
+  } else if (key == "cairn.lineage.forward.endpoint") {
+    c.lineage_forward.endpoint = value;
+  } else if (key == "cairn.lineage.forward.timeout-ms") {
+    CAIRN_ASSIGN_OR_RETURN(auto v, ParseNumber(key, value, 1, 600'000));
+    c.lineage_forward.timeout_ms = static_cast<long>(v);
   } else if (key == "cairn.iceberg.default-metalake") {
     c.iceberg_default_metalake = value;
   } else if (key == "cairn.iceberg.metadata-cache-bytes") {

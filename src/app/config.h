@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "service/lineage_forwarder.h"
 
 namespace cairn::app {
 
@@ -29,6 +30,7 @@ struct Config {
   std::string log_level = "info";
   std::string iceberg_default_metalake;  // lets Iceberg clients name only the catalog
   size_t lineage_queue_capacity = 10000;  // lineage events accepted but not yet written
+  service::LineageForwardOptions lineage_forward;  // where accepted events are sent on, if set
   std::vector<std::string> authenticators = {"simple"};
   std::string basic_bootstrap_user;      // created at start (basic) when absent
   std::string basic_bootstrap_password;  // prefer the environment variable for this one

@@ -46,6 +46,9 @@ LineageService::LineageService(store::MetadataStore& store, ObjectService& objec
       lineage_(store.Lineage()),
       objects_(objects),
       options_(options),
+      forwarder_(options_.forward.url.empty()
+                     ? nullptr
+                     : std::make_unique<LineageForwarder>(options_.forward)),
       writer_([this] { Run(); }) {}
 
 LineageService::~LineageService() {
@@ -88,6 +91,8 @@ Result<std::string> LineageService::Ingest(const Caller& /*caller*/, const std::
     ++queued_;
   }
   cv_.notify_one();
+  // Sent on as received, in the order accepted; never a reason to refuse the event.
+  if (forwarder_) forwarder_->Offer(body);
   return job;
 }
 

@@ -4,6 +4,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "service/lineage_forwarder.h"
 #include "service/caller.h"
 #include "store/lineage_store.h"
 #include "store/metadata_store.h"
@@ -24,6 +26,8 @@ struct LineageOptions {
   /// Events accepted but not yet written; an event beyond it is refused (429) until the writer
   /// catches up. Gravitino's `gravitino.lineage.queueCapacity` defaults to the same.
   size_t queue_capacity = 10000;
+  /// Where accepted events are sent on (none when its url is empty).
+  LineageForwardOptions forward;
 };
 
 /// What a lineage graph query asks (docs/lineage.md).
@@ -154,7 +158,12 @@ class LineageService {
   uint64_t queued_ = 0;              // events ever queued, guarded by mu_
   uint64_t written_ = 0;             // events ever taken and finished, guarded by mu_
   bool stop_ = false;                // guarded by mu_
+  std::unique_ptr<LineageForwarder> forwarder_;  // when events are sent on
   std::thread writer_;
+
+ public:
+  /// The forwarder, when events are sent on (tests, metrics).
+  LineageForwarder* forwarder() { return forwarder_.get(); }
 };
 
 }  // namespace cairn::service

@@ -34,6 +34,7 @@ TEST(Config, EveryKeyIsAccepted) {
     if (key == "cairn.authenticators") value = "simple";
     if (key == "cairn.authorization.enable") value = "true";
     if (key == "cairn.audit.max-file-bytes") value = "65536";
+    if (key == "cairn.lineage.forward.url") value = "http://127.0.0.1:5000";
     EXPECT_THAT(SetConfigValue(c, key, value), IsOk()) << key;
   }
 }
@@ -46,6 +47,15 @@ TEST(Config, BadValuesNameTheKey) {
   EXPECT_THAT(SetConfigValue(c, "cairn.store.type", "mysql"), HasErrorMessage("cairn.store.type"));
   EXPECT_THAT(SetConfigValue(c, "cairn.nope", "1"), HasErrorMessage("cairn.nope"));
   EXPECT_THAT(SetConfigValue(c, "cairn.log.level", "loud"), HasErrorMessage("cairn.log.level"));
+  for (const char* url : {"ftp://host", "marquez:5000", "http://a b", "file:///etc/passwd"}) {
+    EXPECT_THAT(SetConfigValue(c, "cairn.lineage.forward.url", url),
+                HasErrorMessage("cairn.lineage.forward.url"))
+        << url;
+  }
+  EXPECT_THAT(SetConfigValue(c, "cairn.lineage.forward.api-key", "a\r\nX-Injected: 1"),
+              HasErrorMessage("cairn.lineage.forward.api-key"));
+  EXPECT_THAT(SetConfigValue(c, "cairn.lineage.forward.url", "https://marquez.internal:5000"),
+              IsOk());
 }
 
 TEST(Config, IcebergCacheBounds) {
