@@ -20,7 +20,9 @@ std::string TargetOf(const LineageForwardOptions& o) {
 }
 
 // A refusal worth another attempt: no answer, or the receiver busy or failing.
-bool Transient(int status) { return status == 0 || status == 408 || status == 429 || status >= 500; }
+bool Transient(int status) {
+  return status == 0 || status == 408 || status == 429 || status >= 500;
+}
 
 }  // namespace
 
@@ -36,7 +38,8 @@ Status ValidateForwardOptions(const LineageForwardOptions& o) {
   if (o.url.find_first_of(" \r\n\t") != std::string::npos) {
     return InvalidArgument("cairn.lineage.forward.url must not contain white space");
   }
-  if (o.timeout_ms <= 0) return InvalidArgument("cairn.lineage.forward.timeout-ms must be positive");
+  if (o.timeout_ms <= 0)
+    return InvalidArgument("cairn.lineage.forward.timeout-ms must be positive");
   if (o.queue_capacity == 0) return InvalidArgument("the lineage forward queue needs a capacity");
   return Ok();
 }
@@ -46,7 +49,7 @@ LineageForwarder::LineageForwarder(LineageForwardOptions options)
   connector::HttpClientOptions http;
   http.connect_timeout_ms = options_.timeout_ms;
   http.request_timeout_ms = options_.timeout_ms;
-  http.max_idle_handles = 1;  // one sender
+  http.max_idle_handles = 1;              // one sender
   http.max_body_bytes = size_t{1} << 20;  // a receiver's answer is small
   http_ = std::make_unique<connector::HttpClient>(http);
   sender_ = std::thread([this] { Run(); });
@@ -116,7 +119,8 @@ bool LineageForwarder::Send(const std::string& body) {
   call.method = "POST";
   call.url = target_;
   call.headers = {{"Content-Type", "application/json"}};
-  if (!options_.api_key.empty()) call.headers.emplace_back("Authorization", "Bearer " + options_.api_key);
+  if (!options_.api_key.empty())
+    call.headers.emplace_back("Authorization", "Bearer " + options_.api_key);
   call.body = body;
   std::string last;
   auto pause = std::chrono::milliseconds(250);

@@ -48,9 +48,9 @@ class LineageForwarder {
   bool Offer(std::string body);
 
   struct Counters {
-    uint64_t sent = 0;      // answered 2xx
-    uint64_t failed = 0;    // given up on
-    uint64_t skipped = 0;   // offered while the queue was full
+    uint64_t sent = 0;     // answered 2xx
+    uint64_t failed = 0;   // given up on
+    uint64_t skipped = 0;  // offered while the queue was full
   };
   Counters counters() const;
   /// Waits until every event offered before the call is sent or given up on (tests).

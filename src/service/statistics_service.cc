@@ -2,9 +2,11 @@
 #include "service/statistics_service.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <utility>
+
+#include <nlohmann/json.hpp>
 
 #include "common/util.h"
 #include "model/entities.h"
@@ -51,15 +53,15 @@ bool IsReservedName(std::string_view name) {
 std::string_view VerbText(bool partitions, int verb) {
   static constexpr std::string_view kTable[] = {"Listing statistics", "Updating statistics",
                                                 "Dropping statistics"};
-  static constexpr std::string_view kPartitions[] = {
-      "Listing partition statistics", "Updating partition statistics",
-      "Dropping partition statistics"};
+  static constexpr std::string_view kPartitions[] = {"Listing partition statistics",
+                                                     "Updating partition statistics",
+                                                     "Dropping partition statistics"};
   return partitions ? kPartitions[verb] : kTable[verb];
 }
 
 Status CheckPartitionName(std::string_view name, std::string_view field) {
-  auto checked = model::ValidateLabelText(EntityKind::kNone, "partition name", name,
-                                          kMaxPartitionNameBytes);
+  auto checked =
+      model::ValidateLabelText(EntityKind::kNone, "partition name", name, kMaxPartitionNameBytes);
   if (!checked) return std::move(checked).error().WithContext(field);
   return Ok();
 }
@@ -92,8 +94,9 @@ Status CheckValues(const std::vector<std::pair<std::string, std::string>>& value
       return InvalidArgument("{}: statistic \"value\" for '{}' must not be null", field, name);
     }
     if (value.size() > kMaxValueBytes) {
-      return InvalidArgument("{}: the value of statistic '{}' is {} bytes long, at most {} are allowed",
-                             field, name, value.size(), kMaxValueBytes);
+      return InvalidArgument(
+          "{}: the value of statistic '{}' is {} bytes long, at most {} are allowed", field, name,
+          value.size(), kMaxValueBytes);
     }
   }
   return Ok();
@@ -102,8 +105,8 @@ Status CheckValues(const std::vector<std::pair<std::string, std::string>>& value
 Status CheckDropNames(const std::vector<std::string>& names, std::string_view field) {
   if (names.empty()) return InvalidArgument("\"{}\" must not be null or empty", field);
   for (const auto& name : names) {
-    auto checked = model::ValidateLabelText(EntityKind::kNone, "statistic name", name,
-                                            kMaxStatisticNameBytes);
+    auto checked =
+        model::ValidateLabelText(EntityKind::kNone, "statistic name", name, kMaxStatisticNameBytes);
     if (!checked) return std::move(checked).error().WithContext(field);
     if (IsReservedName(name)) {
       return MakeError(ErrorCode::kUnsupported, EntityKind::kStatistic,
@@ -118,6 +121,34 @@ bool RetryWrite(const Error& e) {
   return e.code == ErrorCode::kConflict || e.code == ErrorCode::kAlreadyExists;
 }
 
+// Runs `body` in one transaction, again when a racing writer moved a row it read or inserted a
+// name first: a request is all or nothing.
+Status Transact(store::MetadataStore& store,
+                const std::function<Status(store::MetadataStore&)>& body) {
+  auto written = store::RetryOnConflict(
+      [&]() -> Result<bool> {
+        const Status done = store.RunInTransaction(body);
+        CAIRN_RETURN_IF_ERROR(done);
+        return true;
+      },
+      store::TooManyConcurrentUpdates, RetryWrite);
+  CAIRN_RETURN_IF_ERROR(written);
+  return Ok();
+}
+
+// A new row of `type` under the table, made by the caller.
+EntityRecord NewRow(EntityType type, int64_t table_id, const std::string& name, std::string payload,
+                    const Caller& caller) {
+  EntityRecord row;
+  row.type = type;
+  row.parent_id = table_id;
+  row.name = name;
+  row.payload = std::move(payload);
+  row.audit.creator = caller.ctx.principal;
+  row.audit.create_time = caller.ctx.now_ms;
+  return row;
+}
+
 Error TooMany(std::string_view where) {
   return InvalidArgument("{} would hold more than {} statistics", where, kMaxStatisticsPerObject);
 }
@@ -130,7 +161,8 @@ Statistic FromPartitionEntry(const std::string& name, const Json& entry) {
   s.value = entry.value("value", Json()).dump();
   s.audit.creator = entry.value("creator", std::string());
   s.audit.create_time = entry.value("createTime", int64_t{0});
-  if (entry.contains("lastModifier")) s.audit.last_modifier = entry["lastModifier"].get<std::string>();
+  if (entry.contains("lastModifier"))
+    s.audit.last_modifier = entry["lastModifier"].get<std::string>();
   if (entry.contains("lastModifiedTime")) {
     s.audit.last_modified_time = entry["lastModifiedTime"].get<int64_t>();
   }
@@ -171,7 +203,8 @@ Result<MetadataObjectTarget> StatisticsService::Table(const Caller& caller,
   }
   if (auto kind = model::FindKindBySecurable(type); kind && *kind != ObjectType::kTable) {
     return MakeError(ErrorCode::kUnsupported, EntityKind::kMetadataObject,
-                     "{} is only supported for tables now", VerbText(partitions, static_cast<int>(verb)));
+                     "{} is only supported for tables now",
+                     VerbText(partitions, static_cast<int>(verb)));
   }
   const Action action = verb == Verb::kList ? Action::kLoadTable : Action::kModifyTable;
   auto resolved = authz_.ResolveMetadataObject(metalake, type, full_name);
@@ -191,7 +224,8 @@ Result<MetadataObjectTarget> StatisticsService::Table(const Caller& caller,
   if (!resolved) return std::move(resolved).error();
   if (resolved->type != ObjectType::kTable) {  // a spelling FindKindBySecurable let through
     return MakeError(ErrorCode::kUnsupported, EntityKind::kMetadataObject,
-                     "{} is only supported for tables now", VerbText(partitions, static_cast<int>(verb)));
+                     "{} is only supported for tables now",
+                     VerbText(partitions, static_cast<int>(verb)));
   }
   CAIRN_RETURN_IF_ERROR(authz_.Check(caller.principal, action, resolved->target));
   if (!resolved->target.object_row) {
@@ -228,42 +262,29 @@ Status StatisticsService::Update(const Caller& caller, const std::string& metala
   CAIRN_ASSIGN_OR_RETURN(auto table,
                          Table(caller, metalake, type, full_name, Verb::kUpdate, false));
   const int64_t table_id = table.target.object_row->id;
-  auto written = store::RetryOnConflict(
-      [&]() -> Result<bool> {
-        const Status done = store_.RunInTransaction([&](store::MetadataStore& tx) -> Status {
-          CAIRN_ASSIGN_OR_RETURN(auto existing, tx.List(EntityType::kStatistic, table_id, "", 0));
-          std::map<std::string, EntityRecord, std::less<>> by_name;
-          for (auto& row : existing) by_name.emplace(row.name, std::move(row));
-          size_t count = by_name.size();
-          for (const auto& [name, value] : update.values) {
-            auto it = by_name.find(name);
-            if (it != by_name.end()) {
-              EntityRecord row = it->second;
-              row.payload = value;
-              row.audit.last_modifier = caller.ctx.principal;
-              row.audit.last_modified_time = caller.ctx.now_ms;
-              CAIRN_ASSIGN_OR_RETURN(it->second, tx.CompareAndSet(row));
-              continue;
-            }
-            if (++count > kMaxStatisticsPerObject) return TooMany("The table");
-            EntityRecord row;
-            row.type = EntityType::kStatistic;
-            row.parent_id = table_id;
-            row.name = name;
-            row.payload = value;
-            row.audit.creator = caller.ctx.principal;
-            row.audit.create_time = caller.ctx.now_ms;
-            CAIRN_ASSIGN_OR_RETURN(EntityRecord inserted, tx.Insert(row));
-            by_name.emplace(name, std::move(inserted));
-          }
-          return Ok();
-        });
-        CAIRN_RETURN_IF_ERROR(done);
-        return true;
-      },
-      store::TooManyConcurrentUpdates, RetryWrite);
-  CAIRN_RETURN_IF_ERROR(written);
-  return Ok();
+  return Transact(store_, [&](store::MetadataStore& tx) -> Status {
+    CAIRN_ASSIGN_OR_RETURN(auto existing, tx.List(EntityType::kStatistic, table_id, "", 0));
+    std::map<std::string, EntityRecord, std::less<>> by_name;
+    for (auto& row : existing) by_name.emplace(row.name, std::move(row));
+    size_t count = by_name.size();
+    for (const auto& [name, value] : update.values) {
+      auto it = by_name.find(name);
+      if (it != by_name.end()) {
+        EntityRecord row = it->second;
+        row.payload = value;
+        row.audit.last_modifier = caller.ctx.principal;
+        row.audit.last_modified_time = caller.ctx.now_ms;
+        CAIRN_ASSIGN_OR_RETURN(it->second, tx.CompareAndSet(row));
+        continue;
+      }
+      if (++count > kMaxStatisticsPerObject) return TooMany("The table");
+      CAIRN_ASSIGN_OR_RETURN(
+          EntityRecord inserted,
+          tx.Insert(NewRow(EntityType::kStatistic, table_id, name, value, caller)));
+      by_name.emplace(name, std::move(inserted));
+    }
+    return Ok();
+  });
 }
 
 Result<bool> StatisticsService::Drop(const Caller& caller, const std::string& metalake,
@@ -318,8 +339,8 @@ Result<std::vector<model::PartitionStatistics>> StatisticsService::ListPartition
     after = *range.from;
   }
   while (true) {
-    CAIRN_ASSIGN_OR_RETURN(auto rows, store_.List(EntityType::kPartitionStatistics, table_id,
-                                                  after, kPartitionPage));
+    CAIRN_ASSIGN_OR_RETURN(
+        auto rows, store_.List(EntityType::kPartitionStatistics, table_id, after, kPartitionPage));
     for (const auto& row : rows) {
       if (!below_upper(row.name)) return out;
       CAIRN_RETURN_IF_ERROR(add(row));
@@ -338,74 +359,59 @@ Status StatisticsService::UpdatePartitions(const Caller& caller, const std::stri
     CAIRN_RETURN_IF_ERROR(CheckPartitionName(updates[i].partition, field + ".partitionName"));
     CAIRN_RETURN_IF_ERROR(CheckValues(updates[i].values, field + ".statistics"));
   }
-  CAIRN_ASSIGN_OR_RETURN(auto table,
-                         Table(caller, metalake, type, full_name, Verb::kUpdate, true));
+  CAIRN_ASSIGN_OR_RETURN(auto table, Table(caller, metalake, type, full_name, Verb::kUpdate, true));
   const int64_t table_id = table.target.object_row->id;
-  auto written = store::RetryOnConflict(
-      [&]() -> Result<bool> {
-        const Status done = store_.RunInTransaction([&](store::MetadataStore& tx) -> Status {
-          // One write per partition, whatever the number of its entries in the request.
-          std::map<std::string, std::pair<std::optional<EntityRecord>, Json>> partitions;
-          for (const auto& update : updates) {
-            auto it = partitions.find(update.partition);
-            if (it == partitions.end()) {
-              auto row = tx.Get(EntityType::kPartitionStatistics, table_id, update.partition);
-              if (!row && row.error().code != ErrorCode::kNotFound) return std::move(row).error();
-              Json payload = Json::object();
-              if (row) {
-                CAIRN_ASSIGN_OR_RETURN(payload, PartitionPayload(*row));
-              }
-              std::optional<EntityRecord> found;
-              if (row) found = std::move(*row);
-              it = partitions.emplace(update.partition, std::make_pair(std::move(found),
-                                                                       std::move(payload)))
-                       .first;
-            }
-            Json& payload = it->second.second;
-            for (const auto& [name, value] : update.values) {
-              Json parsed = Json::parse(value, nullptr, /*allow_exceptions=*/false);
-              if (parsed.is_discarded()) return InvalidArgument("the value of {} is not JSON", name);
-              auto entry = payload.find(name);
-              if (entry != payload.end() && entry->is_object()) {
-                (*entry)["value"] = std::move(parsed);
-                (*entry)["lastModifier"] = caller.ctx.principal;
-                (*entry)["lastModifiedTime"] = caller.ctx.now_ms;
-                continue;
-              }
-              if (payload.size() + 1 > kMaxStatisticsPerObject) {
-                return TooMany(fmt::format("Partition {}", update.partition));
-              }
-              payload[name] = Json{{"value", std::move(parsed)},
-                                   {"creator", caller.ctx.principal},
-                                   {"createTime", caller.ctx.now_ms}};
-            }
-          }
-          for (auto& [partition, state] : partitions) {
-            auto& [row, payload] = state;
-            if (row) {
-              row->payload = payload.dump();
-              row->audit.last_modifier = caller.ctx.principal;
-              row->audit.last_modified_time = caller.ctx.now_ms;
-              CAIRN_RETURN_IF_ERROR(tx.CompareAndSet(*row));
-            } else {
-              EntityRecord fresh;
-              fresh.type = EntityType::kPartitionStatistics;
-              fresh.parent_id = table_id;
-              fresh.name = partition;
-              fresh.payload = payload.dump();
-              fresh.audit.creator = caller.ctx.principal;
-              fresh.audit.create_time = caller.ctx.now_ms;
-              CAIRN_RETURN_IF_ERROR(tx.Insert(fresh));
-            }
-          }
-          return Ok();
-        });
-        CAIRN_RETURN_IF_ERROR(done);
-        return true;
-      },
-      store::TooManyConcurrentUpdates, RetryWrite);
-  CAIRN_RETURN_IF_ERROR(written);
-  return Ok();
+  return Transact(store_, [&](store::MetadataStore& tx) -> Status {
+    // One write per partition, whatever the number of its entries in the request.
+    std::map<std::string, std::pair<std::optional<EntityRecord>, Json>> partitions;
+    for (const auto& update : updates) {
+      auto it = partitions.find(update.partition);
+      if (it == partitions.end()) {
+        auto row = tx.Get(EntityType::kPartitionStatistics, table_id, update.partition);
+        if (!row && row.error().code != ErrorCode::kNotFound) return std::move(row).error();
+        Json payload = Json::object();
+        if (row) {
+          CAIRN_ASSIGN_OR_RETURN(payload, PartitionPayload(*row));
+        }
+        std::optional<EntityRecord> found;
+        if (row) found = std::move(*row);
+        it = partitions
+                 .emplace(update.partition, std::make_pair(std::move(found), std::move(payload)))
+                 .first;
+      }
+      Json& payload = it->second.second;
+      for (const auto& [name, value] : update.values) {
+        Json parsed = Json::parse(value, nullptr, /*allow_exceptions=*/false);
+        if (parsed.is_discarded()) return InvalidArgument("the value of {} is not JSON", name);
+        auto entry = payload.find(name);
+        if (entry != payload.end() && entry->is_object()) {
+          (*entry)["value"] = std::move(parsed);
+          (*entry)["lastModifier"] = caller.ctx.principal;
+          (*entry)["lastModifiedTime"] = caller.ctx.now_ms;
+          continue;
+        }
+        if (payload.size() + 1 > kMaxStatisticsPerObject) {
+          return TooMany(fmt::format("Partition {}", update.partition));
+        }
+        payload[name] = Json{{"value", std::move(parsed)},
+                             {"creator", caller.ctx.principal},
+                             {"createTime", caller.ctx.now_ms}};
+      }
+    }
+    for (auto& [partition, state] : partitions) {
+      auto& [row, payload] = state;
+      if (row) {
+        row->payload = payload.dump();
+        row->audit.last_modifier = caller.ctx.principal;
+        row->audit.last_modified_time = caller.ctx.now_ms;
+        CAIRN_RETURN_IF_ERROR(tx.CompareAndSet(*row));
+      } else {
+        CAIRN_RETURN_IF_ERROR(tx.Insert(
+            NewRow(EntityType::kPartitionStatistics, table_id, partition, payload.dump(), caller)));
+      }
+    }
+    return Ok();
+  });
 }
 
 Result<bool> StatisticsService::DropPartitions(const Caller& caller, const std::string& metalake,
@@ -421,39 +427,33 @@ Result<bool> StatisticsService::DropPartitions(const Caller& caller, const std::
   CAIRN_ASSIGN_OR_RETURN(auto table, Table(caller, metalake, type, full_name, Verb::kDrop, true));
   const int64_t table_id = table.target.object_row->id;
   bool dropped = false;
-  auto written = store::RetryOnConflict(
-      [&]() -> Result<bool> {
-        dropped = false;
-        const Status done = store_.RunInTransaction([&](store::MetadataStore& tx) -> Status {
-          std::map<std::string, std::vector<std::string>> names;
-          for (const auto& drop : drops) {
-            auto& list = names[drop.partition];
-            list.insert(list.end(), drop.names.begin(), drop.names.end());
-          }
-          for (const auto& [partition, list] : names) {
-            auto row = tx.Get(EntityType::kPartitionStatistics, table_id, partition);
-            if (!row && row.error().code == ErrorCode::kNotFound) continue;
-            if (!row) return std::move(row).error();
-            CAIRN_ASSIGN_OR_RETURN(Json payload, PartitionPayload(*row));
-            bool changed = false;
-            for (const auto& name : list) changed = payload.erase(name) > 0 || changed;
-            if (!changed) continue;
-            dropped = true;
-            if (payload.empty()) {
-              CAIRN_RETURN_IF_ERROR(tx.Delete(row->id));
-              continue;
-            }
-            row->payload = payload.dump();
-            row->audit.last_modifier = caller.ctx.principal;
-            row->audit.last_modified_time = caller.ctx.now_ms;
-            CAIRN_RETURN_IF_ERROR(tx.CompareAndSet(*row));
-          }
-          return Ok();
-        });
-        CAIRN_RETURN_IF_ERROR(done);
-        return true;
-      },
-      store::TooManyConcurrentUpdates);
+  const Status written = Transact(store_, [&](store::MetadataStore& tx) -> Status {
+    dropped = false;
+    std::map<std::string, std::vector<std::string>> names;
+    for (const auto& drop : drops) {
+      auto& list = names[drop.partition];
+      list.insert(list.end(), drop.names.begin(), drop.names.end());
+    }
+    for (const auto& [partition, list] : names) {
+      auto row = tx.Get(EntityType::kPartitionStatistics, table_id, partition);
+      if (!row && row.error().code == ErrorCode::kNotFound) continue;
+      if (!row) return std::move(row).error();
+      CAIRN_ASSIGN_OR_RETURN(Json payload, PartitionPayload(*row));
+      bool changed = false;
+      for (const auto& name : list) changed = payload.erase(name) > 0 || changed;
+      if (!changed) continue;
+      dropped = true;
+      if (payload.empty()) {
+        CAIRN_RETURN_IF_ERROR(tx.Delete(row->id));
+        continue;
+      }
+      row->payload = payload.dump();
+      row->audit.last_modifier = caller.ctx.principal;
+      row->audit.last_modified_time = caller.ctx.now_ms;
+      CAIRN_RETURN_IF_ERROR(tx.CompareAndSet(*row));
+    }
+    return Ok();
+  });
   CAIRN_RETURN_IF_ERROR(written);
   return dropped;
 }
@@ -480,7 +480,8 @@ Result<std::vector<Statistic>> IcebergSnapshotStatistics(std::string_view metada
   audit.create_time = table_audit.create_time;
   const Json* summary = nullptr;
   if (snapshot != nullptr) {
-    if (auto ts = snapshot->find("timestamp-ms"); ts != snapshot->end() && ts->is_number_integer()) {
+    if (auto ts = snapshot->find("timestamp-ms");
+        ts != snapshot->end() && ts->is_number_integer()) {
       audit.create_time = ts->get<int64_t>();
     }
     if (auto sum = snapshot->find("summary"); sum != snapshot->end() && sum->is_object()) {

@@ -29,8 +29,8 @@ namespace cairn::service {
 class StatisticsService {
  public:
   /// The statistics a table carries in its source (none when its catalog keeps none).
-  using SourceStatistics =
-      std::function<Result<std::vector<model::Statistic>>(const Caller&, const MetadataObjectTarget&)>;
+  using SourceStatistics = std::function<Result<std::vector<model::Statistic>>(
+      const Caller&, const MetadataObjectTarget&)>;
   /// Asks the object's catalog for a table that has no row yet (Labels::Seer).
   using Seer = std::function<Status(const Caller&, const MetadataObjectTarget&)>;
 
@@ -42,8 +42,7 @@ class StatisticsService {
   /// The table's statistics: the reserved ones its source carries, then those users set, each
   /// group in name order.
   Result<std::vector<model::Statistic>> List(const Caller& caller, const std::string& metalake,
-                                             const std::string& type,
-                                             const std::string& full_name);
+                                             const std::string& type, const std::string& full_name);
   /// Sets the statistics of `update.values` on the table (`update.partition` is ignored);
   /// a statistic already set keeps its creator and takes the caller as its last modifier.
   Status Update(const Caller& caller, const std::string& metalake, const std::string& type,

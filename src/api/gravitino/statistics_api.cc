@@ -45,8 +45,7 @@ Result<std::vector<std::pair<std::string, std::string>>> ValuesFromJson(const Js
   out.reserve(it->size());
   for (const auto& [name, value] : it->items()) {
     if (value.is_null()) {
-      return InvalidArgument("Field '{}': the value of statistic '{}' cannot be null", field,
-                             name);
+      return InvalidArgument("Field '{}': the value of statistic '{}' cannot be null", field, name);
     }
     out.emplace_back(name, value.dump());
   }
@@ -55,8 +54,8 @@ Result<std::vector<std::pair<std::string, std::string>>> ValuesFromJson(const Js
 
 Result<Response> ListStatistics(Call& c) {
   CAIRN_ASSIGN_OR_RETURN(auto statistics,
-                         c.objects.statistics().List(c.caller, c.Param("metalake"),
-                                                     c.Param("type"), c.Param("fullName")));
+                         c.objects.statistics().List(c.caller, c.Param("metalake"), c.Param("type"),
+                                                     c.Param("fullName")));
   return Reply(OrderedJson{{"statistics", StatisticsToJson(statistics)}});
 }
 
@@ -65,9 +64,8 @@ Result<Response> UpdateStatistics(Call& c) {
   CAIRN_ASSIGN_OR_RETURN(Json body, c.Body());
   model::StatisticsUpdate update;
   CAIRN_ASSIGN_OR_RETURN(update.values, ValuesFromJson(body, "updates"));
-  CAIRN_RETURN_IF_ERROR(c.objects.statistics().Update(c.caller, c.Param("metalake"),
-                                                      c.Param("type"), c.Param("fullName"),
-                                                      update));
+  CAIRN_RETURN_IF_ERROR(c.objects.statistics().Update(
+      c.caller, c.Param("metalake"), c.Param("type"), c.Param("fullName"), update));
   return Reply(OrderedJson::object());  // BaseResponse
 }
 
@@ -79,8 +77,8 @@ Result<Response> DropStatistics(Call& c) {
   }
   CAIRN_ASSIGN_OR_RETURN(auto names, NameListFromJson(body, "names"));
   CAIRN_ASSIGN_OR_RETURN(bool dropped,
-                         c.objects.statistics().Drop(c.caller, c.Param("metalake"),
-                                                     c.Param("type"), c.Param("fullName"), names));
+                         c.objects.statistics().Drop(c.caller, c.Param("metalake"), c.Param("type"),
+                                                     c.Param("fullName"), names));
   return Reply(OrderedJson{{"dropped", dropped}});
 }
 
@@ -135,16 +133,13 @@ Result<std::vector<T>> ArrayOf(const Json& body, const char* field, F each) {
 Result<Response> UpdatePartitionStatistics(Call& c) {
   CAIRN_ASSIGN_OR_RETURN(Json body, c.Body());
   CAIRN_ASSIGN_OR_RETURN(
-      auto updates,
-      ArrayOf<model::StatisticsUpdate>(body, "updates",
-                                       [](const Json& u) -> Result<model::StatisticsUpdate> {
-                                         model::StatisticsUpdate out;
-                                         CAIRN_ASSIGN_OR_RETURN(out.partition,
-                                                                RequiredString(u, "partitionName"));
-                                         CAIRN_ASSIGN_OR_RETURN(out.values,
-                                                                ValuesFromJson(u, "statistics"));
-                                         return out;
-                                       }));
+      auto updates, ArrayOf<model::StatisticsUpdate>(
+                        body, "updates", [](const Json& u) -> Result<model::StatisticsUpdate> {
+                          model::StatisticsUpdate out;
+                          CAIRN_ASSIGN_OR_RETURN(out.partition, RequiredString(u, "partitionName"));
+                          CAIRN_ASSIGN_OR_RETURN(out.values, ValuesFromJson(u, "statistics"));
+                          return out;
+                        }));
   CAIRN_RETURN_IF_ERROR(c.objects.statistics().UpdatePartitions(
       c.caller, c.Param("metalake"), c.Param("type"), c.Param("fullName"), updates));
   return Reply(OrderedJson::object());
@@ -154,21 +149,18 @@ Result<Response> UpdatePartitionStatistics(Call& c) {
 Result<Response> DropPartitionStatistics(Call& c) {
   CAIRN_ASSIGN_OR_RETURN(Json body, c.Body());
   CAIRN_ASSIGN_OR_RETURN(
-      auto drops,
-      ArrayOf<model::StatisticsDrop>(body, "drops",
-                                     [](const Json& d) -> Result<model::StatisticsDrop> {
-                                       model::StatisticsDrop out;
-                                       CAIRN_ASSIGN_OR_RETURN(out.partition,
-                                                              RequiredString(d, "partitionName"));
-                                       if (IsNullOrAbsent(d, "statisticNames")) {
-                                         return InvalidArgument(
-                                             "Field 'statisticNames' is required and cannot be "
-                                             "null");
-                                       }
-                                       CAIRN_ASSIGN_OR_RETURN(
-                                           out.names, NameListFromJson(d, "statisticNames"));
-                                       return out;
-                                     }));
+      auto drops, ArrayOf<model::StatisticsDrop>(
+                      body, "drops", [](const Json& d) -> Result<model::StatisticsDrop> {
+                        model::StatisticsDrop out;
+                        CAIRN_ASSIGN_OR_RETURN(out.partition, RequiredString(d, "partitionName"));
+                        if (IsNullOrAbsent(d, "statisticNames")) {
+                          return InvalidArgument(
+                              "Field 'statisticNames' is required and cannot be "
+                              "null");
+                        }
+                        CAIRN_ASSIGN_OR_RETURN(out.names, NameListFromJson(d, "statisticNames"));
+                        return out;
+                      }));
   CAIRN_ASSIGN_OR_RETURN(bool dropped, c.objects.statistics().DropPartitions(
                                            c.caller, c.Param("metalake"), c.Param("type"),
                                            c.Param("fullName"), drops));

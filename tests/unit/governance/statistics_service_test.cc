@@ -3,10 +3,10 @@
 // that a refused request writes nothing.
 #include "service/statistics_service.h"
 
-#include <gtest/gtest.h>
-
 #include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "governance/access_control.h"
 #include "matchers.h"
@@ -53,8 +53,8 @@ class StatisticsServiceTest : public ::testing::Test {
     return Caller{principal_, connector::CallContext{who, now, "test"}};
   }
 
-  static model::StatisticsUpdate Values(
-      std::vector<std::pair<std::string, std::string>> values, std::string partition = "") {
+  static model::StatisticsUpdate Values(std::vector<std::pair<std::string, std::string>> values,
+                                        std::string partition = "") {
     model::StatisticsUpdate u;
     u.partition = std::move(partition);
     u.values = std::move(values);
@@ -102,9 +102,9 @@ TEST_F(StatisticsServiceTest, SetValuesReadBackWithTheirCreator) {
   EXPECT_EQ((*listed)[1].audit.creator, "ana");
 
   // A second writer changes the value; the creator stays, the modifier is the writer.
-  ASSERT_THAT(stats_->Update(caller("bo", 9), "m", "table", "c.s.t",
-                             Values({{"custom-rows", "43"}})),
-              IsOk());
+  ASSERT_THAT(
+      stats_->Update(caller("bo", 9), "m", "table", "c.s.t", Values({{"custom-rows", "43"}})),
+      IsOk());
   auto row = store_->Get(EntityType::kStatistic, table_id_, "custom-rows");
   ASSERT_THAT(row, IsOk());
   EXPECT_EQ(row->payload, "43");
@@ -114,8 +114,8 @@ TEST_F(StatisticsServiceTest, SetValuesReadBackWithTheirCreator) {
 }
 
 TEST_F(StatisticsServiceTest, ANameOutsideCustomIsIllegalAndNothingIsWritten) {
-  auto updated = stats_->Update(caller(), "m", "table", "c.s.t",
-                                Values({{"custom-a", "1"}, {"rows", "2"}}));
+  auto updated =
+      stats_->Update(caller(), "m", "table", "c.s.t", Values({{"custom-a", "1"}, {"rows", "2"}}));
   ASSERT_FALSE(updated.has_value());
   EXPECT_EQ(updated.error().code, ErrorCode::kInvalidArgument);
   EXPECT_EQ(updated.error().entity, EntityKind::kStatistic);
@@ -151,7 +151,8 @@ TEST_F(StatisticsServiceTest, BadNamesAndValuesAreRefusedNamingTheField) {
     auto updated = stats_->Update(caller(), "m", "table", "c.s.t", Values({{c.name, c.value}}));
     ASSERT_FALSE(updated.has_value()) << c.name.size();
     EXPECT_EQ(updated.error().code, ErrorCode::kInvalidArgument) << c.name.size();
-    EXPECT_NE(updated.error().message.find("updates"), std::string::npos) << updated.error().message;
+    EXPECT_NE(updated.error().message.find("updates"), std::string::npos)
+        << updated.error().message;
   }
   auto empty = stats_->Update(caller(), "m", "table", "c.s.t", Values({}));
   ASSERT_FALSE(empty.has_value());
@@ -257,9 +258,9 @@ TEST_F(StatisticsServiceTest, PartitionStatisticsMergeAndDrop) {
                                         {model::StatisticsDrop{"2024-01-02", {"custom-a"}}});
   ASSERT_THAT(unknown, IsOk());
   EXPECT_FALSE(*unknown);
-  auto dropped = stats_->DropPartitions(
-      caller(), "m", "table", "c.s.t",
-      {model::StatisticsDrop{"2024-01-01", {"custom-a", "custom-b"}}});
+  auto dropped =
+      stats_->DropPartitions(caller(), "m", "table", "c.s.t",
+                             {model::StatisticsDrop{"2024-01-01", {"custom-a", "custom-b"}}});
   ASSERT_THAT(dropped, IsOk());
   EXPECT_TRUE(*dropped);
   EXPECT_TRUE(Rows(EntityType::kPartitionStatistics).empty());  // an emptied partition goes
@@ -271,8 +272,8 @@ TEST_F(StatisticsServiceTest, APartitionUpdateIsAllOrNothing) {
       {Values({{"custom-a", "1"}}, "p1"), Values({{"file_count", "1"}}, "p2")});
   ASSERT_FALSE(updated.has_value());
   EXPECT_EQ(updated.error().code, ErrorCode::kUnsupported);
-  auto unnamed = stats_->UpdatePartitions(caller(), "m", "table", "c.s.t",
-                                          {Values({{"custom-a", "1"}}, "")});
+  auto unnamed =
+      stats_->UpdatePartitions(caller(), "m", "table", "c.s.t", {Values({{"custom-a", "1"}}, "")});
   ASSERT_FALSE(unnamed.has_value());
   EXPECT_EQ(unnamed.error().code, ErrorCode::kInvalidArgument);
   EXPECT_NE(unnamed.error().message.find("updates[0].partitionName"), std::string::npos)
@@ -281,11 +282,10 @@ TEST_F(StatisticsServiceTest, APartitionUpdateIsAllOrNothing) {
 }
 
 TEST_F(StatisticsServiceTest, StatisticsGoWithTheTable) {
-  ASSERT_THAT(stats_->Update(caller(), "m", "table", "c.s.t", Values({{"custom-a", "1"}})),
-              IsOk());
-  ASSERT_THAT(stats_->UpdatePartitions(caller(), "m", "table", "c.s.t",
-                                       {Values({{"custom-a", "1"}}, "p")}),
-              IsOk());
+  ASSERT_THAT(stats_->Update(caller(), "m", "table", "c.s.t", Values({{"custom-a", "1"}})), IsOk());
+  ASSERT_THAT(
+      stats_->UpdatePartitions(caller(), "m", "table", "c.s.t", {Values({{"custom-a", "1"}}, "p")}),
+      IsOk());
   auto deleted = store_->Delete(table_id_);
   ASSERT_THAT(deleted, IsOk());
   ASSERT_TRUE(*deleted);
