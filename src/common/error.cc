@@ -87,6 +87,12 @@ std::string_view EntityKindName(EntityKind kind) {
       return "policy";
     case EntityKind::kStatistic:
       return "statistic";
+    case EntityKind::kModelVersion:
+      return "model version";
+    case EntityKind::kModelVersionAlias:
+      return "model version alias";
+    case EntityKind::kModelVersionUri:
+      return "model version URI";
   }
   return "object";
 }

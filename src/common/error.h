@@ -55,6 +55,9 @@ enum class EntityKind {
   kPolicy,
   kPolicyAssociation,  // a policy attached to an object (PolicyAlreadyAssociatedException)
   kStatistic,  // a statistic of a table (IllegalStatisticName-, UnmodifiableStatisticException)
+  kModelVersion,       // a version of a model (NoSuchModelVersionException)
+  kModelVersionAlias,  // an alias taken (ModelVersionAliasesAlreadyExistException)
+  kModelVersionUri,    // a named URI of a model version (NoSuchModelVersionURINameException)
 };
 
 std::string_view ErrorCodeName(ErrorCode code);

@@ -16,6 +16,7 @@
 
 #include "common/result.h"
 #include "model/entities.h"
+#include "model/ml_model.h"
 #include "model/table.h"
 
 namespace cairn::store {
@@ -239,6 +240,48 @@ class FilesetCatalog {
   virtual Result<std::string> GetFileLocation(std::string_view schema, std::string_view name,
                                               std::string_view sub_path,
                                               const std::optional<std::string>& location_name) = 0;
+};
+
+/// Models of a catalog's schemas and their versions: the capability of model catalogs
+/// (docs/models.md). Implementations are safe to call from many threads.
+class ModelCatalog {
+ public:
+  static constexpr std::string_view kOperations = "model";
+
+  virtual ~ModelCatalog() = default;
+
+  /// kNotFound (kSchema) when the schema is absent.
+  virtual Result<std::vector<std::string>> ListModels(std::string_view schema) = 0;
+  /// kAlreadyExists (kModel) when taken.
+  virtual Result<model::Model> RegisterModel(const CallContext& ctx, std::string_view schema,
+                                             const model::Model& model) = 0;
+  /// kNotFound (kModel) when absent.
+  virtual Result<model::Model> GetModel(std::string_view schema, std::string_view name) = 0;
+  /// Applies the changes in order, all or nothing.
+  virtual Result<model::Model> AlterModel(const CallContext& ctx, std::string_view schema,
+                                          std::string_view name,
+                                          const std::vector<model::ModelChange>& changes) = 0;
+  /// False when absent; its versions go with it.
+  virtual Result<bool> DeleteModel(const CallContext& ctx, std::string_view schema,
+                                   std::string_view name) = 0;
+
+  /// The model's versions in number order (kNotFound (kModel) when the model is absent).
+  virtual Result<std::vector<model::ModelVersion>> ListVersions(std::string_view schema,
+                                                                std::string_view model) = 0;
+  /// Links a new version (its number: the model's latest version, which then grows by one).
+  /// kAlreadyExists (kModelVersionAlias) when one of the aliases is taken; nothing is linked.
+  virtual Result<model::ModelVersion> LinkVersion(const CallContext& ctx, std::string_view schema,
+                                                  std::string_view model,
+                                                  const model::ModelVersion& version) = 0;
+  /// kNotFound (kModelVersion) when the model or the version is absent.
+  virtual Result<model::ModelVersion> GetVersion(std::string_view schema, std::string_view model,
+                                                 const model::VersionRef& version) = 0;
+  virtual Result<model::ModelVersion> AlterVersion(
+      const CallContext& ctx, std::string_view schema, std::string_view model,
+      const model::VersionRef& version, const std::vector<model::ModelVersionChange>& changes) = 0;
+  /// False when the model or the version is absent; the version's aliases are freed.
+  virtual Result<bool> DeleteVersion(const CallContext& ctx, std::string_view schema,
+                                     std::string_view model, const model::VersionRef& version) = 0;
 };
 
 /// Builds connectors by provider name. Validates catalog properties at catalog creation.

@@ -34,6 +34,7 @@ enum class ObjectKind : uint8_t {
   kGroup,
   kRole,
   kColumn,               // a column of a table, with a row once a label is attached to it
+  kModelVersion,         // a version of a model (its row's parent)
   kStatistic,            // a statistic of a table (its row's parent)
   kPartitionStatistics,  // the statistics of one partition of a table, in one row
   kIdpUser,  // a local user of the `basic` authenticator, outside every metalake
@@ -100,6 +101,9 @@ inline constexpr std::string_view kFunctionPrivileges[] = {"EXECUTE_FUNCTION", "
                                                            "MANAGE_GRANTS"};
 inline constexpr std::string_view kTableReaders[] = {"SELECT_TABLE", "MODIFY_TABLE"};
 inline constexpr std::string_view kTableWriters[] = {"MODIFY_TABLE"};
+// Gravitino's model privileges; CREATE_MODEL_VERSION is the older name of LINK_MODEL_VERSION.
+inline constexpr std::string_view kModelReaders[] = {"USE_MODEL"};
+inline constexpr std::string_view kModelWriters[] = {"LINK_MODEL_VERSION", "CREATE_MODEL_VERSION"};
 // Whoever may create views may read them.
 inline constexpr std::string_view kViewReaders[] = {"SELECT_VIEW", "CREATE_VIEW"};
 inline constexpr std::string_view kFilesetReaders[] = {"READ_FILESET", "WRITE_FILESET"};
@@ -110,7 +114,7 @@ inline constexpr std::string_view kPolicyPrivileges[] = {"APPLY_POLICY"};
 }  // namespace kinds_internal
 
 /// The rows, indexed by ObjectKind. Adding a kind is adding an enumerator and a row here.
-inline constexpr std::array<KindDescriptor, 18> kKinds = {{
+inline constexpr std::array<KindDescriptor, 19> kKinds = {{
     // kind, name, display, securable, store_type, error_kind, parent, path_segment, privileges,
     // access (leaf kinds served so far; topics, models and functions get theirs when served)
     {ObjectKind::kMetalake, "metalake", "Metalake", "METALAKE", 1, EntityKind::kMetalake,
@@ -130,7 +134,8 @@ inline constexpr std::array<KindDescriptor, 18> kKinds = {{
     {ObjectKind::kTopic, "topic", "Topic", "TOPIC", 7, EntityKind::kTopic, ObjectKind::kSchema,
      "topics", kinds_internal::kTopicPrivileges},
     {ObjectKind::kModel, "model", "Model", "MODEL", 8, EntityKind::kModel, ObjectKind::kSchema,
-     "models", kinds_internal::kModelPrivileges},
+     "models", kinds_internal::kModelPrivileges,
+     {"REGISTER_MODEL", kinds_internal::kModelReaders, kinds_internal::kModelWriters}},
     {ObjectKind::kFunction, "function", "Function", "FUNCTION", 9, EntityKind::kFunction,
      ObjectKind::kSchema, "functions", kinds_internal::kFunctionPrivileges},
     {ObjectKind::kTag, "tag", "Tag", "TAG", 14, EntityKind::kTag, ObjectKind::kMetalake, "tags",
@@ -147,6 +152,9 @@ inline constexpr std::array<KindDescriptor, 18> kKinds = {{
     // no privilege of its own: access to it is access to its table.
     {ObjectKind::kColumn, "column", "Column", "COLUMN", 18, EntityKind::kColumn,
      ObjectKind::kTable, "", {}},
+    // A model's versions are rows under it, named by their number.
+    {ObjectKind::kModelVersion, "model version", "Model version", "", 19,
+     EntityKind::kModelVersion, ObjectKind::kModel, "", {}},
     // Statistics are rows under their table, so they follow its renames and go with its drop.
     {ObjectKind::kStatistic, "statistic", "Statistic", "", 16, EntityKind::kStatistic,
      ObjectKind::kTable, "", {}},

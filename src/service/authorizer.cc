@@ -222,7 +222,10 @@ Result<MetadataObjectTarget> Authorizer::ResolveMetadataObject(const std::string
     }
     case ObjectType::kTable:
     case ObjectType::kView:
-    case ObjectType::kFileset: {
+    case ObjectType::kFileset:
+    case ObjectType::kTopic:
+    case ObjectType::kModel:
+    case ObjectType::kFunction: {  // the leaf kinds of a schema
       if (parts.size() != 3) return invalid();
       CAIRN_ASSIGN_OR_RETURN(out.target, Resolve(metalake, parts[0], {parts[1]}, parts[2], *type));
       if (!out.target.object_row && (must_exist || !out.target.catalog_row)) {

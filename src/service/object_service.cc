@@ -341,3 +341,134 @@ Result<std::string> ObjectService::GetFileLocation(
 }
 
 }  // namespace cairn::service
+
+// ---- Models -------------------------------------------------------------------------------------
+
+namespace cairn::service {
+
+Result<std::vector<std::string>> ObjectService::ListModels(const Caller& caller,
+                                                           const ObjectRef& schema) {
+  CAIRN_ASSIGN_OR_RETURN(auto models,
+                         Open<connector::ModelCatalog>(caller, Action::kLoadSchema, schema));
+  CAIRN_ASSIGN_OR_RETURN(auto names, models->ListModels(schema.schema.at(0)));
+  return Visible(caller, Action::kLoadObject, schema, std::move(names), ObjectType::kModel);
+}
+
+Result<model::Model> ObjectService::RegisterModel(const Caller& caller, const ObjectRef& schema,
+                                                  const model::Model& model) {
+  CAIRN_RETURN_IF_ERROR(model::ValidateObjectName(EntityKind::kModel, model.name));
+  const ObjectRef ref = schema.Child(model.name, ObjectType::kModel);
+  CAIRN_ASSIGN_OR_RETURN(auto models,
+                         Open<connector::ModelCatalog>(caller, Action::kCreateObject, ref));
+  CAIRN_ASSIGN_OR_RETURN(model::Model registered,
+                         models->RegisterModel(caller.ctx, schema.schema.at(0), model));
+  Publish(caller, ChangeType::kCreated, ref);
+  return registered;
+}
+
+Result<model::Model> ObjectService::GetModel(const Caller& caller, const ObjectRef& model) {
+  CAIRN_ASSIGN_OR_RETURN(auto models,
+                         Open<connector::ModelCatalog>(caller, Action::kLoadObject, model));
+  return models->GetModel(model.schema.at(0), model.name);
+}
+
+Result<model::Model> ObjectService::AlterModel(const Caller& caller, const ObjectRef& model,
+                                               const std::vector<model::ModelChange>& changes) {
+  CAIRN_ASSIGN_OR_RETURN(auto models,
+                         Open<connector::ModelCatalog>(caller, Action::kDropObject, model));
+  CAIRN_ASSIGN_OR_RETURN(model::Model altered,
+                         models->AlterModel(caller.ctx, model.schema.at(0), model.name, changes));
+  Publish(caller, ChangeType::kAltered, model, altered.name);
+  return altered;
+}
+
+Result<bool> ObjectService::DeleteModel(const Caller& caller, const ObjectRef& model) {
+  CAIRN_ASSIGN_OR_RETURN(auto models,
+                         Open<connector::ModelCatalog>(caller, Action::kDropObject, model));
+  CAIRN_ASSIGN_OR_RETURN(bool deleted,
+                         models->DeleteModel(caller.ctx, model.schema.at(0), model.name));
+  if (deleted) Publish(caller, ChangeType::kDropped, model);
+  return deleted;
+}
+
+Result<std::vector<model::ModelVersion>> ObjectService::ListModelVersions(const Caller& caller,
+                                                                          const ObjectRef& model) {
+  CAIRN_ASSIGN_OR_RETURN(auto models,
+                         Open<connector::ModelCatalog>(caller, Action::kLoadObject, model));
+  return models->ListVersions(model.schema.at(0), model.name);
+}
+
+Result<model::ModelVersion> ObjectService::LinkModelVersion(const Caller& caller,
+                                                            const ObjectRef& model,
+                                                            const model::ModelVersion& version) {
+  CAIRN_ASSIGN_OR_RETURN(auto models,
+                         Open<connector::ModelCatalog>(caller, Action::kWriteObject, model));
+  CAIRN_ASSIGN_OR_RETURN(model::ModelVersion linked,
+                         models->LinkVersion(caller.ctx, model.schema.at(0), model.name, version));
+  Publish(caller, ChangeType::kAltered, model, "", fmt::format("version +{}", linked.version));
+  return linked;
+}
+
+Result<model::ModelVersion> ObjectService::GetModelVersion(const Caller& caller,
+                                                           const ObjectRef& model,
+                                                           const model::VersionRef& version) {
+  CAIRN_ASSIGN_OR_RETURN(auto models,
+                         Open<connector::ModelCatalog>(caller, Action::kLoadObject, model));
+  return models->GetVersion(model.schema.at(0), model.name, version);
+}
+
+Result<model::ModelVersion> ObjectService::AlterModelVersion(
+    const Caller& caller, const ObjectRef& model, const model::VersionRef& version,
+    const std::vector<model::ModelVersionChange>& changes) {
+  CAIRN_ASSIGN_OR_RETURN(auto models,
+                         Open<connector::ModelCatalog>(caller, Action::kDropObject, model));
+  CAIRN_ASSIGN_OR_RETURN(
+      model::ModelVersion altered,
+      models->AlterVersion(caller.ctx, model.schema.at(0), model.name, version, changes));
+  Publish(caller, ChangeType::kAltered, model, "", fmt::format("version ~{}", altered.version));
+  return altered;
+}
+
+Result<bool> ObjectService::DeleteModelVersion(const Caller& caller, const ObjectRef& model,
+                                               const model::VersionRef& version) {
+  CAIRN_ASSIGN_OR_RETURN(auto models,
+                         Open<connector::ModelCatalog>(caller, Action::kDropObject, model));
+  CAIRN_ASSIGN_OR_RETURN(bool deleted,
+                         models->DeleteVersion(caller.ctx, model.schema.at(0), model.name, version));
+  if (deleted) Publish(caller, ChangeType::kAltered, model, "", "version -");
+  return deleted;
+}
+
+Result<std::string> ObjectService::GetModelVersionUri(const Caller& caller, const ObjectRef& model,
+                                                      const model::VersionRef& version,
+                                                      const std::optional<std::string>& uri_name) {
+  CAIRN_ASSIGN_OR_RETURN(auto models,
+                         Open<connector::ModelCatalog>(caller, Action::kLoadObject, model));
+  CAIRN_ASSIGN_OR_RETURN(model::ModelVersion v,
+                         models->GetVersion(model.schema.at(0), model.name, version));
+  std::optional<std::string> name = uri_name;
+  if (!name && v.uris.size() == 1) return v.uris.begin()->second;
+  if (!name) {
+    const std::string key(model::kDefaultUriNameProperty);
+    if (auto it = v.properties.find(key); it != v.properties.end()) {
+      name = it->second;
+    } else {
+      CAIRN_ASSIGN_OR_RETURN(model::Model m, models->GetModel(model.schema.at(0), model.name));
+      if (auto mt = m.properties.find(key); mt != m.properties.end()) name = mt->second;
+    }
+  }
+  if (!name) {
+    return InvalidArgument(
+        "The default uri name needs to be set when the uri name is not specified (property {} "
+        "of the version or the model)",
+        model::kDefaultUriNameProperty);
+  }
+  auto it = v.uris.find(*name);
+  if (it == v.uris.end()) {
+    return NotFound(EntityKind::kModelVersionUri, "URI name {} does not exist in model version {}",
+                    *name, v.version);
+  }
+  return it->second;
+}
+
+}  // namespace cairn::service

@@ -157,6 +157,35 @@ class ObjectService {
                                       std::string_view sub_path,
                                       const std::optional<std::string>& location_name);
 
+  // ---- Models (docs/models.md) -------------------------------------------------------------
+  // Reading needs what Gravitino's LOAD_MODEL needs (owner, or USE_MODEL); linking a version,
+  // ownership or LINK_MODEL_VERSION; altering and deleting, ownership.
+
+  Result<std::vector<std::string>> ListModels(const Caller& caller, const ObjectRef& schema);
+  Result<model::Model> RegisterModel(const Caller& caller, const ObjectRef& schema,
+                                     const model::Model& model);
+  Result<model::Model> GetModel(const Caller& caller, const ObjectRef& model);
+  Result<model::Model> AlterModel(const Caller& caller, const ObjectRef& model,
+                                  const std::vector<model::ModelChange>& changes);
+  Result<bool> DeleteModel(const Caller& caller, const ObjectRef& model);
+  Result<std::vector<model::ModelVersion>> ListModelVersions(const Caller& caller,
+                                                             const ObjectRef& model);
+  Result<model::ModelVersion> LinkModelVersion(const Caller& caller, const ObjectRef& model,
+                                               const model::ModelVersion& version);
+  Result<model::ModelVersion> GetModelVersion(const Caller& caller, const ObjectRef& model,
+                                              const model::VersionRef& version);
+  Result<model::ModelVersion> AlterModelVersion(
+      const Caller& caller, const ObjectRef& model, const model::VersionRef& version,
+      const std::vector<model::ModelVersionChange>& changes);
+  Result<bool> DeleteModelVersion(const Caller& caller, const ObjectRef& model,
+                                  const model::VersionRef& version);
+  /// The version's URI named `uri_name`; without a name, its only URI, else the one its
+  /// `default-uri-name` property names, else the model's. kNotFound (kModelVersionUri) for a
+  /// name it does not have; kInvalidArgument when nothing names a default.
+  Result<std::string> GetModelVersionUri(const Caller& caller, const ObjectRef& model,
+                                         const model::VersionRef& version,
+                                         const std::optional<std::string>& uri_name);
+
  private:
   static Error Missing(const ObjectRef& ref, std::string_view operations);
 

@@ -57,6 +57,7 @@ METALAKE, ICE, FILES, SCHEMA, TABLE, VIEW, FILESET = (
     "st_lake", "st_ice", "st_files", "st_sch", "st_tbl", "st_view", "st_fs")
 TAG = "st_tag"
 POLICY = "st_policy"
+MODELS, MODEL, ALIAS = "st_models", "st_model", "st_alias"
 SCRATCH = "st_scratch"  # a name no fixture has: destructive calls on fixtures use it
 REQUEST_LINE = re.compile(r'event=request .*method=(\S+) path="([^"]*)" status=(\d+)')
 
@@ -91,7 +92,9 @@ def ensure_fixtures(base: str, warehouse: Path, files_root: Path) -> None:
     post(f"{api}/{METALAKE}/catalogs",
          {"name": FILES, "type": "fileset", "provider": "fileset", "comment": "",
           "properties": {"location": str(files_root)}})
-    for cat in (ICE, FILES):
+    post(f"{api}/{METALAKE}/catalogs",
+         {"name": MODELS, "type": "model", "comment": "", "properties": {}})
+    for cat in (ICE, FILES, MODELS):
         s.patch(f"{api}/{METALAKE}/catalogs/{cat}", json={"inUse": True}, timeout=30)
         post(f"{api}/{METALAKE}/catalogs/{cat}/schemas", {"name": SCHEMA, "properties": {}})
     post(f"{api}/{METALAKE}/catalogs/{ICE}/schemas/{SCHEMA}/tables",
@@ -100,6 +103,11 @@ def ensure_fixtures(base: str, warehouse: Path, files_root: Path) -> None:
                       {"name": "name", "type": "string", "nullable": True}]})
     post(f"{api}/{METALAKE}/catalogs/{FILES}/schemas/{SCHEMA}/filesets",
          {"name": FILESET, "type": "managed", "properties": {}})
+    models = f"{api}/{METALAKE}/catalogs/{MODELS}/schemas/{SCHEMA}/models"
+    post(models, {"name": MODEL, "properties": {}})
+    r = s.get(f"{models}/{MODEL}/aliases/{ALIAS}", timeout=30)
+    if r.status_code != 200:
+        post(f"{models}/{MODEL}/versions", {"uri": "file:///tmp/st_model/0", "aliases": [ALIAS]})
     post(f"{api}/{METALAKE}/tags", {"name": TAG, "comment": "schemathesis", "properties": {}})
     post(f"{api}/{METALAKE}/policies", {"name": POLICY, "policyType": "custom", "content": {
         "supportedObjectTypes": ["TABLE"], "customRules": {"days": 7}}})
@@ -119,7 +127,8 @@ def ensure_fixtures(base: str, warehouse: Path, files_root: Path) -> None:
 def config_toml(api: str) -> str:
     """schemathesis.toml: path parameters bound to the fixtures, destructive calls on the
     metalake and catalogs bound to a missing name."""
-    names = {"metalake": [METALAKE], "catalog": [ICE, FILES], "schema": [SCHEMA],
+    names = {"metalake": [METALAKE], "catalog": [ICE, FILES, MODELS], "schema": [SCHEMA],
+             "model": [MODEL], "alias": [ALIAS],
              "table": [TABLE], "fileset": [FILESET], "view": [VIEW], "namespace": [SCHEMA],
              "prefix": [f"{METALAKE}.{ICE}"], "role": ["st_role"], "user": ["anonymous"],
              "group": ["st_group"], "tag": [TAG], "policy": [POLICY]}
@@ -151,6 +160,10 @@ def config_toml(api: str) -> str:
              ["DELETE"], "fileset"),
             ("/api/metalakes/{metalake}/tags/{tag}", ["PUT", "DELETE"], "tag"),
             ("/api/metalakes/{metalake}/policies/{policy}", ["PUT", "PATCH", "DELETE"], "policy"),
+            ("/api/metalakes/{metalake}/catalogs/{catalog}/schemas/{schema}/models/{model}",
+             ["PUT", "DELETE"], "model"),
+            ("/api/metalakes/{metalake}/catalogs/{catalog}/schemas/{schema}/models/{model}/"
+             "aliases/{alias}", ["PUT", "DELETE"], "alias"),
         ]
     else:
         destructive = [

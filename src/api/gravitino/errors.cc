@@ -54,6 +54,11 @@ std::string_view ClassEntity(EntityKind kind) {
       return "Policy";
     case EntityKind::kStatistic:
       return "Statistic";
+    case EntityKind::kModelVersion:
+    case EntityKind::kModelVersionAlias:
+      return "ModelVersion";
+    case EntityKind::kModelVersionUri:
+      return "ModelVersionURIName";
     case EntityKind::kIndex:
     case EntityKind::kNone:
       return "";
@@ -89,6 +94,9 @@ ErrorMapping MapError(const Error& error) {
       if (e == EntityKind::kTagAssociation) return {409, 1004, "TagAlreadyAssociatedException"};
       if (e == EntityKind::kPolicyAssociation) {
         return {409, 1004, "PolicyAlreadyAssociatedException"};
+      }
+      if (e == EntityKind::kModelVersionAlias) {
+        return {409, 1004, "ModelVersionAliasesAlreadyExistException"};
       }
       return {409, 1004, Prefixed(e, "", "AlreadyExistsException", "AlreadyExistsException")};
     case ErrorCode::kNotEmpty:

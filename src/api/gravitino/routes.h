@@ -84,6 +84,7 @@ std::vector<Route> ServiceRoutes();        // version, health, authn
 std::vector<Route> ObjectRoutes();         // metalakes, catalogs, schemas, tables, partitions,
                                            // credentials
 std::vector<Route> FilesetRoutes();        // filesets, their files and locations
+std::vector<Route> ModelRoutes();          // models, their versions, aliases and URIs
 std::vector<Route> AccessControlRoutes();  // users, groups, roles, permissions, owners
 std::vector<Route> TagRoutes();            // tags, and the tags of metadata objects
 std::vector<Route> PolicyRoutes();         // policies, and the policies of metadata objects
@@ -93,7 +94,7 @@ std::vector<Route> LineageRoutes();        // OpenLineage events in, the lineage
 /// The areas in the order they are matched: a new area (the routes of a new object kind) is one
 /// line here and its file.
 inline constexpr std::vector<Route> (*kRouteAreas[])() = {
-    ServiceRoutes, ObjectRoutes, FilesetRoutes, AccessControlRoutes, TagRoutes, PolicyRoutes,
+    ServiceRoutes, ObjectRoutes, FilesetRoutes, ModelRoutes, AccessControlRoutes, TagRoutes, PolicyRoutes,
     StatisticsRoutes, LineageRoutes};
 
 /// Every route of the API: the areas' rows, in order.

@@ -29,7 +29,7 @@ TEST(Kinds, StoreTypesAreThePersistedNumbers) {
       {K::kView, 5},     {K::kFileset, 6}, {K::kTopic, 7},     {K::kModel, 8},
       {K::kFunction, 9}, {K::kUser, 10},   {K::kGroup, 11},    {K::kRole, 12},
       {K::kIdpUser, 13}, {K::kTag, 14},    {K::kPolicy, 15},   {K::kStatistic, 16},
-      {K::kPartitionStatistics, 17}, {K::kColumn, 18},
+      {K::kPartitionStatistics, 17}, {K::kColumn, 18}, {K::kModelVersion, 19},
   };
   ASSERT_EQ(persisted.size(), kKinds.size());
   for (const auto& [kind, number] : persisted) {
@@ -42,7 +42,7 @@ TEST(Kinds, StoreTypesRoundTrip) {
     if (row.store_type == 0) continue;
     EXPECT_EQ(FindKindByStoreType(row.store_type), row.kind) << row.name;
   }
-  for (int64_t bad : {int64_t{0}, int64_t{-1}, int64_t{19}, int64_t{1} << 40}) {
+  for (int64_t bad : {int64_t{0}, int64_t{-1}, int64_t{20}, int64_t{1} << 40}) {
     EXPECT_EQ(FindKindByStoreType(bad), std::nullopt) << bad;
   }
 }
@@ -58,6 +58,7 @@ TEST(Kinds, ErrorSubjects) {
       {K::kGroup, EntityKind::kGroup},       {K::kRole, EntityKind::kRole},
       {K::kIdpUser, EntityKind::kUser},      {K::kStatistic, EntityKind::kStatistic},
       {K::kPartitionStatistics, EntityKind::kStatistic}, {K::kColumn, EntityKind::kColumn},
+      {K::kModelVersion, EntityKind::kModelVersion},
   };
   ASSERT_EQ(expected.size(), kKinds.size());
   for (const auto& [kind, entity] : expected) {
