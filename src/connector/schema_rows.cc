@@ -13,6 +13,25 @@ Result<std::vector<std::string>> ListSchemaNames(store::MetadataStore& store, in
   return out;
 }
 
+Result<store::EntityRecord> GetSchemaRow(store::MetadataStore& store, int64_t catalog_id,
+                                         std::string_view catalog, std::string_view name) {
+  auto row = store.Get(store::EntityType::kSchema, catalog_id, name);
+  if (!row && row.error().code == ErrorCode::kNotFound) {
+    return NotFound(EntityKind::kSchema, "Schema {}.{} does not exist", catalog, name);
+  }
+  return row;
+}
+
+Status CheckSchemaPropertyChanges(const std::vector<model::EntityChange>& changes) {
+  for (const auto& c : changes) {
+    if (c.kind != model::EntityChange::Kind::kSetProperty &&
+        c.kind != model::EntityChange::Kind::kRemoveProperty) {
+      return InvalidArgument("Schemas support only setProperty and removeProperty updates");
+    }
+  }
+  return Ok();
+}
+
 store::EntityRecord NewSchemaRow(int64_t catalog_id, const model::Schema& schema,
                                  const CallContext& ctx) {
   store::EntityRecord row;

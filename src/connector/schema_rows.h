@@ -19,6 +19,13 @@ namespace cairn::connector {
 /// The names of the catalog's schemas, in the store's order.
 Result<std::vector<std::string>> ListSchemaNames(store::MetadataStore& store, int64_t catalog_id);
 
+/// The row of schema `name` of the catalog; kNotFound (kSchema) naming `catalog.name` when absent.
+Result<store::EntityRecord> GetSchemaRow(store::MetadataStore& store, int64_t catalog_id,
+                                         std::string_view catalog, std::string_view name);
+
+/// Ok when every change is a setProperty or removeProperty (all a store-kept schema takes).
+Status CheckSchemaPropertyChanges(const std::vector<model::EntityChange>& changes);
+
 /// The row of a new schema, created by `ctx.principal` now (not yet inserted).
 store::EntityRecord NewSchemaRow(int64_t catalog_id, const model::Schema& schema,
                                  const CallContext& ctx);

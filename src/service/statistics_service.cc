@@ -11,6 +11,7 @@
 #include "common/util.h"
 #include "model/entities.h"
 #include "store/retry.h"
+#include "store/transact.h"
 
 namespace cairn::service {
 
@@ -125,15 +126,7 @@ bool RetryWrite(const Error& e) {
 // name first: a request is all or nothing.
 Status Transact(store::MetadataStore& store,
                 const std::function<Status(store::MetadataStore&)>& body) {
-  auto written = store::RetryOnConflict(
-      [&]() -> Result<bool> {
-        const Status done = store.RunInTransaction(body);
-        CAIRN_RETURN_IF_ERROR(done);
-        return true;
-      },
-      store::TooManyConcurrentUpdates, RetryWrite);
-  CAIRN_RETURN_IF_ERROR(written);
-  return Ok();
+  return store::Transact(store, body, RetryWrite);
 }
 
 // A new row of `type` under the table, made by the caller.

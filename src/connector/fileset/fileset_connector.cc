@@ -149,11 +149,8 @@ class FilesetConnector final : public Connector, public SchemaCatalog, public Fi
 
   Result<model::Schema> AlterSchema(const CallContext& ctx, std::string_view name,
                                     const std::vector<model::EntityChange>& changes) override {
+    CAIRN_RETURN_IF_ERROR(CheckSchemaPropertyChanges(changes));
     for (const auto& c : changes) {
-      if (c.kind != model::EntityChange::Kind::kSetProperty &&
-          c.kind != model::EntityChange::Kind::kRemoveProperty) {
-        return InvalidArgument("Schemas support only setProperty and removeProperty updates");
-      }
       CAIRN_RETURN_IF_ERROR(fileset::CheckSchemaAlterProperty(c.property));
     }
     CAIRN_ASSIGN_OR_RETURN(
@@ -436,11 +433,7 @@ class FilesetConnector final : public Connector, public SchemaCatalog, public Fi
 
  private:
   Result<EntityRecord> SchemaRow(std::string_view name) {
-    auto row = store_.Get(EntityType::kSchema, info_.catalog_id, name);
-    if (!row && row.error().code == ErrorCode::kNotFound) {
-      return NotFound(EntityKind::kSchema, "Schema {}.{} does not exist", info_.name, name);
-    }
-    return row;
+    return GetSchemaRow(store_, info_.catalog_id, info_.name, name);
   }
 
   Result<EntityRecord> FilesetRow(const EntityRecord& schema, std::string_view name) {

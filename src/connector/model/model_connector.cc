@@ -14,6 +14,7 @@
 #include "json/json_util.h"
 #include "store/metadata_store.h"
 #include "store/retry.h"
+#include "store/transact.h"
 
 namespace cairn::connector {
 
@@ -197,12 +198,7 @@ class ModelConnector final : public Connector, public SchemaCatalog, public Mode
 
   Result<model::Schema> AlterSchema(const CallContext& ctx, std::string_view name,
                                     const std::vector<model::EntityChange>& changes) override {
-    for (const auto& c : changes) {
-      if (c.kind != model::EntityChange::Kind::kSetProperty &&
-          c.kind != model::EntityChange::Kind::kRemoveProperty) {
-        return InvalidArgument("Schemas support only setProperty and removeProperty updates");
-      }
-    }
+    CAIRN_RETURN_IF_ERROR(CheckSchemaPropertyChanges(changes));
     CAIRN_ASSIGN_OR_RETURN(
         EntityRecord row,
         UpdateSchemaProperties(store_, name, changes, ctx, [&] { return SchemaRow(name); }));
@@ -345,46 +341,43 @@ class ModelConnector final : public Connector, public SchemaCatalog, public Mode
     }
     CAIRN_ASSIGN_OR_RETURN(EntityRecord schema_row, SchemaRow(schema));
     ModelVersion linked;
-    auto done = store::RetryOnConflict(
-        [&]() -> Result<bool> {
-          const Status s = store_.RunInTransaction([&](store::MetadataStore& tx) -> Status {
-            CAIRN_ASSIGN_OR_RETURN(EntityRecord m, ModelRowIn(tx, schema_row, model));
-            CAIRN_ASSIGN_OR_RETURN(ModelState state, StateOf(m));
-            for (const auto& alias : request.aliases) {
-              if (state.aliases.count(alias) > 0) return AliasTaken(alias, model);
-            }
-            if (state.aliases.size() + request.aliases.size() > kMaxAliasesPerModel) {
-              return InvalidArgument("A model holds at most {} aliases", kMaxAliasesPerModel);
-            }
-            linked = request;
-            linked.version = state.latest;
-            linked.audit = {};
-            linked.audit.creator = ctx.principal;
-            linked.audit.create_time = ctx.now_ms;
-            EntityRecord row;
-            row.type = EntityType::kModelVersion;
-            row.parent_id = m.id;
-            row.name = VersionName(linked.version);
-            row.comment = linked.comment;
-            row.properties = linked.properties;
-            row.payload = VersionPayload(linked);
-            row.audit = linked.audit;
-            auto inserted = tx.Insert(row);
-            if (!inserted) {
-              Error e = std::move(inserted).error();
-              if (e.code == ErrorCode::kAlreadyExists) e.entity = EntityKind::kNone;  // retried
-              return e;
-            }
-            ++state.latest;
-            for (const auto& alias : request.aliases) state.aliases[alias] = linked.version;
-            m.payload = PayloadOf(state);  // the model's own audit stays: a link is no alter
-            CAIRN_RETURN_IF_ERROR(tx.CompareAndSet(m));
-            return Ok();
-          });
-          CAIRN_RETURN_IF_ERROR(s);
-          return true;
+    const Status done = store::Transact(
+        store_,
+        [&](store::MetadataStore& tx) -> Status {
+          CAIRN_ASSIGN_OR_RETURN(EntityRecord m, ModelRowIn(tx, schema_row, model));
+          CAIRN_ASSIGN_OR_RETURN(ModelState state, StateOf(m));
+          for (const auto& alias : request.aliases) {
+            if (state.aliases.count(alias) > 0) return AliasTaken(alias, model);
+          }
+          if (state.aliases.size() + request.aliases.size() > kMaxAliasesPerModel) {
+            return InvalidArgument("A model holds at most {} aliases", kMaxAliasesPerModel);
+          }
+          linked = request;
+          linked.version = state.latest;
+          linked.audit = {};
+          linked.audit.creator = ctx.principal;
+          linked.audit.create_time = ctx.now_ms;
+          EntityRecord row;
+          row.type = EntityType::kModelVersion;
+          row.parent_id = m.id;
+          row.name = VersionName(linked.version);
+          row.comment = linked.comment;
+          row.properties = linked.properties;
+          row.payload = VersionPayload(linked);
+          row.audit = linked.audit;
+          auto inserted = tx.Insert(row);
+          if (!inserted) {
+            Error e = std::move(inserted).error();
+            if (e.code == ErrorCode::kAlreadyExists) e.entity = EntityKind::kNone;  // retried
+            return e;
+          }
+          ++state.latest;
+          for (const auto& alias : request.aliases) state.aliases[alias] = linked.version;
+          m.payload = PayloadOf(state);  // the model's own audit stays: a link is no alter
+          CAIRN_RETURN_IF_ERROR(tx.CompareAndSet(m));
+          return Ok();
         },
-        store::TooManyConcurrentUpdates, RetryLink);
+        RetryLink);
     CAIRN_RETURN_IF_ERROR(done);
     return linked;
   }
@@ -414,81 +407,75 @@ class ModelConnector final : public Connector, public SchemaCatalog, public Mode
     }
     CAIRN_ASSIGN_OR_RETURN(EntityRecord schema_row, SchemaRow(schema));
     ModelVersion out;
-    auto done = store::RetryOnConflict(
-        [&]() -> Result<bool> {
-          const Status s = store_.RunInTransaction([&](store::MetadataStore& tx) -> Status {
-            auto m = ModelRowIn(tx, schema_row, model);
-            if (!m) return std::move(m).error();
-            CAIRN_ASSIGN_OR_RETURN(EntityRecord row, VersionRow(tx, *m, model, ref));
-            CAIRN_ASSIGN_OR_RETURN(ModelVersion v, ToVersion(row));
-            CAIRN_ASSIGN_OR_RETURN(ModelState state, StateOf(*m));
-            bool aliases_changed = false;
-            for (const auto& c : changes) {
-              switch (c.kind) {
-                case Kind::kUpdateComment:
-                  v.comment = c.comment;
-                  break;
-                case Kind::kSetProperty:
-                  v.properties[c.property] = c.value;
-                  break;
-                case Kind::kRemoveProperty:
-                  v.properties.erase(c.property);
-                  break;
-                case Kind::kUpdateUri:
-                  if (auto it = v.uris.find(c.uri_name); it != v.uris.end()) it->second = c.uri;
-                  break;
-                case Kind::kAddUri:
-                  v.uris.emplace(c.uri_name, c.uri);  // a name already there keeps its URI
-                  break;
-                case Kind::kRemoveUri:
-                  v.uris.erase(c.uri_name);
-                  break;
-                case Kind::kUpdateAliases: {
-                  auto in = [](const std::vector<std::string>& list, const std::string& a) {
-                    return std::find(list.begin(), list.end(), a) != list.end();
-                  };
-                  for (const auto& a : c.aliases_to_remove) {
-                    if (in(c.aliases_to_add, a)) continue;  // in both lists: neither
-                    auto it = std::find(v.aliases.begin(), v.aliases.end(), a);
-                    if (it == v.aliases.end()) continue;
-                    v.aliases.erase(it);
-                    state.aliases.erase(a);
-                    aliases_changed = true;
-                  }
-                  for (const auto& a : c.aliases_to_add) {
-                    if (in(c.aliases_to_remove, a) || in(v.aliases, a)) continue;
-                    if (state.aliases.count(a) > 0) return AliasTaken(a, model);
-                    v.aliases.push_back(a);
-                    state.aliases[a] = v.version;
-                    aliases_changed = true;
-                  }
-                  break;
-                }
-              }
+    const Status done = store::Transact(store_, [&](store::MetadataStore& tx) -> Status {
+      auto m = ModelRowIn(tx, schema_row, model);
+      if (!m) return std::move(m).error();
+      CAIRN_ASSIGN_OR_RETURN(EntityRecord row, VersionRow(tx, *m, model, ref));
+      CAIRN_ASSIGN_OR_RETURN(ModelVersion v, ToVersion(row));
+      CAIRN_ASSIGN_OR_RETURN(ModelState state, StateOf(*m));
+      bool aliases_changed = false;
+      for (const auto& c : changes) {
+        switch (c.kind) {
+          case Kind::kUpdateComment:
+            v.comment = c.comment;
+            break;
+          case Kind::kSetProperty:
+            v.properties[c.property] = c.value;
+            break;
+          case Kind::kRemoveProperty:
+            v.properties.erase(c.property);
+            break;
+          case Kind::kUpdateUri:
+            if (auto it = v.uris.find(c.uri_name); it != v.uris.end()) it->second = c.uri;
+            break;
+          case Kind::kAddUri:
+            v.uris.emplace(c.uri_name, c.uri);  // a name already there keeps its URI
+            break;
+          case Kind::kRemoveUri:
+            v.uris.erase(c.uri_name);
+            break;
+          case Kind::kUpdateAliases: {
+            auto in = [](const std::vector<std::string>& list, const std::string& a) {
+              return std::find(list.begin(), list.end(), a) != list.end();
+            };
+            for (const auto& a : c.aliases_to_remove) {
+              if (in(c.aliases_to_add, a)) continue;  // in both lists: neither
+              auto it = std::find(v.aliases.begin(), v.aliases.end(), a);
+              if (it == v.aliases.end()) continue;
+              v.aliases.erase(it);
+              state.aliases.erase(a);
+              aliases_changed = true;
             }
-            CAIRN_RETURN_IF_ERROR(CheckUris(v.uris));
-            CAIRN_RETURN_IF_ERROR(CheckProperties(v.properties));
-            if (state.aliases.size() > kMaxAliasesPerModel) {
-              return InvalidArgument("A model holds at most {} aliases", kMaxAliasesPerModel);
+            for (const auto& a : c.aliases_to_add) {
+              if (in(c.aliases_to_remove, a) || in(v.aliases, a)) continue;
+              if (state.aliases.count(a) > 0) return AliasTaken(a, model);
+              v.aliases.push_back(a);
+              state.aliases[a] = v.version;
+              aliases_changed = true;
             }
-            v.audit.last_modifier = ctx.principal;
-            v.audit.last_modified_time = ctx.now_ms;
-            row.comment = v.comment;
-            row.properties = v.properties;
-            row.payload = VersionPayload(v);
-            row.audit = v.audit;
-            CAIRN_RETURN_IF_ERROR(tx.CompareAndSet(row));
-            if (aliases_changed) {
-              m->payload = PayloadOf(state);
-              CAIRN_RETURN_IF_ERROR(tx.CompareAndSet(*m));
-            }
-            out = std::move(v);
-            return Ok();
-          });
-          CAIRN_RETURN_IF_ERROR(s);
-          return true;
-        },
-        store::TooManyConcurrentUpdates);
+            break;
+          }
+        }
+      }
+      CAIRN_RETURN_IF_ERROR(CheckUris(v.uris));
+      CAIRN_RETURN_IF_ERROR(CheckProperties(v.properties));
+      if (state.aliases.size() > kMaxAliasesPerModel) {
+        return InvalidArgument("A model holds at most {} aliases", kMaxAliasesPerModel);
+      }
+      v.audit.last_modifier = ctx.principal;
+      v.audit.last_modified_time = ctx.now_ms;
+      row.comment = v.comment;
+      row.properties = v.properties;
+      row.payload = VersionPayload(v);
+      row.audit = v.audit;
+      CAIRN_RETURN_IF_ERROR(tx.CompareAndSet(row));
+      if (aliases_changed) {
+        m->payload = PayloadOf(state);
+        CAIRN_RETURN_IF_ERROR(tx.CompareAndSet(*m));
+      }
+      out = std::move(v);
+      return Ok();
+    });
     CAIRN_RETURN_IF_ERROR(done);
     return out;
   }
@@ -499,42 +486,32 @@ class ModelConnector final : public Connector, public SchemaCatalog, public Mode
     if (!schema_row && schema_row.error().code == ErrorCode::kNotFound) return false;
     if (!schema_row) return std::move(schema_row).error();
     bool deleted = false;
-    auto done = store::RetryOnConflict(
-        [&]() -> Result<bool> {
-          deleted = false;
-          const Status s = store_.RunInTransaction([&](store::MetadataStore& tx) -> Status {
-            auto m = ModelRowIn(tx, *schema_row, model);
-            if (!m && m.error().code == ErrorCode::kNotFound) return Ok();
-            if (!m) return std::move(m).error();
-            auto row = VersionRow(tx, *m, model, ref);
-            if (!row && row.error().code == ErrorCode::kNotFound) return Ok();
-            if (!row) return std::move(row).error();
-            CAIRN_ASSIGN_OR_RETURN(ModelVersion v, ToVersion(*row));
-            CAIRN_ASSIGN_OR_RETURN(ModelState state, StateOf(*m));
-            CAIRN_ASSIGN_OR_RETURN(deleted, tx.Delete(row->id));
-            bool freed = false;
-            for (const auto& a : v.aliases) freed = state.aliases.erase(a) > 0 || freed;
-            if (freed) {
-              m->payload = PayloadOf(state);
-              CAIRN_RETURN_IF_ERROR(tx.CompareAndSet(*m));
-            }
-            return Ok();
-          });
-          CAIRN_RETURN_IF_ERROR(s);
-          return true;
-        },
-        store::TooManyConcurrentUpdates);
+    const Status done = store::Transact(store_, [&](store::MetadataStore& tx) -> Status {
+      deleted = false;
+      auto m = ModelRowIn(tx, *schema_row, model);
+      if (!m && m.error().code == ErrorCode::kNotFound) return Ok();
+      if (!m) return std::move(m).error();
+      auto row = VersionRow(tx, *m, model, ref);
+      if (!row && row.error().code == ErrorCode::kNotFound) return Ok();
+      if (!row) return std::move(row).error();
+      CAIRN_ASSIGN_OR_RETURN(ModelVersion v, ToVersion(*row));
+      CAIRN_ASSIGN_OR_RETURN(ModelState state, StateOf(*m));
+      CAIRN_ASSIGN_OR_RETURN(deleted, tx.Delete(row->id));
+      bool freed = false;
+      for (const auto& a : v.aliases) freed = state.aliases.erase(a) > 0 || freed;
+      if (freed) {
+        m->payload = PayloadOf(state);
+        CAIRN_RETURN_IF_ERROR(tx.CompareAndSet(*m));
+      }
+      return Ok();
+    });
     CAIRN_RETURN_IF_ERROR(done);
     return deleted;
   }
 
  private:
   Result<EntityRecord> SchemaRow(std::string_view name) {
-    auto row = store_.Get(EntityType::kSchema, info_.catalog_id, name);
-    if (!row && row.error().code == ErrorCode::kNotFound) {
-      return NotFound(EntityKind::kSchema, "Schema {}.{} does not exist", info_.name, name);
-    }
-    return row;
+    return GetSchemaRow(store_, info_.catalog_id, info_.name, name);
   }
 
   Result<EntityRecord> ModelRowIn(store::MetadataStore& store, const EntityRecord& schema,
