@@ -18,6 +18,7 @@
 #include "model/entities.h"
 #include "model/ml_model.h"
 #include "model/table.h"
+#include "model/view.h"
 
 namespace cairn::store {
 class MetadataStore;
@@ -240,6 +241,30 @@ class FilesetCatalog {
   virtual Result<std::string> GetFileLocation(std::string_view schema, std::string_view name,
                                               std::string_view sub_path,
                                               const std::optional<std::string>& location_name) = 0;
+};
+
+/// Views of a catalog's schemas as the Gravitino API describes them: the capability of catalogs
+/// whose views the Iceberg REST service keeps too, so a view made on one interface is the same
+/// view on the other (docs/views.md). Implementations are safe to call from many threads.
+class ViewCatalog {
+ public:
+  static constexpr std::string_view kOperations = "view";
+
+  virtual ~ViewCatalog() = default;
+
+  virtual Result<std::vector<std::string>> ListViews(std::string_view schema) = 0;
+  /// kAlreadyExists (kView) when the name is taken by a view or a table.
+  virtual Result<model::View> CreateView(const CallContext& ctx, std::string_view schema,
+                                         const model::View& view) = 0;
+  /// kNotFound (kView) when absent.
+  virtual Result<model::View> LoadView(std::string_view schema, std::string_view name) = 0;
+  /// Applies the changes in order, all or nothing.
+  virtual Result<model::View> AlterView(const CallContext& ctx, std::string_view schema,
+                                        std::string_view name,
+                                        const std::vector<model::ViewChange>& changes) = 0;
+  /// False when absent.
+  virtual Result<bool> DropView(const CallContext& ctx, std::string_view schema,
+                                std::string_view name) = 0;
 };
 
 /// Models of a catalog's schemas and their versions: the capability of model catalogs

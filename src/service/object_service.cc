@@ -472,3 +472,51 @@ Result<std::string> ObjectService::GetModelVersionUri(const Caller& caller, cons
 }
 
 }  // namespace cairn::service
+
+// ---- Views --------------------------------------------------------------------------------------
+
+namespace cairn::service {
+
+Result<std::vector<std::string>> ObjectService::ListViews(const Caller& caller,
+                                                          const ObjectRef& schema) {
+  CAIRN_ASSIGN_OR_RETURN(auto views,
+                         Open<connector::ViewCatalog>(caller, Action::kLoadSchema, schema));
+  CAIRN_ASSIGN_OR_RETURN(auto names, views->ListViews(schema.schema.at(0)));
+  return Visible(caller, Action::kLoadView, schema, std::move(names), ObjectType::kView);
+}
+
+Result<model::View> ObjectService::CreateView(const Caller& caller, const ObjectRef& schema,
+                                              const model::View& view) {
+  CAIRN_RETURN_IF_ERROR(model::ValidateObjectName(EntityKind::kView, view.name));
+  const ObjectRef ref = schema.Child(view.name, ObjectType::kView);
+  CAIRN_ASSIGN_OR_RETURN(auto views, Open<connector::ViewCatalog>(caller, Action::kCreateView, ref));
+  CAIRN_ASSIGN_OR_RETURN(model::View created,
+                         views->CreateView(caller.ctx, schema.schema.at(0), view));
+  Publish(caller, ChangeType::kCreated, ref);
+  return created;
+}
+
+Result<model::View> ObjectService::LoadView(const Caller& caller, const ObjectRef& view) {
+  CAIRN_ASSIGN_OR_RETURN(auto views, Open<connector::ViewCatalog>(caller, Action::kLoadView, view));
+  return views->LoadView(view.schema.at(0), view.name);
+}
+
+Result<model::View> ObjectService::AlterView(const Caller& caller, const ObjectRef& view,
+                                             const std::vector<model::ViewChange>& changes) {
+  CAIRN_ASSIGN_OR_RETURN(auto views,
+                         Open<connector::ViewCatalog>(caller, Action::kManageView, view));
+  CAIRN_ASSIGN_OR_RETURN(model::View altered,
+                         views->AlterView(caller.ctx, view.schema.at(0), view.name, changes));
+  Publish(caller, ChangeType::kAltered, view, altered.name);
+  return altered;
+}
+
+Result<bool> ObjectService::DropView(const Caller& caller, const ObjectRef& view) {
+  CAIRN_ASSIGN_OR_RETURN(auto views,
+                         Open<connector::ViewCatalog>(caller, Action::kManageView, view));
+  CAIRN_ASSIGN_OR_RETURN(bool dropped, views->DropView(caller.ctx, view.schema.at(0), view.name));
+  if (dropped) Publish(caller, ChangeType::kDropped, view);
+  return dropped;
+}
+
+}  // namespace cairn::service

@@ -157,6 +157,16 @@ class ObjectService {
                                       std::string_view sub_path,
                                       const std::optional<std::string>& location_name);
 
+  // ---- Views (docs/views.md): the Iceberg views of a catalog, in Gravitino's shape ----------
+
+  Result<std::vector<std::string>> ListViews(const Caller& caller, const ObjectRef& schema);
+  Result<model::View> CreateView(const Caller& caller, const ObjectRef& schema,
+                                 const model::View& view);
+  Result<model::View> LoadView(const Caller& caller, const ObjectRef& view);
+  Result<model::View> AlterView(const Caller& caller, const ObjectRef& view,
+                                const std::vector<model::ViewChange>& changes);
+  Result<bool> DropView(const Caller& caller, const ObjectRef& view);
+
   // ---- Models (docs/models.md) -------------------------------------------------------------
   // Reading needs what Gravitino's LOAD_MODEL needs (owner, or USE_MODEL); linking a version,
   // ownership or LINK_MODEL_VERSION; altering and deleting, ownership.

@@ -162,6 +162,8 @@ def config_toml(api: str) -> str:
             ("/api/metalakes/{metalake}/policies/{policy}", ["PUT", "PATCH", "DELETE"], "policy"),
             ("/api/metalakes/{metalake}/catalogs/{catalog}/schemas/{schema}/models/{model}",
              ["PUT", "DELETE"], "model"),
+            ("/api/metalakes/{metalake}/catalogs/{catalog}/schemas/{schema}/views/{view}",
+             ["PUT", "DELETE"], "view"),
             ("/api/metalakes/{metalake}/catalogs/{catalog}/schemas/{schema}/models/{model}/"
              "aliases/{alias}", ["PUT", "DELETE"], "alias"),
         ]

@@ -24,7 +24,13 @@ using store::EntityType;
 constexpr const char* kBackendProperty = "catalog-backend";
 constexpr const char* kWarehouseProperty = "warehouse";
 
-class ManagedIcebergConnector final : public Connector, public SchemaCatalog, public TableCatalog {
+// The comment of a view, kept as Iceberg keeps a table's: the `comment` property.
+constexpr const char* kCommentProperty = "comment";
+
+class ManagedIcebergConnector final : public Connector,
+                                      public SchemaCatalog,
+                                      public TableCatalog,
+                                      public ViewCatalog {
  public:
   ManagedIcebergConnector(CatalogInfo info, store::MetadataStore& store, std::string warehouse,
                           bool warehouse_defaulted, std::shared_ptr<IcebergCaches> caches)
@@ -35,6 +41,7 @@ class ManagedIcebergConnector final : public Connector, public SchemaCatalog, pu
         iceberg_(info_, store_, warehouse_, std::move(caches)) {
     Provide<SchemaCatalog>(this);
     Provide<TableCatalog>(this);
+    Provide<ViewCatalog>(this);
     Provide<IcebergCatalog>(&iceberg_);
     // Vends only when the catalog configures a provider.
     if (iceberg_.credentials().enabled())
@@ -204,7 +211,201 @@ class ManagedIcebergConnector final : public Connector, public SchemaCatalog, pu
 
   Status DropAll() override { return Ok(); }
 
+  // ---- views: the Iceberg views the REST service keeps, in Gravitino's shape ----
+
+  Result<std::vector<std::string>> ListViews(std::string_view schema) override {
+    CAIRN_RETURN_IF_ERROR(SchemaRow(schema));
+    CAIRN_ASSIGN_OR_RETURN(connector::Page page, iceberg_.ListViews({std::string(schema)}, "", 0));
+    return std::move(page.names);
+  }
+
+  Result<model::View> CreateView(const CallContext& ctx, std::string_view schema,
+                                 const model::View& view) override {
+    CAIRN_RETURN_IF_ERROR(model::ValidateObjectName(EntityKind::kView, view.name));
+    CAIRN_RETURN_IF_ERROR(SchemaRow(schema));
+    CAIRN_ASSIGN_OR_RETURN(iceberg::Json version, ViewVersion(view, schema, 1, 0, ctx.now_ms));
+    CAIRN_ASSIGN_OR_RETURN(iceberg::IcebergSchema s, iceberg::ToIcebergSchema(view.columns, 0));
+    iceberg::Json properties = iceberg::Json::object();
+    for (const auto& [k, v] : view.properties) properties[k] = v;
+    if (view.comment) properties[kCommentProperty] = *view.comment;
+    nlohmann::json request{{"name", view.name},
+                           {"schema", nlohmann::json::parse(s.schema.dump())},
+                           {"view-version", nlohmann::json::parse(version.dump())},
+                           {"properties", nlohmann::json::parse(properties.dump())}};
+    auto created = iceberg_.CreateView(ctx, {std::string(schema)}, request);
+    if (!created) return ViewError(schema, view.name, std::move(created).error());
+    return ToView(*created);
+  }
+
+  Result<model::View> LoadView(std::string_view schema, std::string_view name) override {
+    CAIRN_RETURN_IF_ERROR(SchemaRow(schema));
+    auto loaded = iceberg_.LoadView({std::string(schema)}, name);
+    if (!loaded) return ViewError(schema, name, std::move(loaded).error());
+    return ToView(*loaded);
+  }
+
+  Result<model::View> AlterView(const CallContext& ctx, std::string_view schema,
+                                std::string_view name,
+                                const std::vector<model::ViewChange>& changes) override {
+    using Kind = model::ViewChange::Kind;
+    CAIRN_RETURN_IF_ERROR(SchemaRow(schema));
+    const Namespace ns{std::string(schema)};
+    std::optional<std::string> rename_to;
+    nlohmann::json updates = nlohmann::json::array();
+    for (const auto& c : changes) {
+      switch (c.kind) {
+        case Kind::kRename:
+          CAIRN_RETURN_IF_ERROR(model::ValidateObjectName(EntityKind::kView, c.new_name));
+          rename_to = c.new_name;
+          break;
+        case Kind::kSetProperty:
+          if (c.property == kCommentProperty) {
+            return InvalidArgument("Property '{}' is the view's comment: set it with replaceView",
+                                   kCommentProperty);
+          }
+          updates.push_back({{"action", "set-properties"}, {"updates", {{c.property, c.value}}}});
+          break;
+        case Kind::kRemoveProperty:
+          updates.push_back({{"action", "remove-properties"}, {"removals", {c.property}}});
+          break;
+        case Kind::kReplace: {
+          CAIRN_ASSIGN_OR_RETURN(auto loaded, iceberg_.LoadView(ns, name));
+          CAIRN_ASSIGN_OR_RETURN(iceberg::Json metadata,
+                                 iceberg::ParseMetadata(*loaded.metadata_text));
+          const int64_t next_version = NextViewVersionId(metadata);
+          CAIRN_ASSIGN_OR_RETURN(iceberg::IcebergSchema s,
+                                 iceberg::ToIcebergSchema(c.body.columns, NextSchemaId(metadata)));
+          CAIRN_ASSIGN_OR_RETURN(iceberg::Json version,
+                                 ViewVersion(c.body, schema, next_version, -1, ctx.now_ms));
+          updates.push_back(
+              {{"action", "add-schema"}, {"schema", nlohmann::json::parse(s.schema.dump())}});
+          updates.push_back({{"action", "add-view-version"},
+                             {"view-version", nlohmann::json::parse(version.dump())}});
+          updates.push_back({{"action", "set-current-view-version"}, {"view-version-id", -1}});
+          if (c.body.comment) {
+            updates.push_back(
+                {{"action", "set-properties"}, {"updates", {{kCommentProperty, *c.body.comment}}}});
+          } else {
+            updates.push_back({{"action", "remove-properties"}, {"removals", {kCommentProperty}}});
+          }
+          break;
+        }
+      }
+    }
+    if (!updates.empty()) {
+      auto replaced = iceberg_.ReplaceView(ctx, ns, name, nlohmann::json::array(), updates);
+      if (!replaced) return ViewError(schema, name, std::move(replaced).error());
+    }
+    std::string current(name);
+    if (rename_to && *rename_to != name) {
+      auto renamed = iceberg_.RenameView(ctx, ns, name, ns, *rename_to);
+      if (!renamed) return ViewError(schema, *rename_to, std::move(renamed).error());
+      current = *rename_to;
+    }
+    return LoadView(schema, current);
+  }
+
+  Result<bool> DropView(const CallContext& /*ctx*/, std::string_view schema,
+                        std::string_view name) override {
+    CAIRN_RETURN_IF_ERROR(SchemaRow(schema));
+    return iceberg_.DropView({std::string(schema)}, name);
+  }
+
  private:
+  // One view version of Iceberg's view spec from Gravitino's body.
+  Result<iceberg::Json> ViewVersion(const model::View& view, std::string_view schema,
+                                    int64_t version_id, int schema_id, int64_t now_ms) const {
+    if (view.representations.empty()) {
+      return InvalidArgument("Field 'representations' must hold at least one representation");
+    }
+    iceberg::Json reps = iceberg::Json::array();
+    for (size_t i = 0; i < view.representations.size(); ++i) {
+      const auto& r = view.representations[i];
+      if (Trim(r.dialect).empty() || Trim(r.sql).empty()) {
+        return InvalidArgument("Field 'representations[{}]' needs a dialect and a sql text", i);
+      }
+      reps.push_back({{"type", "sql"}, {"sql", r.sql}, {"dialect", r.dialect}});
+    }
+    iceberg::Json version{
+        {"version-id", version_id},
+        {"timestamp-ms", now_ms},
+        {"schema-id", schema_id},
+        {"summary", {{"engine-name", "cairn"}}},
+        {"representations", std::move(reps)},
+        {"default-namespace", {view.default_schema.value_or(std::string(schema))}}};
+    if (view.default_catalog) version["default-catalog"] = *view.default_catalog;
+    return version;
+  }
+
+  static int64_t NextViewVersionId(const iceberg::Json& metadata) {
+    int64_t top = 0;
+    for (const auto& v : metadata.value("versions", iceberg::Json::array())) {
+      top = std::max<int64_t>(top, v.value("version-id", int64_t{0}));
+    }
+    return top + 1;
+  }
+
+  static int NextSchemaId(const iceberg::Json& metadata) {
+    int top = -1;
+    for (const auto& s : metadata.value("schemas", iceberg::Json::array())) {
+      top = std::max(top, s.value("schema-id", 0));
+    }
+    return top + 1;
+  }
+
+  Result<model::View> ToView(const LoadedObject& loaded) const {
+    CAIRN_ASSIGN_OR_RETURN(iceberg::Json metadata, iceberg::ParseMetadata(*loaded.metadata_text));
+    model::View v;
+    v.name = loaded.row.name;
+    v.audit = loaded.row.audit;
+    const int64_t current = metadata.value("current-version-id", int64_t{-1});
+    iceberg::Json found;
+    for (const auto& candidate : metadata.value("versions", iceberg::Json::array())) {
+      if (candidate.value("version-id", int64_t{-2}) == current) {
+        found = candidate;
+        break;
+      }
+    }
+    if (!found.is_object()) return Internal("view {} has no current version", v.name);
+    for (const auto& r : found.value("representations", iceberg::Json::array())) {
+      if (r.value("type", "") != "sql") continue;
+      v.representations.push_back({r.value("dialect", ""), r.value("sql", "")});
+    }
+    if (auto ns = found.find("default-namespace");
+        ns != found.end() && ns->is_array() && !ns->empty() && ns->back().is_string()) {
+      v.default_schema = ns->back().get<std::string>();
+    }
+    if (auto c = found.find("default-catalog"); c != found.end() && c->is_string()) {
+      v.default_catalog = c->get<std::string>();
+    }
+    const int schema_id = found.value("schema-id", 0);
+    for (const auto& s : metadata.value("schemas", iceberg::Json::array())) {
+      if (s.value("schema-id", -1) != schema_id) continue;
+      CAIRN_ASSIGN_OR_RETURN(v.columns, iceberg::FromIcebergSchema(s));
+    }
+    const iceberg::Json properties = metadata.value("properties", iceberg::Json::object());
+    for (const auto& [k, value] : properties.items()) {
+      if (!value.is_string()) continue;
+      if (k == kCommentProperty) {
+        v.comment = value.get<std::string>();
+      } else {
+        v.properties[k] = value.get<std::string>();
+      }
+    }
+    return v;
+  }
+
+  Error ViewError(std::string_view schema, std::string_view name, Error error) const {
+    if (error.code == ErrorCode::kNotFound && error.entity == EntityKind::kView) {
+      return NotFound(EntityKind::kView, "View {}.{}.{} does not exist", info_.name, schema, name);
+    }
+    if (error.code == ErrorCode::kAlreadyExists) {
+      return AlreadyExists(EntityKind::kView, "View {}.{}.{} already exists (as a view or a table)",
+                           info_.name, schema, name);
+    }
+    return error;
+  }
+
   Result<EntityRecord> SchemaRow(std::string_view name) {
     auto row = store_.Get(EntityType::kSchema, info_.catalog_id, name);
     if (!row && row.error().code == ErrorCode::kNotFound) {
