@@ -102,6 +102,8 @@ TEST_F(ConnectorCapabilitiesTest, ManagedIcebergCatalogHasSchemasTablesAndIceber
   EXPECT_NE(conn->Find<SchemaCatalog>(), nullptr);
   EXPECT_NE(conn->Find<TableCatalog>(), nullptr);
   EXPECT_NE(conn->Find<IcebergCatalog>(), nullptr);
+  EXPECT_NE(conn->Find<ViewCatalog>(), nullptr);
+  EXPECT_EQ(conn->Find<ModelCatalog>(), nullptr);
   EXPECT_EQ(conn->Find<FilesetCatalog>(), nullptr);
   EXPECT_EQ(conn->Find<IcebergProxy>(), nullptr);
   EXPECT_EQ(conn->Find<ExternalRows>(), nullptr);
@@ -140,7 +142,20 @@ TEST_F(ConnectorCapabilitiesTest, FederatedIcebergCatalogIsAProxyWithTrackedRows
   EXPECT_NE(conn->Find<ExternalRows>(), nullptr);
   EXPECT_EQ(conn->Find<IcebergCatalog>(), nullptr);
   EXPECT_EQ(conn->Find<FilesetCatalog>(), nullptr);
+  EXPECT_EQ(conn->Find<ViewCatalog>(), nullptr);  // views of a remote catalog: not on /api yet
   EXPECT_EQ(conn->Find<storage::CredentialVendor>(), nullptr);
+}
+
+TEST_F(ConnectorCapabilitiesTest, ModelCatalogHasSchemasAndModelsOnly) {
+  auto conn = Open("model", model::CatalogType::kModel, {});
+  ASSERT_NE(conn, nullptr);
+  EXPECT_NE(conn->Find<SchemaCatalog>(), nullptr);
+  EXPECT_NE(conn->Find<ModelCatalog>(), nullptr);
+  EXPECT_EQ(conn->Find<TableCatalog>(), nullptr);
+  EXPECT_EQ(conn->Find<ViewCatalog>(), nullptr);
+  EXPECT_EQ(conn->Find<FilesetCatalog>(), nullptr);
+  EXPECT_EQ(conn->Find<IcebergCatalog>(), nullptr);
+  EXPECT_THAT(conn->TestConnection(), IsOk());
 }
 
 TEST_F(ConnectorCapabilitiesTest, JdbcCatalogHasSchemasAndTables) {
