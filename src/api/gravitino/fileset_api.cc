@@ -39,13 +39,7 @@ void DecodeOnceMore(std::optional<std::string>& value) {
 Result<Response> ListFilesets(Call& c) {
   CAIRN_ASSIGN_OR_RETURN(auto names,
                          c.objects.ListFilesets(c.caller, c.Ref(ObjectType::kSchema)));
-  OrderedJson arr = OrderedJson::array();
-  for (const auto& name : names) {
-    arr.push_back(OrderedJson{
-        {"namespace", {c.Param("metalake"), c.Param("catalog"), c.Param("schema")}},
-        {"name", name}});
-  }
-  return Reply(OrderedJson{{"identifiers", std::move(arr)}});
+  return Reply(SchemaChildren(c, names));
 }
 
 Result<Response> CreateFileset(Call& c) {

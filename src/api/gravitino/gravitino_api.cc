@@ -96,17 +96,21 @@ Status Call::Authorize(Action action, ObjectType kind) const {
   return objects.Authorize(caller, action, Ref(kind));
 }
 
-namespace {
-
-Response OkEmpty() { return Ok(OrderedJson::object()); }
-
-Response Dropped(bool dropped) { return Ok(OrderedJson{{"dropped", dropped}}); }
-
 OrderedJson Identifiers(const std::vector<std::string>& ns, const std::vector<std::string>& names) {
   OrderedJson arr = OrderedJson::array();
   for (const auto& n : names) arr.push_back(OrderedJson{{"namespace", ns}, {"name", n}});
   return OrderedJson{{"identifiers", std::move(arr)}};
 }
+
+OrderedJson SchemaChildren(const Call& c, const std::vector<std::string>& names) {
+  return Identifiers({c.Param("metalake"), c.Param("catalog"), c.Param("schema")}, names);
+}
+
+namespace {
+
+Response OkEmpty() { return Ok(OrderedJson::object()); }
+
+Response Dropped(bool dropped) { return Ok(OrderedJson{{"dropped", dropped}}); }
 
 // False when the client asks, in `Accept: application/vnd.gravitino.vN+json`, for an API version
 // this server does not speak.
@@ -596,7 +600,7 @@ Result<Response> DropSchema(Call& c) {
 
 Result<Response> ListTables(Call& c) {
   CAIRN_ASSIGN_OR_RETURN(auto names, c.objects.ListTables(c.caller, c.Ref(ObjectType::kSchema)));
-  return Reply(Identifiers({c.Param("metalake"), c.Param("catalog"), c.Param("schema")}, names));
+  return Reply(SchemaChildren(c, names));
 }
 
 Result<Response> CreateTable(Call& c) {

@@ -79,13 +79,7 @@ Result<std::vector<std::string>> StringArray(const Json& body, const char* field
 
 Result<Response> ListModels(Call& c) {
   CAIRN_ASSIGN_OR_RETURN(auto names, c.objects.ListModels(c.caller, c.Ref(ObjectType::kSchema)));
-  OrderedJson arr = OrderedJson::array();
-  for (const auto& name : names) {
-    arr.push_back(
-        OrderedJson{{"namespace", {c.Param("metalake"), c.Param("catalog"), c.Param("schema")}},
-                    {"name", name}});
-  }
-  return Reply(OrderedJson{{"identifiers", std::move(arr)}});
+  return Reply(SchemaChildren(c, names));
 }
 
 // ModelRegisterRequest: name (required), comment, properties.

@@ -76,6 +76,11 @@ Result<PageRequest> PageRequestOf(const Call& c);
 /// `{"metadataObjects": [...]}` and, when more follow, `"nextPageToken"`.
 Result<http::Response> ObjectPageReply(const service::ObjectPage& page);
 
+/// EntityListResponse: `{"identifiers": [{"namespace": ns, "name": n}, ...]}`.
+OrderedJson Identifiers(const std::vector<std::string>& ns, const std::vector<std::string>& names);
+/// The same for objects of the schema the path names.
+OrderedJson SchemaChildren(const Call& c, const std::vector<std::string>& names);
+
 /// `{"code":0, ...body}` as a result.
 inline Result<http::Response> Reply(nlohmann::ordered_json body) { return Ok(std::move(body)); }
 

@@ -72,13 +72,7 @@ Result<model::View> ViewBodyFromJson(const Json& j) {
 
 Result<Response> ListViews(Call& c) {
   CAIRN_ASSIGN_OR_RETURN(auto names, c.objects.ListViews(c.caller, c.Ref(ObjectType::kSchema)));
-  OrderedJson arr = OrderedJson::array();
-  for (const auto& name : names) {
-    arr.push_back(
-        OrderedJson{{"namespace", {c.Param("metalake"), c.Param("catalog"), c.Param("schema")}},
-                    {"name", name}});
-  }
-  return Reply(OrderedJson{{"identifiers", std::move(arr)}});
+  return Reply(SchemaChildren(c, names));
 }
 
 Result<Response> CreateView(Call& c) {
