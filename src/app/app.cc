@@ -147,9 +147,9 @@ int Serve(Config config) {
   info.compile_date = CompileDate();
   info.git_commit = "";
   // Every interface reaches the connectors through the one object service.
-  service::ObjectService objects(service, authorizer,
-                                 service::LineageOptions{config.lineage_queue_capacity,
-                                                         config.lineage_forward});
+  service::ObjectService objects(
+      service, authorizer,
+      service::LineageOptions{config.lineage_queue_capacity, config.lineage_forward});
   api::gravitino::GravitinoApi gravitino(objects, info, [store_ptr] { return store_ptr->Ping(); });
   api::iceberg::IcebergApi iceberg(
       objects, api::iceberg::IcebergApiOptions{config.iceberg_default_metalake});

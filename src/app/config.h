@@ -28,8 +28,8 @@ struct Config {
   int shutdown_grace_ms = 15'000;
   int request_deadline_ms = 60'000;
   std::string log_level = "info";
-  std::string iceberg_default_metalake;  // lets Iceberg clients name only the catalog
-  size_t lineage_queue_capacity = 10000;  // lineage events accepted but not yet written
+  std::string iceberg_default_metalake;            // lets Iceberg clients name only the catalog
+  size_t lineage_queue_capacity = 10000;           // lineage events accepted but not yet written
   service::LineageForwardOptions lineage_forward;  // where accepted events are sent on, if set
   std::vector<std::string> authenticators = {"simple"};
   std::string basic_bootstrap_user;      // created at start (basic) when absent

@@ -54,8 +54,8 @@ enum class EntityKind {
   kTagAssociation,  // a tag attached to an object (TagAlreadyAssociatedException)
   kPolicy,
   kPolicyAssociation,  // a policy attached to an object (PolicyAlreadyAssociatedException)
-  kStatistic,  // a statistic of a table (IllegalStatisticName-, UnmodifiableStatisticException)
-  kModelVersion,       // a version of a model (NoSuchModelVersionException)
+  kStatistic,     // a statistic of a table (IllegalStatisticName-, UnmodifiableStatisticException)
+  kModelVersion,  // a version of a model (NoSuchModelVersionException)
   kModelVersionAlias,  // an alias taken (ModelVersionAliasesAlreadyExistException)
   kModelVersionUri,    // a named URI of a model version (NoSuchModelVersionURINameException)
 };

@@ -139,8 +139,9 @@ Status ValidateSegmentName(EntityKind kind, std::string_view name) {
   const std::string_view what = EntityKindName(kind);
   if (name.empty()) return InvalidArgument("The {} name must not be empty", what);
   if (name.size() > kMaxSegmentNameBytes) {
-    return InvalidArgument("The {} name '{}' is illegal: it is {} bytes long, at most {} are allowed",
-                           what, ShownName(name), name.size(), kMaxSegmentNameBytes);
+    return InvalidArgument(
+        "The {} name '{}' is illegal: it is {} bytes long, at most {} are allowed", what,
+        ShownName(name), name.size(), kMaxSegmentNameBytes);
   }
   if (name == "." || name == "..") {
     return InvalidArgument("The {} name '{}' is illegal: '.' and '..' are not names", what, name);
@@ -168,7 +169,8 @@ Status ValidateSegmentName(EntityKind kind, std::string_view name) {
 
 Status ValidateLabelText(EntityKind kind, std::string_view what, std::string_view name,
                          size_t max_bytes) {
-  if (name.empty()) return MakeError(ErrorCode::kInvalidArgument, kind, "The {} must not be empty", what);
+  if (name.empty())
+    return MakeError(ErrorCode::kInvalidArgument, kind, "The {} must not be empty", what);
   if (name.size() > max_bytes) {
     return MakeError(ErrorCode::kInvalidArgument, kind,
                      "The {} '{}' is illegal: it is {} bytes long, at most {} are allowed", what,
@@ -185,11 +187,12 @@ Status ValidateLabelText(EntityKind kind, std::string_view what, std::string_vie
     if (c != ' ') blank = false;
   }
   if (blank) {
-    return MakeError(ErrorCode::kInvalidArgument, kind, "The {} must not be only white space", what);
+    return MakeError(ErrorCode::kInvalidArgument, kind, "The {} must not be only white space",
+                     what);
   }
   if (!IsValidUtf8(name)) {
-    return MakeError(ErrorCode::kInvalidArgument, kind, "The {} '{}' is illegal: it is not valid UTF-8",
-                     what, ShownName(name));
+    return MakeError(ErrorCode::kInvalidArgument, kind,
+                     "The {} '{}' is illegal: it is not valid UTF-8", what, ShownName(name));
   }
   return Ok();
 }

@@ -77,9 +77,7 @@ static_assert(kActions[std::size(kActions) - 1].action == Action::kGrantOnObject
 
 }  // namespace
 
-std::string_view ActionName(Action action) {
-  return kActions[static_cast<size_t>(action)].name;
-}
+std::string_view ActionName(Action action) { return kActions[static_cast<size_t>(action)].name; }
 
 std::string ActionName(Action action, model::ObjectKind kind) {
   switch (action) {
@@ -151,8 +149,7 @@ Result<Target> Authorizer::Resolve(const std::string& metalake, const std::strin
     CAIRN_ASSIGN_OR_RETURN(catalog_row,
                            GetIfPresent(store_, EntityType::kCatalog, ml->id, catalog));
   }
-  return ResolveFrom(std::move(*ml), std::move(catalog_row), catalog, schema, object,
-                     object_type);
+  return ResolveFrom(std::move(*ml), std::move(catalog_row), catalog, schema, object, object_type);
 }
 
 Result<Target> Authorizer::ResolveFrom(EntityRecord metalake, EntityRecord catalog,
@@ -179,9 +176,9 @@ Result<Target> Authorizer::ResolveFrom(EntityRecord metalake,
 }
 
 Result<MetadataObjectTarget> Authorizer::ResolveMetadataObject(const std::string& metalake,
-                                                                const std::string& type_text,
-                                                                const std::string& full_name,
-                                                                bool must_exist) {
+                                                               const std::string& type_text,
+                                                               const std::string& full_name,
+                                                               bool must_exist) {
   auto type = governance::ParseObjectType(type_text);
   if (!type) {
     return MakeError(ErrorCode::kInvalidArgument, EntityKind::kMetadataObject,
@@ -245,9 +242,9 @@ Result<MetadataObjectTarget> Authorizer::ResolveMetadataObject(const std::string
       }
       out.target.column = parts[3];
       if (out.target.object_row) {
-        CAIRN_ASSIGN_OR_RETURN(out.target.column_row,
-                               GetIfPresent(store_, EntityType::kColumn, out.target.object_row->id,
-                                            parts[3]));
+        CAIRN_ASSIGN_OR_RETURN(
+            out.target.column_row,
+            GetIfPresent(store_, EntityType::kColumn, out.target.object_row->id, parts[3]));
       }
       return out;
     }
@@ -467,15 +464,15 @@ Status Authorizer::Check(const Principal& principal, Action action, const Target
                    principal.user, ActionName(action, target.object_type), name);
 }
 
-Result<bool> Authorizer::Allowed(const Principal& principal, Action action,
-                                 const Target& target) {
+Result<bool> Authorizer::Allowed(const Principal& principal, Action action, const Target& target) {
   if (!access_.enabled()) return true;
   return Decide(principal, action, target);
 }
 
 Result<std::vector<std::string>> Authorizer::Filter(const Principal& principal, Action action,
-                                            const Target& parent, std::vector<std::string> names,
-                                            const std::vector<EntityRecord>* given_rows) {
+                                                    const Target& parent,
+                                                    std::vector<std::string> names,
+                                                    const std::vector<EntityRecord>* given_rows) {
   if (!access_.enabled()) return names;
   // Which level is being listed, and the row whose children are the listed objects.
   enum class Level { kCatalogs, kSchemas, kObjects } level;
@@ -528,22 +525,18 @@ Result<std::vector<std::string>> Authorizer::Filter(const Principal& principal, 
   return kept;
 }
 
-Status Authorizer::Authorize(const Principal& principal, Action action,
-                             const std::string& metalake, const std::string& catalog,
-                             const std::vector<std::string>& schema, const std::string& object,
-                             ObjectType object_type) {
+Status Authorizer::Authorize(const Principal& principal, Action action, const std::string& metalake,
+                             const std::string& catalog, const std::vector<std::string>& schema,
+                             const std::string& object, ObjectType object_type) {
   if (!access_.enabled()) return Ok();
   CAIRN_ASSIGN_OR_RETURN(Target target, Resolve(metalake, catalog, schema, object, object_type));
   return Check(principal, action, target);
 }
 
-Result<std::vector<std::string>> Authorizer::Visible(const Principal& principal, Action action,
-                                                     const std::string& metalake,
-                                                     const std::string& catalog,
-                                                     const std::vector<std::string>& schema,
-                                                     std::vector<std::string> names,
-                                                     ObjectType object_type,
-                                                     const std::vector<EntityRecord>* rows) {
+Result<std::vector<std::string>> Authorizer::Visible(
+    const Principal& principal, Action action, const std::string& metalake,
+    const std::string& catalog, const std::vector<std::string>& schema,
+    std::vector<std::string> names, ObjectType object_type, const std::vector<EntityRecord>* rows) {
   if (!access_.enabled()) return names;
   CAIRN_ASSIGN_OR_RETURN(Target parent, Resolve(metalake, catalog, schema, "", object_type));
   parent.object_type = object_type;
@@ -561,8 +554,7 @@ Status Authorizer::SetOwner(const EntityRecord& row, const governance::Owner& ow
   return Ok();
 }
 
-Result<bool> Authorizer::CanSeeMetalake(const Principal& principal,
-                                        const EntityRecord& metalake) {
+Result<bool> Authorizer::CanSeeMetalake(const Principal& principal, const EntityRecord& metalake) {
   if (!access_.enabled()) return true;
   Target t;
   t.metalake = metalake;

@@ -44,19 +44,19 @@ enum class Action {
   kLoadObject,    // ... && (OWNER || any of access.read)
   kWriteObject,   // ... && (OWNER || any of access.write)
   kDropObject,    // ... && OWNER
-  kManageUsers,     // METALAKE::OWNER || MANAGE_USERS
-  kManageGroups,    // METALAKE::OWNER || MANAGE_GROUPS
-  kCreateRole,      // METALAKE::OWNER || CREATE_ROLE
-  kManageGrants,    // METALAKE::OWNER || MANAGE_GRANTS (on the metalake)
+  kManageUsers,   // METALAKE::OWNER || MANAGE_USERS
+  kManageGroups,  // METALAKE::OWNER || MANAGE_GROUPS
+  kCreateRole,    // METALAKE::OWNER || CREATE_ROLE
+  kManageGrants,  // METALAKE::OWNER || MANAGE_GRANTS (on the metalake)
   // A tag of the metalake (Target::object, object_type kTag, object_row its row).
   kCreateTag,  // METALAKE::OWNER || CREATE_TAG
   kLoadTag,    // METALAKE::OWNER || TAG::OWNER || APPLY_TAG (on the metalake or the tag)
   kManageTag,  // METALAKE::OWNER || TAG::OWNER (alter, delete)
   // A policy of the metalake, as a tag.
-  kCreatePolicy,  // METALAKE::OWNER || CREATE_POLICY
-  kLoadPolicy,    // METALAKE::OWNER || POLICY::OWNER || APPLY_POLICY
-  kManagePolicy,  // METALAKE::OWNER || POLICY::OWNER (alter, enable, delete)
-  kGrantOnObject,   // owner of the object or an ancestor, or MANAGE_GRANTS on its chain
+  kCreatePolicy,   // METALAKE::OWNER || CREATE_POLICY
+  kLoadPolicy,     // METALAKE::OWNER || POLICY::OWNER || APPLY_POLICY
+  kManagePolicy,   // METALAKE::OWNER || POLICY::OWNER (alter, enable, delete)
+  kGrantOnObject,  // owner of the object or an ancestor, or MANAGE_GRANTS on its chain
 };
 
 std::string_view ActionName(Action action);
@@ -122,10 +122,11 @@ class Authorizer {
   /// Resolves the metadata object `full_name` of type `type_text` in `metalake` (Gravitino's
   /// "objects" addressing: a catalog by its name, a schema as `c.s`, a leaf as `c.s.o`, a tag
   /// by its name, a column as `c.s.t.col`) to its rows; a column's target is its table's, with
-  /// the column's name and row (if any) beside it, so decisions on it are decisions on its table. kInvalidArgument (kMetadataObject) for an unknown type or a name
-  /// of the wrong shape; kNotFound (kMetadataObject) when the object does not exist. With
-  /// `must_exist` false, a schema or leaf object without a row in an existing catalog is no
-  /// error: the target then has its names and the rows above it.
+  /// the column's name and row (if any) beside it, so decisions on it are decisions on its table.
+  /// kInvalidArgument (kMetadataObject) for an unknown type or a name of the wrong shape; kNotFound
+  /// (kMetadataObject) when the object does not exist. With `must_exist` false, a schema or leaf
+  /// object without a row in an existing catalog is no error: the target then has its names and the
+  /// rows above it.
   Result<MetadataObjectTarget> ResolveMetadataObject(const std::string& metalake,
                                                      const std::string& type_text,
                                                      const std::string& full_name,
@@ -141,9 +142,9 @@ class Authorizer {
   /// then in-memory decisions. `rows`, when given, are the listed children's rows (a page already
   /// read): then nothing more is read and the cost is proportional to the page. A store error is
   /// returned, never answered with a shorter (or empty) list.
-  Result<std::vector<std::string>> Filter(const Principal& principal, Action action, const Target& parent,
-                                  std::vector<std::string> names,
-                                  const std::vector<store::EntityRecord>* rows = nullptr);
+  Result<std::vector<std::string>> Filter(const Principal& principal, Action action,
+                                          const Target& parent, std::vector<std::string> names,
+                                          const std::vector<store::EntityRecord>* rows = nullptr);
   /// Resolve and Check in one step, for the object named by its path: Ok when `principal` may do
   /// `action` on it (always, when authorization is off, without reading anything).
   Status Authorize(const Principal& principal, Action action, const std::string& metalake,

@@ -43,8 +43,7 @@ Action LoadActionOf(ObjectType type) {
 // Tags go on catalogs, schemas, the leaf objects of every kind and the columns of tables.
 bool Taggable(ObjectType type) {
   return type == ObjectType::kCatalog || type == ObjectType::kSchema ||
-         type == ObjectType::kColumn ||
-         model::Describe(type).parent == model::ObjectKind::kSchema;
+         type == ObjectType::kColumn || model::Describe(type).parent == model::ObjectKind::kSchema;
 }
 
 // Policies go on catalogs, schemas, tables, filesets, topics and models (Gravitino's list).
@@ -64,13 +63,17 @@ bool PolicyAttachable(ObjectType type) {
 
 }  // namespace
 
-const LabelKind kTagLabels{ObjectType::kTag,  LinkType::kTagObject, EntityKind::kTagAssociation,
-                           Action::kCreateTag, Action::kLoadTag,     Action::kManageTag,
+const LabelKind kTagLabels{ObjectType::kTag,
+                           LinkType::kTagObject,
+                           EntityKind::kTagAssociation,
+                           Action::kCreateTag,
+                           Action::kLoadTag,
+                           Action::kManageTag,
                            Taggable};
-const LabelKind kPolicyLabels{ObjectType::kPolicy,      LinkType::kPolicyObject,
-                              EntityKind::kPolicyAssociation, Action::kCreatePolicy,
-                              Action::kLoadPolicy,      Action::kManagePolicy,
-                              PolicyAttachable};
+const LabelKind kPolicyLabels{
+    ObjectType::kPolicy,   LinkType::kPolicyObject, EntityKind::kPolicyAssociation,
+    Action::kCreatePolicy, Action::kLoadPolicy,     Action::kManagePolicy,
+    PolicyAttachable};
 
 Labels::Labels(store::MetadataStore& store, Authorizer& authorizer, EventStream& events,
                const LabelKind& kind)
@@ -316,8 +319,8 @@ Result<std::vector<std::string>> Labels::Associate(const Caller& caller,
   std::optional<EntityRecord> column_row;
   if (row == nullptr) {  // a column that carries no label yet
     if (adding.empty()) return std::vector<std::string>{};
-    CAIRN_ASSIGN_OR_RETURN(column_row, ColumnRow(caller, *object.target.object_row,
-                                                 object.target.column));
+    CAIRN_ASSIGN_OR_RETURN(column_row,
+                           ColumnRow(caller, *object.target.object_row, object.target.column));
     row = &*column_row;
   }
   Status written = store_.RunInTransaction([&](store::MetadataStore& tx) -> Status {
@@ -421,8 +424,8 @@ Result<ObjectPage> Labels::ObjectsOf(const Caller& caller, const std::string& me
       auto named = authz_.ResolveMetadataObject(metalake, std::string(model::Describe(kind).name),
                                                 object.full_name);
       if (!named) continue;  // no longer addressable (e.g. a nested namespace)
-      CAIRN_ASSIGN_OR_RETURN(bool visible, authz_.Allowed(caller.principal, LoadActionOf(kind),
-                                                          named->target));
+      CAIRN_ASSIGN_OR_RETURN(bool visible,
+                             authz_.Allowed(caller.principal, LoadActionOf(kind), named->target));
       if (!visible) continue;
     }
     page.objects.push_back(std::move(object));

@@ -20,10 +20,10 @@ namespace cairn::service {
 /// (docs/tags-and-policies.md). Both are rows under their metalake with links to the objects'
 /// rows, inherited down the object's parent chain, with the same three rules.
 struct LabelKind {
-  ObjectType type;                // its rows' store type, its name in errors and in the rules
-  store::LinkType link;           // an association
-  EntityKind association;         // the subject of "already associated"
-  Action create, load, manage;    // CREATE_x on the metalake; owners or APPLY_x; owners
+  ObjectType type;                 // its rows' store type, its name in errors and in the rules
+  store::LinkType link;            // an association
+  EntityKind association;          // the subject of "already associated"
+  Action create, load, manage;     // CREATE_x on the metalake; owners or APPLY_x; owners
   bool (*attachable)(ObjectType);  // the object types it can be attached to
 };
 
@@ -79,8 +79,8 @@ class Labels {
   Result<ObjectPage> ObjectsOf(const Caller& caller, const std::string& metalake,
                                const std::string& name, int64_t after = 0, int limit = 0);
   /// The labels of the object `full_name` of type `type`: its own, then those of its ancestors
-  /// (table for a column, schema, catalog) as inherited, each level in name order; a label both on the object and
-  /// above it is its own. Only the labels the caller may load are listed.
+  /// (table for a column, schema, catalog) as inherited, each level in name order; a label both on
+  /// the object and above it is its own. Only the labels the caller may load are listed.
   Result<std::vector<LabelOnObject>> OfObject(const Caller& caller, const std::string& metalake,
                                               const std::string& type,
                                               const std::string& full_name);
@@ -89,8 +89,7 @@ class Labels {
   /// a name in both lists is in neither); all or nothing. Returns the names now attached to
   /// the object itself, in name order.
   Result<std::vector<std::string>> Associate(const Caller& caller, const std::string& metalake,
-                                             const std::string& type,
-                                             const std::string& full_name,
+                                             const std::string& type, const std::string& full_name,
                                              const std::vector<std::string>& add,
                                              const std::vector<std::string>& remove);
 

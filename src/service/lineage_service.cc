@@ -68,8 +68,7 @@ Result<std::string> LineageService::Ingest(const Caller& /*caller*/, const std::
   }
   CAIRN_ASSIGN_OR_RETURN(nlohmann::json event,
                          json::ParseJson(body, "Malformed lineage event: the body is not JSON"));
-  CAIRN_ASSIGN_OR_RETURN(store::LineageEventRecord record,
-                         governance::ParseRunEvent(event, body));
+  CAIRN_ASSIGN_OR_RETURN(store::LineageEventRecord record, governance::ParseRunEvent(event, body));
   record.received_time = NowMillis();
   Queued item;
   for (size_t i = 0; i < record.inputs.size(); ++i) {
@@ -189,8 +188,7 @@ std::optional<std::pair<std::string, std::string>> LineageService::MapName(
 
 // ---- Graph ----------------------------------------------------------------------------------
 
-DatasetVisibility LineageService::Visibility(const Caller& caller,
-                                             const store::LineageDataset& d) {
+DatasetVisibility LineageService::Visibility(const Caller& caller, const store::LineageDataset& d) {
   if (d.metalake.empty()) return DatasetVisibility::kExternal;
   const std::vector<std::string> parts = Split(d.object_name, '.');
   if (parts.size() != 3) return DatasetVisibility::kExternal;
@@ -207,8 +205,7 @@ DatasetVisibility LineageService::Visibility(const Caller& caller,
   if (rows->size() == 4) return DatasetVisibility::kCairn;
   // The catalog exists but does not keep the table as a row (a JDBC or federated catalog):
   // ask its source.
-  return objects_.LoadTable(caller, ref) ? DatasetVisibility::kCairn
-                                         : DatasetVisibility::kExternal;
+  return objects_.LoadTable(caller, ref) ? DatasetVisibility::kCairn : DatasetVisibility::kExternal;
 }
 
 Result<LineagePage> LineageService::Graph(const Caller& caller, const LineageQuery& q) {

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "common/result.h"
-#include "service/lineage_forwarder.h"
 #include "service/caller.h"
+#include "service/lineage_forwarder.h"
 #include "store/lineage_store.h"
 #include "store/metadata_store.h"
 
@@ -40,9 +40,9 @@ struct LineageQuery {
   std::string name;
   bool upstream = true;
   bool downstream = true;
-  int depth = 3;          // jobs between the start and the farthest dataset, 1..kMaxLineageDepth
-  int page_size = 100;    // nodes per page, 1..kMaxLineagePageSize
-  int64_t offset = 0;     // the page token: nodes before this page
+  int depth = 3;        // jobs between the start and the farthest dataset, 1..kMaxLineageDepth
+  int page_size = 100;  // nodes per page, 1..kMaxLineagePageSize
+  int64_t offset = 0;   // the page token: nodes before this page
 };
 
 inline constexpr int kMaxLineageDepth = 20;
@@ -152,12 +152,12 @@ class LineageService {
   const LineageOptions options_;
 
   mutable std::mutex mu_;
-  std::condition_variable cv_;       // the writer waits for work
-  std::condition_variable idle_cv_;  // Flush waits for the writer
-  std::deque<Queued> queue_;         // guarded by mu_
-  uint64_t queued_ = 0;              // events ever queued, guarded by mu_
-  uint64_t written_ = 0;             // events ever taken and finished, guarded by mu_
-  bool stop_ = false;                // guarded by mu_
+  std::condition_variable cv_;                   // the writer waits for work
+  std::condition_variable idle_cv_;              // Flush waits for the writer
+  std::deque<Queued> queue_;                     // guarded by mu_
+  uint64_t queued_ = 0;                          // events ever queued, guarded by mu_
+  uint64_t written_ = 0;                         // events ever taken and finished, guarded by mu_
+  bool stop_ = false;                            // guarded by mu_
   std::unique_ptr<LineageForwarder> forwarder_;  // when events are sent on
   std::thread writer_;
 

@@ -81,17 +81,17 @@ Status ObjectService::SeeInSource(const Caller& caller, const MetadataObjectTarg
   return seen;
 }
 
-Result<std::shared_ptr<connector::Connector>> ObjectService::OpenCatalog(
-    const Caller& caller, Action action, const ObjectRef& ref) {
+Result<std::shared_ptr<connector::Connector>> ObjectService::OpenCatalog(const Caller& caller,
+                                                                         Action action,
+                                                                         const ObjectRef& ref) {
   auto handle = metadata_.Open(ref.metalake, ref.catalog);
   if (authz_.enabled()) {
     // The rows the open read are the authorize stage's too; when it failed (a missing or
     // disabled catalog), the decision is made on the names, and a denial wins.
-    auto target = handle ? authz_.ResolveFrom(std::move(handle->metalake),
-                                              std::move(handle->catalog), ref.schema, ref.name,
-                                              ref.kind)
-                         : authz_.Resolve(ref.metalake, ref.catalog, ref.schema, ref.name,
-                                          ref.kind);
+    auto target = handle
+                      ? authz_.ResolveFrom(std::move(handle->metalake), std::move(handle->catalog),
+                                           ref.schema, ref.name, ref.kind)
+                      : authz_.Resolve(ref.metalake, ref.catalog, ref.schema, ref.name, ref.kind);
     if (!target) return std::move(target).error();
     CAIRN_RETURN_IF_ERROR(authz_.Check(caller.principal, action, *target));
   }
@@ -104,8 +104,8 @@ Result<std::shared_ptr<connector::Connector>> ObjectService::Resolve(const Objec
 }
 
 Status ObjectService::Authorize(const Caller& caller, Action action, const ObjectRef& ref) {
-  return authz_.Authorize(caller.principal, action, ref.metalake, ref.catalog, ref.schema,
-                          ref.name, ref.kind);
+  return authz_.Authorize(caller.principal, action, ref.metalake, ref.catalog, ref.schema, ref.name,
+                          ref.kind);
 }
 
 Result<std::vector<std::string>> ObjectService::Visible(
@@ -117,9 +117,8 @@ Result<std::vector<std::string>> ObjectService::Visible(
 
 void ObjectService::Publish(const Caller& caller, ChangeType type, const ObjectRef& ref,
                             std::string_view new_name, std::string detail) {
-  ObjectChange change =
-      MakeChange(caller.ctx, type, ref.kind, ref.metalake, ref.catalog, ref.schema, ref.name,
-                 new_name);
+  ObjectChange change = MakeChange(caller.ctx, type, ref.kind, ref.metalake, ref.catalog,
+                                   ref.schema, ref.name, new_name);
   change.detail = std::move(detail);
   metadata_.events().Publish(change);
 }
@@ -239,7 +238,7 @@ void ObjectService::FollowColumnChanges(const ObjectRef& table, const std::strin
   // the column check then refuses to show; it is logged, the alteration stands.
   auto fail = [&](const Error& e) {
     spdlog::warn("event=column_labels_not_followed table={}.{} error=\"{}\"", table.catalog,
-                   new_name, e.message);
+                 new_name, e.message);
   };
   std::string new_schema = table.schema.at(0);
   for (const auto& c : changes) {
@@ -433,8 +432,8 @@ Result<bool> ObjectService::DeleteModelVersion(const Caller& caller, const Objec
                                                const model::VersionRef& version) {
   CAIRN_ASSIGN_OR_RETURN(auto models,
                          Open<connector::ModelCatalog>(caller, Action::kDropObject, model));
-  CAIRN_ASSIGN_OR_RETURN(bool deleted,
-                         models->DeleteVersion(caller.ctx, model.schema.at(0), model.name, version));
+  CAIRN_ASSIGN_OR_RETURN(
+      bool deleted, models->DeleteVersion(caller.ctx, model.schema.at(0), model.name, version));
   if (deleted) Publish(caller, ChangeType::kAltered, model, "", "version -");
   return deleted;
 }
@@ -489,7 +488,8 @@ Result<model::View> ObjectService::CreateView(const Caller& caller, const Object
                                               const model::View& view) {
   CAIRN_RETURN_IF_ERROR(model::ValidateObjectName(EntityKind::kView, view.name));
   const ObjectRef ref = schema.Child(view.name, ObjectType::kView);
-  CAIRN_ASSIGN_OR_RETURN(auto views, Open<connector::ViewCatalog>(caller, Action::kCreateView, ref));
+  CAIRN_ASSIGN_OR_RETURN(auto views,
+                         Open<connector::ViewCatalog>(caller, Action::kCreateView, ref));
   CAIRN_ASSIGN_OR_RETURN(model::View created,
                          views->CreateView(caller.ctx, schema.schema.at(0), view));
   Publish(caller, ChangeType::kCreated, ref);

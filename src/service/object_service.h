@@ -62,8 +62,7 @@ struct Opened {
 /// Safe to call from many threads.
 class ObjectService {
  public:
-  ObjectService(MetadataService& metadata, Authorizer& authorizer,
-                LineageOptions lineage = {});
+  ObjectService(MetadataService& metadata, Authorizer& authorizer, LineageOptions lineage = {});
 
   MetadataService& metadata() { return metadata_; }
   /// Tags of metalakes and their associations.

@@ -175,7 +175,8 @@ Result<SecurableObject> SecurableFromJson(Call& c, const Json& o, const std::str
   return SecurableObject{*full_name, *type, std::move(privileges)};
 }
 
-// ---- Users and groups -----------------------------------------------------------------------------
+// ---- Users and groups
+// -----------------------------------------------------------------------------
 
 bool IsGroup(const Call& c) { return c.route->kind == EntityKind::kGroup; }
 
@@ -188,8 +189,8 @@ Result<Response> ListMembers(Call& c) {
   CAIRN_RETURN_IF_ERROR(c.authz.Check(c.principal, Action::kUseMetalake, target));
   auto& access = c.authz.access();
   const bool group = IsGroup(c);
-  CAIRN_ASSIGN_OR_RETURN(auto list, group ? access.ListGroups(target.metalake)
-                                          : access.ListUsers(target.metalake));
+  CAIRN_ASSIGN_OR_RETURN(
+      auto list, group ? access.ListGroups(target.metalake) : access.ListUsers(target.metalake));
   if (c.Flag("details")) {
     OrderedJson arr = OrderedJson::array();
     for (const auto& m : list) arr.push_back(MemberToJson(m));
@@ -244,14 +245,14 @@ Result<Response> ChangeMemberRoles(Call& c) {
   CAIRN_ASSIGN_OR_RETURN(Json body, c.Body());
   CAIRN_ASSIGN_OR_RETURN(auto roles, StringList(body, "roleNames"));
   const bool group = IsGroup(c);
-  CAIRN_ASSIGN_OR_RETURN(Member member,
-                         c.authz.access().ChangeMemberRoles(target.metalake, group, c.op.name,
-                                                            roles, c.op.op == "GRANT",
-                                                            AuditOf(c)));
+  CAIRN_ASSIGN_OR_RETURN(
+      Member member, c.authz.access().ChangeMemberRoles(target.metalake, group, c.op.name, roles,
+                                                        c.op.op == "GRANT", AuditOf(c)));
   return Reply(OrderedJson{{group ? "group" : "user", MemberToJson(member)}});
 }
 
-// ---- Roles ----------------------------------------------------------------------------------------
+// ---- Roles
+// ----------------------------------------------------------------------------------------
 
 Result<Response> ListRoles(Call& c) {
   CAIRN_ASSIGN_OR_RETURN(service::Target target, MetalakeOf(c));
@@ -277,8 +278,7 @@ Result<Response> CreateRole(Call& c) {
     for (const auto& o : *objs) {
       CAIRN_ASSIGN_OR_RETURN(SecurableObject object,
                              SecurableFromJson(c, o, "securableObjects.privileges", true));
-      if (!seen.insert({governance::ObjectTypeName(object.type).data(), object.full_name})
-               .second) {
+      if (!seen.insert({governance::ObjectTypeName(object.type).data(), object.full_name}).second) {
         return MakeError(ErrorCode::kInvalidArgument, EntityKind::kRole,
                          "Duplicate securable object {}", object.full_name);
       }
@@ -313,7 +313,8 @@ Result<Response> DeleteRole(Call& c) {
   auto& access = c.authz.access();
   auto role_row = access.RoleRow(target.metalake, c.op.name);
   const bool owns_role = role_row && governance::OwnerOf(*role_row).name == c.principal.user;
-  if (!owns_role) CAIRN_RETURN_IF_ERROR(c.authz.Check(c.principal, Action::kManageMetalake, target));
+  if (!owns_role)
+    CAIRN_RETURN_IF_ERROR(c.authz.Check(c.principal, Action::kManageMetalake, target));
   CAIRN_ASSIGN_OR_RETURN(bool deleted, access.DeleteRole(target.metalake, c.op.name));
   return Reply(OrderedJson{{"dropped", deleted}, {"deleted", deleted}});
 }
@@ -325,7 +326,8 @@ Result<Response> OverrideRoleObjects(Call& c) {
   CAIRN_ASSIGN_OR_RETURN(Json body, c.Body());
   auto overrides = body.find("overrides");
   if (overrides == body.end() || !overrides->is_array()) {
-    return InvalidArgument("Field 'overrides' is required and must be an array of securable objects");
+    return InvalidArgument(
+        "Field 'overrides' is required and must be an array of securable objects");
   }
   std::vector<SecurableObject> objects;
   for (const auto& o : *overrides) {
@@ -333,8 +335,8 @@ Result<Response> OverrideRoleObjects(Call& c) {
                            SecurableFromJson(c, o, "overrides.privileges", false));
     objects.push_back(std::move(object));
   }
-  CAIRN_ASSIGN_OR_RETURN(Role role, c.authz.access().OverrideRoleObjects(
-                                        target.metalake, c.op.name, objects, AuditOf(c)));
+  CAIRN_ASSIGN_OR_RETURN(Role role, c.authz.access().OverrideRoleObjects(target.metalake, c.op.name,
+                                                                         objects, AuditOf(c)));
   return Reply(OrderedJson{{"role", RoleToJson(role)}});
 }
 
@@ -350,15 +352,16 @@ Result<Response> ChangeRolePrivileges(Call& c) {
   if (privileges_json == body.end()) return InvalidArgument("Field 'privileges' is required");
   CAIRN_ASSIGN_OR_RETURN(auto privileges, PrivilegesFromJson(*privileges_json, "privileges", type));
   CAIRN_RETURN_IF_ERROR(CheckCatalogTypeOfPrivileges(privileges, type, object_target));
-  CAIRN_ASSIGN_OR_RETURN(
-      Role role, c.authz.access().ChangeRolePrivileges(
-                     target.metalake, c.op.name,
-                     SecurableObject{c.Param("fullName"), type, std::move(privileges)},
-                     c.op.op == "GRANT", AuditOf(c)));
+  CAIRN_ASSIGN_OR_RETURN(Role role,
+                         c.authz.access().ChangeRolePrivileges(
+                             target.metalake, c.op.name,
+                             SecurableObject{c.Param("fullName"), type, std::move(privileges)},
+                             c.op.op == "GRANT", AuditOf(c)));
   return Reply(OrderedJson{{"role", RoleToJson(role)}});
 }
 
-// ---- Owners and the roles of an object ------------------------------------------------------------
+// ---- Owners and the roles of an object
+// ------------------------------------------------------------
 
 // The row that holds the ownership of the path's object (404 when it does not exist).
 Result<const store::EntityRecord*> OwnerRowOf(Call& c, service::Target& object_target,
@@ -415,8 +418,8 @@ Result<Response> RolesOfObject(Call& c) {
   CAIRN_ASSIGN_OR_RETURN(ObjectType type,
                          ResolveObject(c, c.Param("type"), c.Param("fullName"), object_target));
   CAIRN_RETURN_IF_ERROR(c.authz.Check(c.principal, Action::kUseMetalake, target));
-  CAIRN_ASSIGN_OR_RETURN(auto roles,
-                         c.authz.access().RolesOfObject(target.metalake, type, c.Param("fullName")));
+  CAIRN_ASSIGN_OR_RETURN(
+      auto roles, c.authz.access().RolesOfObject(target.metalake, type, c.Param("fullName")));
   return Reply(OrderedJson{{"names", roles}});
 }
 
@@ -433,7 +436,8 @@ std::vector<Route> AccessControlRoutes() {
   std::vector<Route> routes;
   for (const bool group : {false, true}) {
     const K kind = group ? K::kGroup : K::kUser;
-    const std::string_view list = group ? "/metalakes/{metalake}/groups" : "/metalakes/{metalake}/users";
+    const std::string_view list =
+        group ? "/metalakes/{metalake}/groups" : "/metalakes/{metalake}/users";
     const std::string_view one =
         group ? "/metalakes/{metalake}/groups/{group}" : "/metalakes/{metalake}/users/{user}";
     const std::string_view grant = group ? "/metalakes/{metalake}/permissions/groups/{group}/grant"
@@ -446,7 +450,8 @@ std::vector<Route> AccessControlRoutes() {
     routes.push_back({"GET", api::PathPattern(one), kind, "GET", kHandler, GetMember});
     routes.push_back({"DELETE", api::PathPattern(one), kind, "REMOVE", kHandler, RemoveMember});
     routes.push_back({"PUT", api::PathPattern(grant), kind, "GRANT", kHandler, ChangeMemberRoles});
-    routes.push_back({"PUT", api::PathPattern(revoke), kind, "REVOKE", kHandler, ChangeMemberRoles});
+    routes.push_back(
+        {"PUT", api::PathPattern(revoke), kind, "REVOKE", kHandler, ChangeMemberRoles});
   }
   static const std::string kGrant = std::string(kRoleObject) + "/grant";
   static const std::string kRevoke = std::string(kRoleObject) + "/revoke";

@@ -37,8 +37,7 @@ void DecodeOnceMore(std::optional<std::string>& value) {
 }
 
 Result<Response> ListFilesets(Call& c) {
-  CAIRN_ASSIGN_OR_RETURN(auto names,
-                         c.objects.ListFilesets(c.caller, c.Ref(ObjectType::kSchema)));
+  CAIRN_ASSIGN_OR_RETURN(auto names, c.objects.ListFilesets(c.caller, c.Ref(ObjectType::kSchema)));
   return Reply(SchemaChildren(c, names));
 }
 
@@ -98,7 +97,8 @@ Result<Response> ListFiles(Call& c) {
 }
 
 Result<Response> GetFileLocation(Call& c) {
-  if (!c.request.Query("sub_path")) return InvalidArgument("Query parameter 'sub_path' is required");
+  if (!c.request.Query("sub_path"))
+    return InvalidArgument("Query parameter 'sub_path' is required");
   // A rename through the virtual file system needs a path below the fileset's root.
   auto operation = c.request.Header("FilesetDataOperation");
   const std::optional<std::string> raw = c.request.Query("sub_path");

@@ -11,9 +11,9 @@
 #include "api/gravitino/serde.h"
 #include "common/log.h"
 #include "common/util.h"
-#include "json/json_util.h"
 #include "connector/iceberg/iceberg_catalog.h"
 #include "iceberg/table_metadata.h"
+#include "json/json_util.h"
 #include "model/kinds.h"
 #include "storage/credentials.h"
 
@@ -25,7 +25,8 @@ using service::Action;
 using service::ChangeType;
 using service::ObjectRef;
 
-// ---- Call -----------------------------------------------------------------------------------------
+// ---- Call
+// -----------------------------------------------------------------------------------------
 
 const std::string& Call::Param(std::string_view name) const {
   static const std::string kNone;
@@ -241,9 +242,10 @@ Response GravitinoApi::Handle(const Request& request,
   } catch (const nlohmann::json::exception& e) {
     // A reader that trusted a field's JSON type. The client learns only that its request was
     // malformed; the library's text (which names no field) is for the server log.
-    spdlog::warn("event=json_type_error interface=gravitino request_id={} method={} path=\"{}\" "
-                 "error=\"{}\"",
-                 request.request_id, request.method, request.path, e.what());
+    spdlog::warn(
+        "event=json_type_error interface=gravitino request_id={} method={} path=\"{}\" "
+        "error=\"{}\"",
+        request.request_id, request.method, request.path, e.what());
     return PlainErrorResponse(
         400, 1001, "IllegalArgumentException",
         "Malformed json request: a field of the request body has the wrong JSON type");
@@ -271,9 +273,9 @@ Response GravitinoApi::Dispatch(const Request& request,
   // Users, groups, roles, permissions, owners and object roles exist only with authorization;
   // so does every other path of those areas (404 or 405 with it on).
   static const std::set<std::string, std::less<>> kAccessAreas = {"users", "groups", "roles",
-                                                                   "permissions", "owners"};
-  const bool access_area = found.route == nullptr && seg->size() >= 3 &&
-                           (*seg)[0] == "metalakes" && kAccessAreas.count((*seg)[2]) > 0;
+                                                                  "permissions", "owners"};
+  const bool access_area = found.route == nullptr && seg->size() >= 3 && (*seg)[0] == "metalakes" &&
+                           kAccessAreas.count((*seg)[2]) > 0;
   if (!authz.enabled() &&
       ((found.route != nullptr && found.route->needs_authorization) || access_area)) {
     return PlainErrorResponse(
@@ -334,7 +336,8 @@ namespace {
 Result<Response> Credentials(Call& c);
 }  // namespace
 
-// ---- Service endpoints ----------------------------------------------------------------------------
+// ---- Service endpoints
+// ----------------------------------------------------------------------------
 
 namespace {
 
@@ -353,7 +356,9 @@ Result<Response> GetHealth(Call& c) {
   return c.api.Health(last == "health" ? "" : last);
 }
 
-Result<Response> GetMe(Call& c) { return Reply(OrderedJson{{"principal", c.caller.ctx.principal}}); }
+Result<Response> GetMe(Call& c) {
+  return Reply(OrderedJson{{"principal", c.caller.ctx.principal}});
+}
 
 }  // namespace
 
@@ -368,7 +373,8 @@ std::vector<Route> ServiceRoutes() {
   };
 }
 
-// ---- Metalakes ------------------------------------------------------------------------------------
+// ---- Metalakes
+// ------------------------------------------------------------------------------------
 
 namespace {
 
@@ -450,7 +456,8 @@ Result<Response> DropMetalake(Call& c) {
   return Dropped(dropped);
 }
 
-// ---- Catalogs -------------------------------------------------------------------------------------
+// ---- Catalogs
+// -------------------------------------------------------------------------------------
 
 Result<model::Catalog> CatalogFromBody(const std::string& metalake, const Json& body) {
   model::Catalog c;
@@ -539,25 +546,24 @@ Result<Response> SetCatalogInUse(Call& c) {
   CAIRN_ASSIGN_OR_RETURN(Json body, c.Body());
   CAIRN_ASSIGN_OR_RETURN(bool in_use, InUseOf(c, body));
   CAIRN_RETURN_IF_ERROR(c.Authorize(Action::kManageCatalog));
-  CAIRN_RETURN_IF_ERROR(c.service.SetCatalogInUse(c.caller.ctx, c.Param("metalake"),
-                                                  c.Param("catalog"), in_use));
+  CAIRN_RETURN_IF_ERROR(
+      c.service.SetCatalogInUse(c.caller.ctx, c.Param("metalake"), c.Param("catalog"), in_use));
   return OkEmpty();
 }
 
 Result<Response> DropCatalog(Call& c) {
-  CAIRN_ASSIGN_OR_RETURN(bool dropped,
-                         c.service.DropCatalog(c.caller.ctx, c.Param("metalake"),
-                                               c.Param("catalog"), c.Flag("force")));
+  CAIRN_ASSIGN_OR_RETURN(bool dropped, c.service.DropCatalog(c.caller.ctx, c.Param("metalake"),
+                                                             c.Param("catalog"), c.Flag("force")));
   return Dropped(dropped);
 }
 
 Result<Response> TestExistingConnection(Call& c) {
-  CAIRN_RETURN_IF_ERROR(
-      c.service.TestExistingConnection(c.Param("metalake"), c.Param("catalog")));
+  CAIRN_RETURN_IF_ERROR(c.service.TestExistingConnection(c.Param("metalake"), c.Param("catalog")));
   return OkEmpty();
 }
 
-// ---- Schemas --------------------------------------------------------------------------------------
+// ---- Schemas
+// --------------------------------------------------------------------------------------
 
 Result<Response> ListSchemas(Call& c) {
   CAIRN_ASSIGN_OR_RETURN(auto names, c.objects.ListSchemas(c.caller, c.Ref(ObjectType::kCatalog)));
@@ -596,7 +602,8 @@ Result<Response> DropSchema(Call& c) {
   return Dropped(dropped);
 }
 
-// ---- Tables ---------------------------------------------------------------------------------------
+// ---- Tables
+// ---------------------------------------------------------------------------------------
 
 Result<Response> ListTables(Call& c) {
   CAIRN_ASSIGN_OR_RETURN(auto names, c.objects.ListTables(c.caller, c.Ref(ObjectType::kSchema)));
@@ -620,7 +627,7 @@ Result<Response> LoadTable(Call& c) {
   // `?privileges=MODIFY_TABLE`: the caller loads the table to write it.
   const std::string privileges = ToUpper(c.request.Query("privileges").value_or(""));
   const Action action = privileges.find("MODIFY_TABLE") != std::string::npos ? Action::kModifyTable
-                                                                              : Action::kLoadTable;
+                                                                             : Action::kLoadTable;
   CAIRN_ASSIGN_OR_RETURN(model::Table t, c.objects.LoadTable(c.caller, c.Ref(), action));
   return Reply(OrderedJson{{"table", TableToJson(t)}});
 }
@@ -668,8 +675,8 @@ std::vector<Route> ObjectRoutes() {
        CreateMetalake},
       {"GET", api::PathPattern("/metalakes/{metalake}"), K::kMetalake, "LOAD", A::kUseMetalake,
        LoadMetalake},
-      {"PUT", api::PathPattern("/metalakes/{metalake}"), K::kMetalake, "ALTER",
-       A::kManageMetalake, AlterMetalake},
+      {"PUT", api::PathPattern("/metalakes/{metalake}"), K::kMetalake, "ALTER", A::kManageMetalake,
+       AlterMetalake},
       {"PATCH", api::PathPattern("/metalakes/{metalake}"), K::kMetalake, "", std::nullopt,
        SetMetalakeInUse},
       {"DELETE", api::PathPattern("/metalakes/{metalake}"), K::kMetalake, "DROP", std::nullopt,
@@ -687,8 +694,8 @@ std::vector<Route> ObjectRoutes() {
        A::kManageCatalog, AlterCatalog},
       {"PATCH", api::PathPattern("/metalakes/{metalake}/catalogs/{catalog}"), K::kCatalog, "",
        std::nullopt, SetCatalogInUse},
-      {"DELETE", api::PathPattern("/metalakes/{metalake}/catalogs/{catalog}"), K::kCatalog,
-       "DROP", A::kManageCatalog, DropCatalog},
+      {"DELETE", api::PathPattern("/metalakes/{metalake}/catalogs/{catalog}"), K::kCatalog, "DROP",
+       A::kManageCatalog, DropCatalog},
       {"POST", api::PathPattern("/metalakes/{metalake}/catalogs/{catalog}/testConnection"),
        K::kCatalog, "LOAD", A::kLoadCatalog, TestExistingConnection},
 
@@ -720,7 +727,8 @@ std::vector<Route> ObjectRoutes() {
   };
 }
 
-// ---- Credentials ----------------------------------------------------------------------------------
+// ---- Credentials
+// ----------------------------------------------------------------------------------
 
 namespace {
 
@@ -758,7 +766,8 @@ Result<VendTarget> TableVendTarget(Call& c, const std::vector<std::string>& part
     return t;
   }
   auto* tables = t.connector->Find<connector::TableCatalog>();
-  if (tables == nullptr) return Unsupported("Catalog {} does not support table operations", parts[0]);
+  if (tables == nullptr)
+    return Unsupported("Catalog {} does not support table operations", parts[0]);
   CAIRN_RETURN_IF_ERROR(tables->LoadTable(parts[1], parts[2]));
   return t;
 }
@@ -769,7 +778,8 @@ Result<VendTarget> FilesetVendTarget(Call& c, const std::vector<std::string>& pa
   CAIRN_ASSIGN_OR_RETURN(t.connector, c.objects.OpenCatalog(c.caller, Action::kLoadFileset, ref));
   t.write = c.objects.Authorize(c.caller, Action::kWriteFileset, ref).has_value();
   auto* filesets = t.connector->Find<connector::FilesetCatalog>();
-  if (filesets == nullptr) return InvalidArgument("Catalog '{}' is not a fileset catalog", parts[0]);
+  if (filesets == nullptr)
+    return InvalidArgument("Catalog '{}' is not a fileset catalog", parts[0]);
   CAIRN_ASSIGN_OR_RETURN(model::Fileset fileset, filesets->LoadFileset(parts[1], parts[2]));
   // `Current-Location-Name` picks one location; without it every location is covered.
   if (auto name = c.request.Header("Current-Location-Name"); name && !name->empty()) {
@@ -823,9 +833,9 @@ Result<Response> Credentials(Call& c) {
   std::erase_if(target->locations, [](const std::string& l) { return l.rfind("s3", 0) != 0; });
   Response r;
   if (vendor != nullptr && vendor->enabled() && !target->locations.empty()) {
-    const auto level = target->write ? storage::AccessLevel::kReadWrite : storage::AccessLevel::kRead;
-    CAIRN_ASSIGN_OR_RETURN(auto creds,
-                           vendor->Vend(target->locations, level, c.caller.ctx.now_ms));
+    const auto level =
+        target->write ? storage::AccessLevel::kReadWrite : storage::AccessLevel::kRead;
+    CAIRN_ASSIGN_OR_RETURN(auto creds, vendor->Vend(target->locations, level, c.caller.ctx.now_ms));
     for (const auto& cred : creds) {
       OrderedJson info = OrderedJson::object();
       for (const auto& [k, v] : cred.info) info[k] = v;
@@ -833,9 +843,9 @@ Result<Response> Credentials(Call& c) {
                       {"expireTimeInMs", cred.expire_time_ms},
                       {"credentialInfo", info}});
     }
-    r.audit_note = fmt::format("vended {} {} credentials for {}", Join(vendor->providers(), ","),
-                               target->write ? "read-write" : "read-only",
-                               Join(target->locations, ","));
+    r.audit_note =
+        fmt::format("vended {} {} credentials for {}", Join(vendor->providers(), ","),
+                    target->write ? "read-write" : "read-only", Join(target->locations, ","));
   }
   OrderedJson body{{"code", 0}, {"credentials", list}};
   r.body = body.dump();

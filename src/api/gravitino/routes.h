@@ -11,8 +11,8 @@
 
 #include "api/gravitino/errors.h"
 #include "api/gravitino/gravitino_api.h"
-#include "api/routes.h"
 #include "api/gravitino/serde.h"
+#include "api/routes.h"
 #include "service/object_service.h"
 
 namespace cairn::api::gravitino {
@@ -100,8 +100,8 @@ std::vector<Route> LineageRoutes();        // OpenLineage events in, the lineage
 /// The areas in the order they are matched: a new area (the routes of a new object kind) is one
 /// line here and its file.
 inline constexpr std::vector<Route> (*kRouteAreas[])() = {
-    ServiceRoutes, ObjectRoutes, FilesetRoutes, ViewRoutes, ModelRoutes, AccessControlRoutes, TagRoutes, PolicyRoutes,
-    StatisticsRoutes, LineageRoutes};
+    ServiceRoutes,       ObjectRoutes, FilesetRoutes, ViewRoutes,       ModelRoutes,
+    AccessControlRoutes, TagRoutes,    PolicyRoutes,  StatisticsRoutes, LineageRoutes};
 
 /// Every route of the API: the areas' rows, in order.
 const std::vector<Route>& Routes();

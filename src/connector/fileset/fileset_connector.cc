@@ -451,8 +451,7 @@ class FilesetConnector final : public Connector, public SchemaCatalog, public Fi
   Status CheckLocationsFree(int64_t schema_id, std::string_view name, model::FilesetType type,
                             const LocationMap& locations, const model::Properties& props) {
     const bool managed = type == model::FilesetType::kManaged;
-    CAIRN_ASSIGN_OR_RETURN(auto schemas,
-                           store_.List(EntityType::kSchema, info_.catalog_id, "", 0));
+    CAIRN_ASSIGN_OR_RETURN(auto schemas, store_.List(EntityType::kSchema, info_.catalog_id, "", 0));
     for (const auto& schema_row : schemas) {
       CAIRN_ASSIGN_OR_RETURN(auto rows, store_.List(EntityType::kFileset, schema_row.id, "", 0));
       for (const auto& row : rows) {

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // The Gravitino API's route table: what it matches, and the audit names derived from it.
-#include <gtest/gtest.h>
-
 #include <set>
 #include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "api/gravitino/gravitino_api.h"
 #include "api/gravitino/routes.h"
@@ -52,23 +52,33 @@ TEST(GravitinoRoutes, AuditNamesKeepTheirTemplates) {
   };
   const std::vector<Case> cases = {
       {"GET", "/api/metalakes", "GET /api/metalakes", {}},
-      {"GET", "/api/metalakes/m/catalogs/c/schemas/s/tables/t",
+      {"GET",
+       "/api/metalakes/m/catalogs/c/schemas/s/tables/t",
        "GET /api/metalakes/{metalake}/catalogs/{catalog}/schemas/{schema}/tables/{table}",
        {"m", "c", "s", "t"}},
-      {"POST", "/api/metalakes/m/catalogs/testConnection",
-       "POST /api/metalakes/{metalake}/catalogs/testConnection", {"m"}},
-      {"PUT", "/api/metalakes/m/catalogs/testConnection",
-       "PUT /api/metalakes/{metalake}/catalogs/{catalog}", {"m", "testConnection"}},
-      {"GET", "/api/metalakes/m/catalogs/c/schemas/s/tables/t/partitions/dt%3D1",
+      {"POST",
+       "/api/metalakes/m/catalogs/testConnection",
+       "POST /api/metalakes/{metalake}/catalogs/testConnection",
+       {"m"}},
+      {"PUT",
+       "/api/metalakes/m/catalogs/testConnection",
+       "PUT /api/metalakes/{metalake}/catalogs/{catalog}",
+       {"m", "testConnection"}},
+      {"GET",
+       "/api/metalakes/m/catalogs/c/schemas/s/tables/t/partitions/dt%3D1",
        "GET /api/metalakes/{metalake}/catalogs/{catalog}/schemas/{schema}/tables/{table}/"
        "partitions/{partition}",
        {"m", "c", "s", "t", "dt=1"}},
-      {"PUT", "/api/metalakes/m/permissions/roles/r/TABLE/c.s.t/grant",
+      {"PUT",
+       "/api/metalakes/m/permissions/roles/r/TABLE/c.s.t/grant",
        "PUT /api/metalakes/{metalake}/permissions/roles/{role}/{type}/{fullName}/grant",
        {"m", "r", "c.s.t"}},
-      {"GET", "/api/metalakes/m/owners/table/c.s.t",
-       "GET /api/metalakes/{metalake}/owners/{type}/{fullName}", {"m", "c.s.t"}},
-      {"PUT", "/api/metalakes/m/objects/table/c.s.t/statistics/partitions",
+      {"GET",
+       "/api/metalakes/m/owners/table/c.s.t",
+       "GET /api/metalakes/{metalake}/owners/{type}/{fullName}",
+       {"m", "c.s.t"}},
+      {"PUT",
+       "/api/metalakes/m/objects/table/c.s.t/statistics/partitions",
        "PUT /api/metalakes/{metalake}/objects/{type}/{fullName}/statistics/partitions",
        {"m", "c.s.t"}},
       {"GET", "/api/health/ready", "GET /api/health/ready", {}},

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "model/kinds.h"
 
-#include <gtest/gtest.h>
-
 #include <cctype>
 #include <map>
 #include <set>
 #include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 namespace cairn::model {
 namespace {
@@ -25,11 +25,25 @@ TEST(Kinds, EveryRowIsFoundByItsKind) {
 // The numbers are persisted in every existing store: a renumbering must fail here.
 TEST(Kinds, StoreTypesAreThePersistedNumbers) {
   const std::map<K, int> persisted = {
-      {K::kMetalake, 1}, {K::kCatalog, 2}, {K::kSchema, 3},    {K::kTable, 4},
-      {K::kView, 5},     {K::kFileset, 6}, {K::kTopic, 7},     {K::kModel, 8},
-      {K::kFunction, 9}, {K::kUser, 10},   {K::kGroup, 11},    {K::kRole, 12},
-      {K::kIdpUser, 13}, {K::kTag, 14},    {K::kPolicy, 15},   {K::kStatistic, 16},
-      {K::kPartitionStatistics, 17}, {K::kColumn, 18}, {K::kModelVersion, 19},
+      {K::kMetalake, 1},
+      {K::kCatalog, 2},
+      {K::kSchema, 3},
+      {K::kTable, 4},
+      {K::kView, 5},
+      {K::kFileset, 6},
+      {K::kTopic, 7},
+      {K::kModel, 8},
+      {K::kFunction, 9},
+      {K::kUser, 10},
+      {K::kGroup, 11},
+      {K::kRole, 12},
+      {K::kIdpUser, 13},
+      {K::kTag, 14},
+      {K::kPolicy, 15},
+      {K::kStatistic, 16},
+      {K::kPartitionStatistics, 17},
+      {K::kColumn, 18},
+      {K::kModelVersion, 19},
   };
   ASSERT_EQ(persisted.size(), kKinds.size());
   for (const auto& [kind, number] : persisted) {
@@ -49,15 +63,24 @@ TEST(Kinds, StoreTypesRoundTrip) {
 
 TEST(Kinds, ErrorSubjects) {
   const std::map<K, EntityKind> expected = {
-      {K::kMetalake, EntityKind::kMetalake}, {K::kCatalog, EntityKind::kCatalog},
-      {K::kSchema, EntityKind::kSchema},     {K::kTable, EntityKind::kTable},
-      {K::kView, EntityKind::kView},         {K::kFileset, EntityKind::kFileset},
-      {K::kTopic, EntityKind::kTopic},       {K::kModel, EntityKind::kModel},
-      {K::kFunction, EntityKind::kFunction}, {K::kTag, EntityKind::kTag},
-      {K::kPolicy, EntityKind::kPolicy},       {K::kUser, EntityKind::kUser},
-      {K::kGroup, EntityKind::kGroup},       {K::kRole, EntityKind::kRole},
-      {K::kIdpUser, EntityKind::kUser},      {K::kStatistic, EntityKind::kStatistic},
-      {K::kPartitionStatistics, EntityKind::kStatistic}, {K::kColumn, EntityKind::kColumn},
+      {K::kMetalake, EntityKind::kMetalake},
+      {K::kCatalog, EntityKind::kCatalog},
+      {K::kSchema, EntityKind::kSchema},
+      {K::kTable, EntityKind::kTable},
+      {K::kView, EntityKind::kView},
+      {K::kFileset, EntityKind::kFileset},
+      {K::kTopic, EntityKind::kTopic},
+      {K::kModel, EntityKind::kModel},
+      {K::kFunction, EntityKind::kFunction},
+      {K::kTag, EntityKind::kTag},
+      {K::kPolicy, EntityKind::kPolicy},
+      {K::kUser, EntityKind::kUser},
+      {K::kGroup, EntityKind::kGroup},
+      {K::kRole, EntityKind::kRole},
+      {K::kIdpUser, EntityKind::kUser},
+      {K::kStatistic, EntityKind::kStatistic},
+      {K::kPartitionStatistics, EntityKind::kStatistic},
+      {K::kColumn, EntityKind::kColumn},
       {K::kModelVersion, EntityKind::kModelVersion},
   };
   ASSERT_EQ(expected.size(), kKinds.size());
