@@ -5,12 +5,17 @@
 
 namespace cairn::connector {
 
-Result<std::vector<std::string>> ListSchemaNames(store::MetadataStore& store, int64_t catalog_id) {
-  CAIRN_ASSIGN_OR_RETURN(auto rows, store.List(store::EntityType::kSchema, catalog_id, "", 0));
+Result<std::vector<std::string>> ListChildNames(store::MetadataStore& store, store::EntityType type,
+                                                int64_t parent_id) {
+  CAIRN_ASSIGN_OR_RETURN(auto rows, store.List(type, parent_id, "", 0));
   std::vector<std::string> out;
   out.reserve(rows.size());
   for (const auto& r : rows) out.push_back(r.name);
   return out;
+}
+
+Result<std::vector<std::string>> ListSchemaNames(store::MetadataStore& store, int64_t catalog_id) {
+  return ListChildNames(store, store::EntityType::kSchema, catalog_id);
 }
 
 Result<store::EntityRecord> GetSchemaRow(store::MetadataStore& store, int64_t catalog_id,

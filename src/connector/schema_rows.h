@@ -16,6 +16,10 @@
 
 namespace cairn::connector {
 
+/// The names of the rows of `type` under `parent_id`, in the store's (name) order.
+Result<std::vector<std::string>> ListChildNames(store::MetadataStore& store, store::EntityType type,
+                                                int64_t parent_id);
+
 /// The names of the catalog's schemas, in the store's order.
 Result<std::vector<std::string>> ListSchemaNames(store::MetadataStore& store, int64_t catalog_id);
 

@@ -80,12 +80,7 @@ Labels::Labels(store::MetadataStore& store, Authorizer& authorizer, EventStream&
     : store_(store), authz_(authorizer), events_(events), kind_(kind) {}
 
 Result<Target> Labels::Metalake(const std::string& metalake) {
-  CAIRN_ASSIGN_OR_RETURN(Target target, authz_.Resolve(metalake));
-  if (!target.metalake.in_use) {
-    return MakeError(ErrorCode::kNotInUse, EntityKind::kMetalake, "Metalake {} is not in use",
-                     metalake);
-  }
-  return target;
+  return InUseMetalake(authz_, metalake);
 }
 
 Result<EntityRecord> Labels::Row(const Target& metalake, const std::string& name) {
@@ -214,19 +209,7 @@ Result<std::vector<EntityRecord>> Labels::ObjectChain(const Caller& caller,
                                                       const std::string& full_name,
                                                       MetadataObjectTarget& object) {
   CAIRN_RETURN_IF_ERROR(Metalake(metalake));  // in use
-  auto resolved = authz_.ResolveMetadataObject(metalake, type, full_name);
-  if (!resolved && resolved.error().code == ErrorCode::kNotFound &&
-      resolved.error().entity == EntityKind::kMetadataObject && see_) {
-    // Not known to Cairn yet: the catalog may hold it in its source (a table made there).
-    auto named = authz_.ResolveMetadataObject(metalake, type, full_name, /*must_exist=*/false);
-    if (named && named->target.catalog_row) {
-      auto seen = see_(caller, *named);
-      if (!seen && seen.error().code != ErrorCode::kNotFound) return std::move(seen).error();
-      if (seen) resolved = authz_.ResolveMetadataObject(metalake, type, full_name);
-    }
-  }
-  if (!resolved) return std::move(resolved).error();
-  object = std::move(*resolved);
+  CAIRN_ASSIGN_OR_RETURN(object, ResolveOrSee(authz_, see_, caller, metalake, type, full_name));
   if (!kind_.attachable(object.type)) {
     return MakeError(ErrorCode::kInvalidArgument, EntityKind::kMetadataObject,
                      "A {} cannot be associated with a metadata object of type {}",

@@ -12,6 +12,7 @@
 #include "service/authorizer.h"
 #include "service/caller.h"
 #include "service/events.h"
+#include "service/object_lookup.h"
 #include "store/metadata_store.h"
 
 namespace cairn::service {
@@ -93,11 +94,8 @@ class Labels {
                                              const std::vector<std::string>& add,
                                              const std::vector<std::string>& remove);
 
-  /// Asks the object's catalog for an object that has no row yet: objects of JDBC and federated
-  /// catalogs get their governance row when Cairn first sees them (connector::ExternalRows), so
-  /// a label can go on a table made in the source before anyone listed it. kNotFound when the
-  /// source has no such object.
-  using Seer = std::function<Status(const Caller&, const MetadataObjectTarget&)>;
+  /// How an object that has no row yet is asked of its catalog (ObjectSeer).
+  using Seer = ObjectSeer;
   void SetSeer(Seer seer) { see_ = std::move(seer); }
 
   /// The in-use metalake's target (its row, for the decisions).

@@ -339,11 +339,7 @@ Result<std::string> ObjectService::GetFileLocation(
   return filesets->GetFileLocation(fileset.schema.at(0), fileset.name, sub_path, location_name);
 }
 
-}  // namespace cairn::service
-
 // ---- Models -------------------------------------------------------------------------------------
-
-namespace cairn::service {
 
 Result<std::vector<std::string>> ObjectService::ListModels(const Caller& caller,
                                                            const ObjectRef& schema) {
@@ -470,11 +466,7 @@ Result<std::string> ObjectService::GetModelVersionUri(const Caller& caller, cons
   return it->second;
 }
 
-}  // namespace cairn::service
-
 // ---- Views --------------------------------------------------------------------------------------
-
-namespace cairn::service {
 
 Result<std::vector<std::string>> ObjectService::ListViews(const Caller& caller,
                                                           const ObjectRef& schema) {

@@ -189,31 +189,18 @@ Result<MetadataObjectTarget> StatisticsService::Table(const Caller& caller,
                                                       const std::string& type,
                                                       const std::string& full_name, Verb verb,
                                                       bool partitions) {
-  CAIRN_ASSIGN_OR_RETURN(Target lake, authz_.Resolve(metalake));
-  if (!lake.metalake.in_use) {
-    return MakeError(ErrorCode::kNotInUse, EntityKind::kMetalake, "Metalake {} is not in use",
-                     metalake);
-  }
+  CAIRN_RETURN_IF_ERROR(InUseMetalake(authz_, metalake));
   if (auto kind = model::FindKindBySecurable(type); kind && *kind != ObjectType::kTable) {
     return MakeError(ErrorCode::kUnsupported, EntityKind::kMetadataObject,
                      "{} is only supported for tables now",
                      VerbText(partitions, static_cast<int>(verb)));
   }
   const Action action = verb == Verb::kList ? Action::kLoadTable : Action::kModifyTable;
-  auto resolved = authz_.ResolveMetadataObject(metalake, type, full_name);
-  if (!resolved && resolved.error().code == ErrorCode::kNotFound &&
-      resolved.error().entity == EntityKind::kMetadataObject) {
-    auto named = authz_.ResolveMetadataObject(metalake, type, full_name, /*must_exist=*/false);
-    if (named && named->target.catalog_row) {
-      // A caller who may not act on a table of that name learns nothing of whether it exists.
-      CAIRN_RETURN_IF_ERROR(authz_.Check(caller.principal, action, named->target));
-      if (see_) {  // a table made in the source that Cairn has not seen yet
-        auto seen = see_(caller, *named);
-        if (!seen && seen.error().code != ErrorCode::kNotFound) return std::move(seen).error();
-        if (seen) resolved = authz_.ResolveMetadataObject(metalake, type, full_name);
-      }
-    }
-  }
+  // A caller who may not act on a table of that name learns nothing of whether it exists.
+  auto resolved = ResolveOrSee(authz_, see_, caller, metalake, type, full_name,
+                               [&](const MetadataObjectTarget& named) {
+                                 return authz_.Check(caller.principal, action, named.target);
+                               });
   if (!resolved) return std::move(resolved).error();
   if (resolved->type != ObjectType::kTable) {  // a spelling FindKindBySecurable let through
     return MakeError(ErrorCode::kUnsupported, EntityKind::kMetadataObject,

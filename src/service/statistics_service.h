@@ -9,6 +9,7 @@
 #include "model/statistic.h"
 #include "service/authorizer.h"
 #include "service/caller.h"
+#include "service/object_lookup.h"
 #include "store/metadata_store.h"
 
 namespace cairn::service {
@@ -31,8 +32,8 @@ class StatisticsService {
   /// The statistics a table carries in its source (none when its catalog keeps none).
   using SourceStatistics = std::function<Result<std::vector<model::Statistic>>(
       const Caller&, const MetadataObjectTarget&)>;
-  /// Asks the object's catalog for a table that has no row yet (Labels::Seer).
-  using Seer = std::function<Status(const Caller&, const MetadataObjectTarget&)>;
+  /// Asks the object's catalog for a table that has no row yet.
+  using Seer = ObjectSeer;
 
   StatisticsService(store::MetadataStore& store, Authorizer& authorizer);
 

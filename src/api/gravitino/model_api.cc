@@ -100,29 +100,6 @@ Result<Response> GetModel(Call& c) {
   return Reply(OrderedJson{{"model", ModelToJson(m)}});
 }
 
-// An `updates` array of `{"@type": ...}` objects, each read by `one` with its index.
-template <typename T, typename F>
-Result<std::vector<T>> UpdatesOf(const Json& body, F one) {
-  auto updates = body.find("updates");
-  if (updates == body.end() || !updates->is_array()) {
-    return InvalidArgument("Field 'updates' is required and must be an array");
-  }
-  std::vector<T> out;
-  for (size_t i = 0; i < updates->size(); ++i) {
-    const Json& u = (*updates)[i];
-    const std::string at = fmt::format("updates[{}]", i);
-    if (!u.is_object()) return InvalidArgument("{}: an update must be an object", at);
-    auto type = u.find("@type");
-    if (type == u.end() || !type->is_string()) {
-      return InvalidArgument("{}: Field '@type' is required", at);
-    }
-    auto parsed = one(u, type->get<std::string>());
-    if (!parsed) return std::move(parsed).error().WithContext(at);
-    out.push_back(std::move(*parsed));
-  }
-  return out;
-}
-
 // setProperty / removeProperty fields shared by models and versions.
 Status PropertyChange(const Json& u, bool set, std::string& property, std::string& value) {
   CAIRN_ASSIGN_OR_RETURN(property, RequiredString(u, "property"));

@@ -31,14 +31,14 @@ Result<std::string> PolicyTypeFromJson(const Json& j, const char* field) {
   }
   const std::string type = Lower(it->get<std::string>());
   if (type == model::kCustomPolicy || type == model::kIcebergCompactionPolicy) return type;
-  if (type.starts_with("system_")) return InvalidArgument("Unknown built-in policy type: {}", it->get<std::string>());
+  if (type.starts_with("system_"))
+    return InvalidArgument("Unknown built-in policy type: {}", it->get<std::string>());
   return InvalidArgument("Unknown policy type: {}, it should start with 'system_' or be 'custom'",
                          it->get<std::string>());
 }
 
 // An optional non-negative (or, with `min` 1, positive) long of the compaction content.
-Result<int64_t> ContentLong(const Json& content, const char* field, int64_t fallback,
-                            int64_t min) {
+Result<int64_t> ContentLong(const Json& content, const char* field, int64_t fallback, int64_t min) {
   auto it = content.find(field);
   if (it == content.end() || it->is_null()) return fallback;
   if (!it->is_number_integer()) {
@@ -106,8 +106,8 @@ Result<model::PolicyContent> CustomContentFromJson(const Json& content) {
     const Json& t = (*types)[i];
     auto kind = t.is_string() ? model::FindKindBySecurable(t.get<std::string>()) : std::nullopt;
     if (!kind) {
-      return InvalidArgument("Field 'content.supportedObjectTypes[{}]' is not a metadata object type",
-                             i);
+      return InvalidArgument(
+          "Field 'content.supportedObjectTypes[{}]' is not a metadata object type", i);
     }
     out.supported_object_types.push_back(*kind);
   }
@@ -117,7 +117,8 @@ Result<model::PolicyContent> CustomContentFromJson(const Json& content) {
       out.supported_object_types.end());
   auto rules = content.find("customRules");
   if (rules != content.end() && !rules->is_null()) {
-    if (!rules->is_object()) return InvalidArgument("Field 'content.customRules' must be an object");
+    if (!rules->is_object())
+      return InvalidArgument("Field 'content.customRules' must be an object");
     out.rules = rules->dump();
   }
   auto props = PropertiesFromJson(content, "properties");
@@ -197,61 +198,37 @@ Result<Response> CreatePolicy(Call& c) {
 }
 
 Result<Response> GetPolicy(Call& c) {
-  CAIRN_ASSIGN_OR_RETURN(model::Policy policy, c.objects.policies().GetPolicy(
-                                                   c.caller, c.Param("metalake"), c.Param("policy")));
+  CAIRN_ASSIGN_OR_RETURN(
+      model::Policy policy,
+      c.objects.policies().GetPolicy(c.caller, c.Param("metalake"), c.Param("policy")));
   return Reply(OrderedJson{{"policy", PolicyToJson(policy)}});
 }
 
-// PolicyUpdatesRequest: rename, updateComment, updateContent.
-Result<std::vector<model::PolicyChange>> PolicyUpdatesFromJson(const Json& body) {
-  auto updates = body.find("updates");
-  if (updates == body.end() || !updates->is_array()) {
-    return InvalidArgument("Field 'updates' is required and must be an array");
+// One PolicyUpdateRequest: rename, updateComment, updateContent.
+Result<model::PolicyChange> PolicyChangeOf(const Json& u, const std::string& type) {
+  model::PolicyChange change;
+  if (type == "rename") {
+    change.kind = model::PolicyChange::Kind::kRename;
+    CAIRN_ASSIGN_OR_RETURN(change.new_name, RequiredString(u, "newName"));
+  } else if (type == "updateComment") {
+    change.kind = model::PolicyChange::Kind::kUpdateComment;
+    CAIRN_ASSIGN_OR_RETURN(change.comment, OptionalString(u, "newComment"));
+  } else if (type == "updateContent") {
+    change.kind = model::PolicyChange::Kind::kUpdateContent;
+    CAIRN_ASSIGN_OR_RETURN(change.policy_type, PolicyTypeFromJson(u, "policyType"));
+    CAIRN_ASSIGN_OR_RETURN(change.content, ContentFromJson(u, "newContent", change.policy_type));
+  } else {
+    return InvalidArgument("Unknown policy update type '{}'", type);
   }
-  std::vector<model::PolicyChange> out;
-  for (size_t i = 0; i < updates->size(); ++i) {
-    const Json& u = (*updates)[i];
-    const std::string at = fmt::format("updates[{}]", i);
-    auto fail = [&](Error e) { return std::move(e).WithContext(at); };
-    if (!u.is_object()) return fail(InvalidArgument("an update must be an object"));
-    auto type = u.find("@type");
-    if (type == u.end() || !type->is_string()) {
-      return fail(InvalidArgument("Field '@type' is required"));
-    }
-    model::PolicyChange change;
-    const std::string t = type->get<std::string>();
-    if (t == "rename") {
-      change.kind = model::PolicyChange::Kind::kRename;
-      auto name = RequiredString(u, "newName");
-      if (!name) return fail(std::move(name).error());
-      change.new_name = std::move(*name);
-    } else if (t == "updateComment") {
-      change.kind = model::PolicyChange::Kind::kUpdateComment;
-      auto comment = OptionalString(u, "newComment");
-      if (!comment) return fail(std::move(comment).error());
-      change.comment = std::move(*comment);
-    } else if (t == "updateContent") {
-      change.kind = model::PolicyChange::Kind::kUpdateContent;
-      auto policy_type = PolicyTypeFromJson(u, "policyType");
-      if (!policy_type) return fail(std::move(policy_type).error());
-      change.policy_type = std::move(*policy_type);
-      auto content = ContentFromJson(u, "newContent", change.policy_type);
-      if (!content) return fail(std::move(content).error());
-      change.content = std::move(*content);
-    } else {
-      return fail(InvalidArgument("Unknown policy update type '{}'", t));
-    }
-    out.push_back(std::move(change));
-  }
-  return out;
+  return change;
 }
 
 Result<Response> AlterPolicy(Call& c) {
   CAIRN_ASSIGN_OR_RETURN(Json body, c.Body());
-  CAIRN_ASSIGN_OR_RETURN(auto changes, PolicyUpdatesFromJson(body));
-  CAIRN_ASSIGN_OR_RETURN(model::Policy policy,
-                         c.objects.policies().AlterPolicy(c.caller, c.Param("metalake"),
-                                                          c.Param("policy"), changes));
+  CAIRN_ASSIGN_OR_RETURN(auto changes, UpdatesOf<model::PolicyChange>(body, PolicyChangeOf));
+  CAIRN_ASSIGN_OR_RETURN(
+      model::Policy policy,
+      c.objects.policies().AlterPolicy(c.caller, c.Param("metalake"), c.Param("policy"), changes));
   return Reply(OrderedJson{{"policy", PolicyToJson(policy)}});
 }
 
@@ -276,17 +253,16 @@ Result<Response> DeletePolicy(Call& c) {
 
 Result<Response> ObjectsOfPolicy(Call& c) {
   CAIRN_ASSIGN_OR_RETURN(PageRequest page, PageRequestOf(c));
-  CAIRN_ASSIGN_OR_RETURN(auto objects, c.objects.policies().ObjectsOfPolicy(
-                                           c.caller, c.Param("metalake"), c.Param("policy"),
-                                           page.after, page.limit));
+  CAIRN_ASSIGN_OR_RETURN(
+      auto objects, c.objects.policies().ObjectsOfPolicy(
+                        c.caller, c.Param("metalake"), c.Param("policy"), page.after, page.limit));
   return ObjectPageReply(objects);
 }
 
 Result<Response> PoliciesOfObject(Call& c) {
-  CAIRN_ASSIGN_OR_RETURN(auto policies,
-                         c.objects.policies().PoliciesOfObject(c.caller, c.Param("metalake"),
-                                                               c.Param("type"),
-                                                               c.Param("fullName")));
+  CAIRN_ASSIGN_OR_RETURN(
+      auto policies, c.objects.policies().PoliciesOfObject(c.caller, c.Param("metalake"),
+                                                           c.Param("type"), c.Param("fullName")));
   if (c.Flag("details")) {
     OrderedJson arr = OrderedJson::array();
     for (const auto& p : policies) arr.push_back(PolicyToJson(p.policy, p.inherited));
@@ -299,10 +275,9 @@ Result<Response> PoliciesOfObject(Call& c) {
 
 // One policy of an object, found on the object or one of its ancestors.
 Result<Response> PolicyOfObject(Call& c) {
-  CAIRN_ASSIGN_OR_RETURN(auto policies,
-                         c.objects.policies().PoliciesOfObject(c.caller, c.Param("metalake"),
-                                                               c.Param("type"),
-                                                               c.Param("fullName")));
+  CAIRN_ASSIGN_OR_RETURN(
+      auto policies, c.objects.policies().PoliciesOfObject(c.caller, c.Param("metalake"),
+                                                           c.Param("type"), c.Param("fullName")));
   for (const auto& p : policies) {
     if (p.policy.name == c.Param("policy")) {
       return Reply(OrderedJson{{"policy", PolicyToJson(p.policy, p.inherited)}});
@@ -319,10 +294,9 @@ Result<Response> AssociatePolicies(Call& c) {
   if (IsNullOrAbsent(body, "policiesToAdd") && IsNullOrAbsent(body, "policiesToRemove")) {
     return InvalidArgument("Fields 'policiesToAdd' and 'policiesToRemove' cannot both be null");
   }
-  CAIRN_ASSIGN_OR_RETURN(auto names,
-                         c.objects.policies().AssociatePolicies(c.caller, c.Param("metalake"),
-                                                                c.Param("type"),
-                                                                c.Param("fullName"), add, remove));
+  CAIRN_ASSIGN_OR_RETURN(auto names, c.objects.policies().AssociatePolicies(
+                                         c.caller, c.Param("metalake"), c.Param("type"),
+                                         c.Param("fullName"), add, remove));
   return Reply(OrderedJson{{"names", names}});
 }
 

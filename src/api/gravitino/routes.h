@@ -81,6 +81,30 @@ OrderedJson Identifiers(const std::vector<std::string>& ns, const std::vector<st
 /// The same for objects of the schema the path names.
 OrderedJson SchemaChildren(const Call& c, const std::vector<std::string>& names);
 
+/// An `updates` array of `{"@type": ...}` objects (Gravitino's update requests), each read by
+/// `one(update, type)`; its errors name the update (`updates[2]: ...`).
+template <typename T, typename F>
+Result<std::vector<T>> UpdatesOf(const Json& body, F one) {
+  auto updates = body.find("updates");
+  if (updates == body.end() || !updates->is_array()) {
+    return InvalidArgument("Field 'updates' is required and must be an array");
+  }
+  std::vector<T> out;
+  for (size_t i = 0; i < updates->size(); ++i) {
+    const Json& u = (*updates)[i];
+    const std::string at = fmt::format("updates[{}]", i);
+    if (!u.is_object()) return InvalidArgument("{}: an update must be an object", at);
+    auto type = u.find("@type");
+    if (type == u.end() || !type->is_string()) {
+      return InvalidArgument("{}: Field '@type' is required", at);
+    }
+    auto parsed = one(u, type->get<std::string>());
+    if (!parsed) return std::move(parsed).error().WithContext(at);
+    out.push_back(std::move(*parsed));
+  }
+  return out;
+}
+
 /// `{"code":0, ...body}` as a result.
 inline Result<http::Response> Reply(nlohmann::ordered_json body) { return Ok(std::move(body)); }
 

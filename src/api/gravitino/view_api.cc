@@ -92,56 +92,32 @@ Result<Response> LoadView(Call& c) {
   return Reply(OrderedJson{{"view", ViewToJson(v)}});
 }
 
-// ViewUpdatesRequest: rename, setProperty, removeProperty, replaceView.
-Result<std::vector<model::ViewChange>> ViewUpdatesFromJson(const Json& body) {
+// One ViewUpdateRequest: rename, setProperty, removeProperty, replaceView.
+Result<model::ViewChange> ViewChangeOf(const Json& u, const std::string& type) {
   using Kind = model::ViewChange::Kind;
-  auto updates = body.find("updates");
-  if (updates == body.end() || !updates->is_array() || updates->empty()) {
-    return InvalidArgument("Field 'updates' is required and must be a non-empty array");
-  }
-  std::vector<model::ViewChange> out;
-  for (size_t i = 0; i < updates->size(); ++i) {
-    const Json& u = (*updates)[i];
-    const std::string at = fmt::format("updates[{}]", i);
-    auto fail = [&](Error e) { return std::move(e).WithContext(at); };
-    if (!u.is_object()) return fail(InvalidArgument("an update must be an object"));
-    auto type = u.find("@type");
-    if (type == u.end() || !type->is_string()) {
-      return fail(InvalidArgument("Field '@type' is required"));
+  model::ViewChange change;
+  if (type == "rename") {
+    change.kind = Kind::kRename;
+    CAIRN_ASSIGN_OR_RETURN(change.new_name, RequiredString(u, "newName"));
+  } else if (type == "setProperty" || type == "removeProperty") {
+    change.kind = type == "setProperty" ? Kind::kSetProperty : Kind::kRemoveProperty;
+    CAIRN_ASSIGN_OR_RETURN(change.property, RequiredString(u, "property"));
+    if (change.kind == Kind::kSetProperty) {
+      CAIRN_ASSIGN_OR_RETURN(change.value, RequiredString(u, "value"));
     }
-    model::ViewChange change;
-    const std::string t = type->get<std::string>();
-    if (t == "rename") {
-      change.kind = Kind::kRename;
-      auto name = RequiredString(u, "newName");
-      if (!name) return fail(std::move(name).error());
-      change.new_name = std::move(*name);
-    } else if (t == "setProperty" || t == "removeProperty") {
-      change.kind = t == "setProperty" ? Kind::kSetProperty : Kind::kRemoveProperty;
-      auto property = RequiredString(u, "property");
-      if (!property) return fail(std::move(property).error());
-      change.property = std::move(*property);
-      if (change.kind == Kind::kSetProperty) {
-        auto value = RequiredString(u, "value");
-        if (!value) return fail(std::move(value).error());
-        change.value = std::move(*value);
-      }
-    } else if (t == "replaceView") {
-      change.kind = Kind::kReplace;
-      auto view_body = ViewBodyFromJson(u);
-      if (!view_body) return fail(std::move(view_body).error());
-      change.body = std::move(*view_body);
-    } else {
-      return fail(InvalidArgument("Unknown view update type '{}'", t));
-    }
-    out.push_back(std::move(change));
+  } else if (type == "replaceView") {
+    change.kind = Kind::kReplace;
+    CAIRN_ASSIGN_OR_RETURN(change.body, ViewBodyFromJson(u));
+  } else {
+    return InvalidArgument("Unknown view update type '{}'", type);
   }
-  return out;
+  return change;
 }
 
 Result<Response> AlterView(Call& c) {
   CAIRN_ASSIGN_OR_RETURN(Json body, c.Body());
-  CAIRN_ASSIGN_OR_RETURN(auto changes, ViewUpdatesFromJson(body));
+  CAIRN_ASSIGN_OR_RETURN(auto changes, UpdatesOf<model::ViewChange>(body, ViewChangeOf));
+  if (changes.empty()) return InvalidArgument("Field 'updates' must hold at least one update");
   CAIRN_ASSIGN_OR_RETURN(model::View v,
                          c.objects.AlterView(c.caller, c.Ref(ObjectType::kView), changes));
   return Reply(OrderedJson{{"view", ViewToJson(v)}});

@@ -223,11 +223,7 @@ class FilesetConnector final : public Connector, public SchemaCatalog, public Fi
 
   Result<std::vector<std::string>> ListFilesets(std::string_view schema) override {
     CAIRN_ASSIGN_OR_RETURN(EntityRecord s, SchemaRow(schema));
-    CAIRN_ASSIGN_OR_RETURN(auto rows, store_.List(EntityType::kFileset, s.id, "", 0));
-    std::vector<std::string> out;
-    out.reserve(rows.size());
-    for (const auto& r : rows) out.push_back(r.name);
-    return out;
+    return ListChildNames(store_, EntityType::kFileset, s.id);
   }
 
   Result<model::Fileset> CreateFileset(const CallContext& ctx, std::string_view schema,

@@ -105,24 +105,13 @@ bool LooksNumeric(std::string_view text) {
   return std::regex_match(text.begin(), text.end(), kNumber);
 }
 
-bool HasControlCharacter(std::string_view text) {
-  return std::any_of(text.begin(), text.end(),
-                     [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; });
-}
-
+// An alias, a URI name or a URI: not blank, no control characters, UTF-8, bounded.
 Status CheckText(std::string_view what, std::string_view text) {
-  if (Trim(text).empty()) return InvalidArgument("{} must not be blank", what);
-  if (text.size() > kMaxTextBytes) {
-    return InvalidArgument("{} is {} bytes long, at most {} are allowed", what, text.size(),
-                           kMaxTextBytes);
-  }
-  if (HasControlCharacter(text))
-    return InvalidArgument("{} must not contain control characters", what);
-  return Ok();
+  return model::ValidateLabelText(EntityKind::kNone, what, text, kMaxTextBytes);
 }
 
 Status CheckAlias(std::string_view alias, bool on_link) {
-  CAIRN_RETURN_IF_ERROR(CheckText("An alias", alias));
+  CAIRN_RETURN_IF_ERROR(CheckText("alias", alias));
   if (on_link && LooksNumeric(alias)) {
     return InvalidArgument("alias must not be a number or a number string: '{}'", alias);
   }
@@ -135,8 +124,8 @@ Status CheckUris(const std::map<std::string, std::string>& uris) {
     return InvalidArgument("A model version holds at most {} URIs", kMaxUrisPerVersion);
   }
   for (const auto& [name, uri] : uris) {
-    CAIRN_RETURN_IF_ERROR(CheckText("A URI name", name));
-    CAIRN_RETURN_IF_ERROR(CheckText(fmt::format("The URI of '{}'", name), uri));
+    CAIRN_RETURN_IF_ERROR(CheckText("URI name", name));
+    CAIRN_RETURN_IF_ERROR(CheckText(fmt::format("URI of '{}'", name), uri));
   }
   return Ok();
 }
@@ -230,11 +219,7 @@ class ModelConnector final : public Connector, public SchemaCatalog, public Mode
 
   Result<std::vector<std::string>> ListModels(std::string_view schema) override {
     CAIRN_ASSIGN_OR_RETURN(EntityRecord s, SchemaRow(schema));
-    CAIRN_ASSIGN_OR_RETURN(auto rows, store_.List(EntityType::kModel, s.id, "", 0));
-    std::vector<std::string> out;
-    out.reserve(rows.size());
-    for (const auto& r : rows) out.push_back(r.name);
-    return out;
+    return ListChildNames(store_, EntityType::kModel, s.id);
   }
 
   Result<model::Model> RegisterModel(const CallContext& ctx, std::string_view schema,
@@ -401,8 +386,8 @@ class ModelConnector final : public Connector, public SchemaCatalog, public Mode
         for (const auto& a : c.aliases_to_add) CAIRN_RETURN_IF_ERROR(CheckAlias(a, true));
       }
       if (c.kind == Kind::kUpdateUri || c.kind == Kind::kAddUri) {
-        CAIRN_RETURN_IF_ERROR(CheckText("A URI name", c.uri_name));
-        CAIRN_RETURN_IF_ERROR(CheckText("A URI", c.uri));
+        CAIRN_RETURN_IF_ERROR(CheckText("URI name", c.uri_name));
+        CAIRN_RETURN_IF_ERROR(CheckText("URI", c.uri));
       }
     }
     CAIRN_ASSIGN_OR_RETURN(EntityRecord schema_row, SchemaRow(schema));
