@@ -407,11 +407,7 @@ class ManagedIcebergConnector final : public Connector,
   }
 
   Result<EntityRecord> SchemaRow(std::string_view name) {
-    auto row = store_.Get(EntityType::kSchema, info_.catalog_id, name);
-    if (!row && row.error().code == ErrorCode::kNotFound) {
-      return NotFound(EntityKind::kSchema, "Schema {}.{} does not exist", info_.name, name);
-    }
-    return row;
+    return GetSchemaRow(store_, info_.catalog_id, info_.name, name);
   }
 
   // Errors from the Iceberg catalog use Iceberg's wording; the Gravitino API names the catalog.
