@@ -18,6 +18,16 @@ Result<std::vector<std::string>> ListSchemaNames(store::MetadataStore& store, in
   return ListChildNames(store, store::EntityType::kSchema, catalog_id);
 }
 
+Status CheckNoFunctions(store::MetadataStore& store, const store::EntityRecord& schema_row,
+                        std::string_view catalog) {
+  CAIRN_ASSIGN_OR_RETURN(auto functions,
+                         store.List(store::EntityType::kFunction, schema_row.id, "", 1));
+  if (functions.empty()) return Ok();
+  return MakeError(ErrorCode::kNotEmpty, EntityKind::kSchema,
+                   "Schema {}.{} is not empty, it has functions; drop them first or use cascade",
+                   catalog, schema_row.name);
+}
+
 Result<store::EntityRecord> GetSchemaRow(store::MetadataStore& store, int64_t catalog_id,
                                          std::string_view catalog, std::string_view name) {
   auto row = store.Get(store::EntityType::kSchema, catalog_id, name);

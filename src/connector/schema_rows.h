@@ -27,6 +27,11 @@ Result<std::vector<std::string>> ListSchemaNames(store::MetadataStore& store, in
 Result<store::EntityRecord> GetSchemaRow(store::MetadataStore& store, int64_t catalog_id,
                                          std::string_view catalog, std::string_view name);
 
+/// Ok when the schema row holds no functions (rows of Cairn's own in every schema); kNotEmpty
+/// naming `catalog.schema` otherwise, for a drop without cascade.
+Status CheckNoFunctions(store::MetadataStore& store, const store::EntityRecord& schema_row,
+                        std::string_view catalog);
+
 /// Ok when every change is a setProperty or removeProperty (all a store-kept schema takes).
 Status CheckSchemaPropertyChanges(const std::vector<model::EntityChange>& changes);
 

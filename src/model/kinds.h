@@ -106,6 +106,9 @@ inline constexpr std::string_view kModelReaders[] = {"USE_MODEL"};
 inline constexpr std::string_view kModelWriters[] = {"LINK_MODEL_VERSION", "CREATE_MODEL_VERSION"};
 // Whoever may create views may read them.
 inline constexpr std::string_view kViewReaders[] = {"SELECT_VIEW", "CREATE_VIEW"};
+// Gravitino's function privileges: EXECUTE_FUNCTION to use one, MODIFY_FUNCTION to change it.
+inline constexpr std::string_view kFunctionReaders[] = {"EXECUTE_FUNCTION", "MODIFY_FUNCTION"};
+inline constexpr std::string_view kFunctionWriters[] = {"MODIFY_FUNCTION"};
 inline constexpr std::string_view kFilesetReaders[] = {"READ_FILESET", "WRITE_FILESET"};
 inline constexpr std::string_view kFilesetWriters[] = {"WRITE_FILESET"};
 inline constexpr std::string_view kTagPrivileges[] = {"APPLY_TAG"};
@@ -116,7 +119,7 @@ inline constexpr std::string_view kPolicyPrivileges[] = {"APPLY_POLICY"};
 /// The rows, indexed by ObjectKind. Adding a kind is adding an enumerator and a row here.
 inline constexpr std::array<KindDescriptor, 19> kKinds = {{
     // kind, name, display, securable, store_type, error_kind, parent, path_segment, privileges,
-    // access (leaf kinds served so far; topics, models and functions get theirs when served)
+    // access (leaf kinds served so far; topics get theirs when served)
     {ObjectKind::kMetalake, "metalake", "Metalake", "METALAKE", 1, EntityKind::kMetalake,
      std::nullopt, "metalakes", kinds_internal::kMetalakePrivileges},
     {ObjectKind::kCatalog, "catalog", "Catalog", "CATALOG", 2, EntityKind::kCatalog,
@@ -165,8 +168,16 @@ inline constexpr std::array<KindDescriptor, 19> kKinds = {{
      "models",
      kinds_internal::kModelPrivileges,
      {"REGISTER_MODEL", kinds_internal::kModelReaders, kinds_internal::kModelWriters}},
-    {ObjectKind::kFunction, "function", "Function", "FUNCTION", 9, EntityKind::kFunction,
-     ObjectKind::kSchema, "functions", kinds_internal::kFunctionPrivileges},
+    {ObjectKind::kFunction,
+     "function",
+     "Function",
+     "FUNCTION",
+     9,
+     EntityKind::kFunction,
+     ObjectKind::kSchema,
+     "functions",
+     kinds_internal::kFunctionPrivileges,
+     {"REGISTER_FUNCTION", kinds_internal::kFunctionReaders, kinds_internal::kFunctionWriters}},
     {ObjectKind::kTag, "tag", "Tag", "TAG", 14, EntityKind::kTag, ObjectKind::kMetalake, "tags",
      kinds_internal::kTagPrivileges},
     {ObjectKind::kPolicy, "policy", "Policy", "POLICY", 15, EntityKind::kPolicy,

@@ -10,6 +10,7 @@
 #include "common/result.h"
 #include "connector/connector.h"
 #include "model/entities.h"
+#include "model/function.h"
 #include "model/table.h"
 #include "service/authorizer.h"
 #include "service/caller.h"
@@ -195,8 +196,28 @@ class ObjectService {
                                          const model::VersionRef& version,
                                          const std::optional<std::string>& uri_name);
 
+  // ---- Functions (docs/functions.md) --------------------------------------------------------
+  // Rows of Cairn's own under the schema's row, in every catalog whose schemas have rows (those
+  // of JDBC and federated catalogs get theirs when the catalog is asked for the schema).
+
+  /// The functions of the schema the caller may see (EXECUTE_FUNCTION, MODIFY_FUNCTION or
+  /// ownership), in name order.
+  Result<std::vector<model::Function>> ListFunctions(const Caller& caller, const ObjectRef& schema);
+  Result<model::Function> RegisterFunction(const Caller& caller, const ObjectRef& schema,
+                                           const model::Function& function);
+  Result<model::Function> GetFunction(const Caller& caller, const ObjectRef& function);
+  /// All changes or none, in one compare-and-set of the function's row.
+  Result<model::Function> AlterFunction(const Caller& caller, const ObjectRef& function,
+                                        const std::vector<model::FunctionChange>& changes);
+  Result<bool> DropFunction(const Caller& caller, const ObjectRef& function);
+
  private:
   static Error Missing(const ObjectRef& ref, std::string_view operations);
+
+  /// The row of the schema `ref` names (or is in), after `action` on `ref` is authorized and
+  /// the schema's catalog has answered that the schema exists.
+  Result<store::EntityRecord> FunctionSchemaRow(const Caller& caller, Action action,
+                                                const ObjectRef& ref);
 
   MetadataService& metadata_;
   Authorizer& authz_;

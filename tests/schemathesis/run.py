@@ -58,6 +58,7 @@ METALAKE, ICE, FILES, SCHEMA, TABLE, VIEW, FILESET = (
 TAG = "st_tag"
 POLICY = "st_policy"
 MODELS, MODEL, ALIAS = "st_models", "st_model", "st_alias"
+FUNCTION = "st_function"
 SCRATCH = "st_scratch"  # a name no fixture has: destructive calls on fixtures use it
 REQUEST_LINE = re.compile(r'event=request .*method=(\S+) path="([^"]*)" status=(\d+)')
 
@@ -108,6 +109,12 @@ def ensure_fixtures(base: str, warehouse: Path, files_root: Path) -> None:
     r = s.get(f"{models}/{MODEL}/aliases/{ALIAS}", timeout=30)
     if r.status_code != 200:
         post(f"{models}/{MODEL}/versions", {"uri": "file:///tmp/st_model/0", "aliases": [ALIAS]})
+    for cat in (ICE, MODELS):
+        post(f"{api}/{METALAKE}/catalogs/{cat}/schemas/{SCHEMA}/functions", {
+            "name": FUNCTION, "functionType": "SCALAR", "deterministic": True,
+            "definitions": [{"parameters": [{"name": "x", "dataType": "integer"}],
+                             "returnType": "integer",
+                             "impls": [{"language": "SQL", "runtime": "SPARK", "sql": "x"}]}]})
     post(f"{api}/{METALAKE}/tags", {"name": TAG, "comment": "schemathesis", "properties": {}})
     post(f"{api}/{METALAKE}/policies", {"name": POLICY, "policyType": "custom", "content": {
         "supportedObjectTypes": ["TABLE"], "customRules": {"days": 7}}})
@@ -128,7 +135,7 @@ def config_toml(api: str) -> str:
     """schemathesis.toml: path parameters bound to the fixtures, destructive calls on the
     metalake and catalogs bound to a missing name."""
     names = {"metalake": [METALAKE], "catalog": [ICE, FILES, MODELS], "schema": [SCHEMA],
-             "model": [MODEL], "alias": [ALIAS],
+             "model": [MODEL], "alias": [ALIAS], "function": [FUNCTION],
              "table": [TABLE], "fileset": [FILESET], "view": [VIEW], "namespace": [SCHEMA],
              "prefix": [f"{METALAKE}.{ICE}"], "role": ["st_role"], "user": ["anonymous"],
              "group": ["st_group"], "tag": [TAG], "policy": [POLICY]}
@@ -162,6 +169,8 @@ def config_toml(api: str) -> str:
             ("/api/metalakes/{metalake}/policies/{policy}", ["PUT", "PATCH", "DELETE"], "policy"),
             ("/api/metalakes/{metalake}/catalogs/{catalog}/schemas/{schema}/models/{model}",
              ["PUT", "DELETE"], "model"),
+            ("/api/metalakes/{metalake}/catalogs/{catalog}/schemas/{schema}/functions/"
+             "{function}", ["PUT", "DELETE"], "function"),
             ("/api/metalakes/{metalake}/catalogs/{catalog}/schemas/{schema}/views/{view}",
              ["PUT", "DELETE"], "view"),
             ("/api/metalakes/{metalake}/catalogs/{catalog}/schemas/{schema}/models/{model}/"

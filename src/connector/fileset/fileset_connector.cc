@@ -173,6 +173,7 @@ class FilesetConnector final : public Connector, public SchemaCatalog, public Fi
           "Schema {}.{} is not empty, it has {} fileset(s); drop them first or use cascade",
           info_.name, name, filesets.size());
     }
+    if (!cascade) CAIRN_RETURN_IF_ERROR(CheckNoFunctions(store_, *row, info_.name));
     auto schema_locations = fileset::SchemaLocations(catalog_locations_, name, row->properties);
     CAIRN_ASSIGN_OR_RETURN(bool deleted, store_.Delete(row->id));
     if (!deleted) return false;

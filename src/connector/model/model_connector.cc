@@ -206,6 +206,7 @@ class ModelConnector final : public Connector, public SchemaCatalog, public Mode
                          "Schema {}.{} is not empty, it has models; drop them first or use cascade",
                          info_.name, name);
       }
+      CAIRN_RETURN_IF_ERROR(CheckNoFunctions(store_, *row, info_.name));
     }
     return store_.Delete(row->id);  // its models and their versions with it
   }
