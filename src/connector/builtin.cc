@@ -3,6 +3,7 @@
 #include "connector/fileset/fileset_connector.h"
 #include "connector/iceberg/iceberg_connector.h"
 #include "connector/jdbc/jdbc_connector.h"
+#include "connector/kafka/kafka_connector.h"
 #include "connector/model/model_connector.h"
 
 namespace cairn::connector {
@@ -14,6 +15,7 @@ std::unique_ptr<ConnectorRegistry> MakeDefaultRegistry(ConnectorDeps deps) {
   RegisterFilesetConnector(*registry);
   RegisterJdbcConnectors(*registry);
   RegisterModelConnector(*registry);
+  RegisterKafkaConnector(*registry);
   return registry;
 }
 

@@ -18,6 +18,7 @@
 #include "model/entities.h"
 #include "model/ml_model.h"
 #include "model/table.h"
+#include "model/topic.h"
 #include "model/view.h"
 
 namespace cairn::store {
@@ -307,6 +308,32 @@ class ModelCatalog {
   /// False when the model or the version is absent; the version's aliases are freed.
   virtual Result<bool> DeleteVersion(const CallContext& ctx, std::string_view schema,
                                      std::string_view model, const model::VersionRef& version) = 0;
+};
+
+/// Topics of a messaging catalog's schema, read from and written to the cluster: the capability
+/// of Kafka catalogs (docs/topics.md). Implementations are safe to call from many threads.
+class TopicCatalog {
+ public:
+  static constexpr std::string_view kOperations = "topic";
+
+  virtual ~TopicCatalog() = default;
+
+  /// The cluster's topics, by name (kNotFound (kSchema) when the schema is absent).
+  virtual Result<std::vector<std::string>> ListTopics(std::string_view schema) = 0;
+  /// kAlreadyExists (kTopic) when the cluster has one of the name; kInvalidArgument for
+  /// properties the cluster refuses (nothing is created then).
+  virtual Result<model::Topic> CreateTopic(const CallContext& ctx, std::string_view schema,
+                                           const model::Topic& topic) = 0;
+  /// kNotFound (kTopic) when the cluster has none of the name.
+  virtual Result<model::Topic> LoadTopic(std::string_view schema, std::string_view name) = 0;
+  /// updateComment, setProperty (a larger partition count, or a config) and removeProperty (a
+  /// config back to its default); every change is checked before the cluster is changed.
+  virtual Result<model::Topic> AlterTopic(const CallContext& ctx, std::string_view schema,
+                                          std::string_view name,
+                                          const std::vector<model::EntityChange>& changes) = 0;
+  /// False when the cluster has none of the name.
+  virtual Result<bool> DropTopic(const CallContext& ctx, std::string_view schema,
+                                 std::string_view name) = 0;
 };
 
 /// Builds connectors by provider name. Validates catalog properties at catalog creation.

@@ -106,6 +106,9 @@ inline constexpr std::string_view kModelReaders[] = {"USE_MODEL"};
 inline constexpr std::string_view kModelWriters[] = {"LINK_MODEL_VERSION", "CREATE_MODEL_VERSION"};
 // Whoever may create views may read them.
 inline constexpr std::string_view kViewReaders[] = {"SELECT_VIEW", "CREATE_VIEW"};
+// Gravitino's topic privileges: consuming or producing needs the topic's metadata.
+inline constexpr std::string_view kTopicReaders[] = {"CONSUME_TOPIC", "PRODUCE_TOPIC"};
+inline constexpr std::string_view kTopicWriters[] = {"PRODUCE_TOPIC"};
 // Gravitino's function privileges: EXECUTE_FUNCTION to use one, MODIFY_FUNCTION to change it.
 inline constexpr std::string_view kFunctionReaders[] = {"EXECUTE_FUNCTION", "MODIFY_FUNCTION"};
 inline constexpr std::string_view kFunctionWriters[] = {"MODIFY_FUNCTION"};
@@ -119,7 +122,7 @@ inline constexpr std::string_view kPolicyPrivileges[] = {"APPLY_POLICY"};
 /// The rows, indexed by ObjectKind. Adding a kind is adding an enumerator and a row here.
 inline constexpr std::array<KindDescriptor, 19> kKinds = {{
     // kind, name, display, securable, store_type, error_kind, parent, path_segment, privileges,
-    // access (leaf kinds served so far; topics get theirs when served)
+    // access (for the leaf kinds of a schema)
     {ObjectKind::kMetalake, "metalake", "Metalake", "METALAKE", 1, EntityKind::kMetalake,
      std::nullopt, "metalakes", kinds_internal::kMetalakePrivileges},
     {ObjectKind::kCatalog, "catalog", "Catalog", "CATALOG", 2, EntityKind::kCatalog,
@@ -156,8 +159,16 @@ inline constexpr std::array<KindDescriptor, 19> kKinds = {{
      "filesets",
      kinds_internal::kFilesetPrivileges,
      {"CREATE_FILESET", kinds_internal::kFilesetReaders, kinds_internal::kFilesetWriters}},
-    {ObjectKind::kTopic, "topic", "Topic", "TOPIC", 7, EntityKind::kTopic, ObjectKind::kSchema,
-     "topics", kinds_internal::kTopicPrivileges},
+    {ObjectKind::kTopic,
+     "topic",
+     "Topic",
+     "TOPIC",
+     7,
+     EntityKind::kTopic,
+     ObjectKind::kSchema,
+     "topics",
+     kinds_internal::kTopicPrivileges,
+     {"CREATE_TOPIC", kinds_internal::kTopicReaders, kinds_internal::kTopicWriters}},
     {ObjectKind::kModel,
      "model",
      "Model",

@@ -63,6 +63,9 @@ Status ObjectService::SeeInSource(const Caller& caller, const MetadataObjectTarg
   } else if (object.type == ObjectType::kTable) {
     auto table = LoadTable(caller, ref.Child(t.object, ObjectType::kTable));
     if (!table) seen = std::move(table).error();
+  } else if (object.type == ObjectType::kTopic) {
+    auto topic = LoadTopic(caller, ref.Child(t.object, ObjectType::kTopic));
+    if (!topic) seen = std::move(topic).error();
   } else if (object.type == ObjectType::kColumn) {
     auto table = LoadTable(caller, ref.Child(t.object, ObjectType::kTable));
     if (!table) {

@@ -196,6 +196,17 @@ class ObjectService {
                                          const model::VersionRef& version,
                                          const std::optional<std::string>& uri_name);
 
+  // ---- Topics (docs/topics.md) ---------------------------------------------------------------
+
+  /// The topics of the cluster the caller may see (CONSUME_TOPIC, PRODUCE_TOPIC or ownership).
+  Result<std::vector<std::string>> ListTopics(const Caller& caller, const ObjectRef& schema);
+  Result<model::Topic> CreateTopic(const Caller& caller, const ObjectRef& schema,
+                                   const model::Topic& topic);
+  Result<model::Topic> LoadTopic(const Caller& caller, const ObjectRef& topic);
+  Result<model::Topic> AlterTopic(const Caller& caller, const ObjectRef& topic,
+                                  const std::vector<model::EntityChange>& changes);
+  Result<bool> DropTopic(const Caller& caller, const ObjectRef& topic);
+
   // ---- Functions (docs/functions.md) --------------------------------------------------------
   // Rows of Cairn's own under the schema's row, in every catalog whose schemas have rows (those
   // of JDBC and federated catalogs get theirs when the catalog is asked for the schema).

@@ -8,7 +8,9 @@
 # 2. Starts one throwaway PostgreSQL (tests/harness/pg.sh) for the whole run and exports its
 #    URL as CAIRN_TEST_PG_URL, and one MinIO (tests/harness/minio.py; S3 + STS, root keys
 #    admin/password, bucket `warehouse`) exported as CAIRN_TEST_S3_ENDPOINT (CAIRN_TEST_S3=0
-#    skips it); stops both on exit.
+#    skips it), and one Kafka broker in KRaft mode (tests/harness/kafka_broker.py, jars from Maven
+#    Central) exported as CAIRN_TEST_KAFKA_BOOTSTRAP and CAIRN_TEST_KAFKA_DIR
+#    (CAIRN_TEST_KAFKA=0 skips it); stops them on exit.
 # 3. If `-- CMD ...` is given, runs CMD first (e.g. `-- build/cairn_unit_tests`) with
 #    CAIRN_TEST_PG_URL set, so unit tests share the same PostgreSQL lifetime.
 # 4. Runs pytest on tests/e2e once per store in CAIRN_E2E_STORES (default "sqlite postgres").
@@ -93,7 +95,12 @@ need_pg=0
 pg_dir=""
 minio_dir=""
 mariadb_dir=""
+kafka_dir=""
 cleanup() {
+  if [[ -n "$kafka_dir" ]]; then
+    python3 "$REPO/tests/harness/kafka_broker.py" stop "$kafka_dir" || true
+    rm -rf "$kafka_dir"
+  fi
   if [[ -n "$pg_dir" ]]; then
     "$PG_SH" stop "$pg_dir" || true
     rm -rf "$pg_dir"
@@ -134,6 +141,17 @@ if [[ "${CAIRN_TEST_S3:-1}" == "1" ]]; then
   if [[ "${CAIRN_TEST_EXPIRY:-1}" == "1" && ${#pre_cmd[@]} -gt 0 ]]; then
     export CAIRN_TEST_EXPIRY_FILE="$minio_dir/expiring-token.json"
   fi
+fi
+
+# --- Kafka (one KRaft broker), for the topic tests of every suite ------------------------------
+if [[ "${CAIRN_TEST_KAFKA:-1}" == "1" ]]; then
+  kafka_dir="$(mktemp -d /tmp/cairn-kafka.XXXXXX)"
+  if ! CAIRN_TEST_KAFKA_BOOTSTRAP="$(python3 "$REPO/tests/harness/kafka_broker.py" start "$kafka_dir")"; then
+    log "could not start Kafka"
+    exit 1
+  fi
+  export CAIRN_TEST_KAFKA_BOOTSTRAP CAIRN_TEST_KAFKA_DIR="$kafka_dir"
+  log "Kafka at $CAIRN_TEST_KAFKA_BOOTSTRAP"
 fi
 
 # --- MariaDB (jdbc suite) ---------------------------------------------------------------------

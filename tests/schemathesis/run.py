@@ -59,6 +59,10 @@ TAG = "st_tag"
 POLICY = "st_policy"
 MODELS, MODEL, ALIAS = "st_models", "st_model", "st_alias"
 FUNCTION = "st_function"
+KAFKA, TOPIC = "st_kafka", "st_topic"
+# The run's Kafka broker (tests/e2e/run.sh starts one); without it the topic routes meet no
+# catalog of theirs.
+KAFKA_BOOTSTRAP = os.environ.get("CAIRN_TEST_KAFKA_BOOTSTRAP")
 SCRATCH = "st_scratch"  # a name no fixture has: destructive calls on fixtures use it
 REQUEST_LINE = re.compile(r'event=request .*method=(\S+) path="([^"]*)" status=(\d+)')
 
@@ -109,6 +113,13 @@ def ensure_fixtures(base: str, warehouse: Path, files_root: Path) -> None:
     r = s.get(f"{models}/{MODEL}/aliases/{ALIAS}", timeout=30)
     if r.status_code != 200:
         post(f"{models}/{MODEL}/versions", {"uri": "file:///tmp/st_model/0", "aliases": [ALIAS]})
+    if KAFKA_BOOTSTRAP:
+        post(f"{api}/{METALAKE}/catalogs",
+             {"name": KAFKA, "type": "messaging", "provider": "kafka", "comment": "",
+              "properties": {"bootstrap.servers": KAFKA_BOOTSTRAP}})
+        s.patch(f"{api}/{METALAKE}/catalogs/{KAFKA}", json={"inUse": True}, timeout=30)
+        post(f"{api}/{METALAKE}/catalogs/{KAFKA}/schemas/default/topics",
+             {"name": TOPIC, "properties": {"partition-count": "1"}})
     for cat in (ICE, MODELS):
         post(f"{api}/{METALAKE}/catalogs/{cat}/schemas/{SCHEMA}/functions", {
             "name": FUNCTION, "functionType": "SCALAR", "deterministic": True,
@@ -134,8 +145,10 @@ def ensure_fixtures(base: str, warehouse: Path, files_root: Path) -> None:
 def config_toml(api: str) -> str:
     """schemathesis.toml: path parameters bound to the fixtures, destructive calls on the
     metalake and catalogs bound to a missing name."""
-    names = {"metalake": [METALAKE], "catalog": [ICE, FILES, MODELS], "schema": [SCHEMA],
-             "model": [MODEL], "alias": [ALIAS], "function": [FUNCTION],
+    catalogs = [ICE, FILES, MODELS] + ([KAFKA] if KAFKA_BOOTSTRAP else [])
+    schemas = [SCHEMA] + (["default"] if KAFKA_BOOTSTRAP else [])
+    names = {"metalake": [METALAKE], "catalog": catalogs, "schema": schemas,
+             "model": [MODEL], "alias": [ALIAS], "function": [FUNCTION], "topic": [TOPIC],
              "table": [TABLE], "fileset": [FILESET], "view": [VIEW], "namespace": [SCHEMA],
              "prefix": [f"{METALAKE}.{ICE}"], "role": ["st_role"], "user": ["anonymous"],
              "group": ["st_group"], "tag": [TAG], "policy": [POLICY]}
@@ -171,6 +184,8 @@ def config_toml(api: str) -> str:
              ["PUT", "DELETE"], "model"),
             ("/api/metalakes/{metalake}/catalogs/{catalog}/schemas/{schema}/functions/"
              "{function}", ["PUT", "DELETE"], "function"),
+            ("/api/metalakes/{metalake}/catalogs/{catalog}/schemas/{schema}/topics/{topic}",
+             ["PUT", "DELETE"], "topic"),
             ("/api/metalakes/{metalake}/catalogs/{catalog}/schemas/{schema}/views/{view}",
              ["PUT", "DELETE"], "view"),
             ("/api/metalakes/{metalake}/catalogs/{catalog}/schemas/{schema}/models/{model}/"
@@ -181,6 +196,16 @@ def config_toml(api: str) -> str:
             ("/v1/{prefix}/namespaces/{namespace}/tables/{table}", ["DELETE"], "table"),
             ("/v1/{prefix}/namespaces/{namespace}/views/{view}", ["DELETE"], "view"),
         ]
+    if api == "gravitino" and KAFKA_BOOTSTRAP:
+        # Creating topics with generated names and partition counts would fill the run's broker:
+        # creates go to a catalog without topics (their bodies are still read), while listing
+        # and loading use the Kafka catalog.
+        out.append("[[operations]]")
+        out.append('include-path = "/api/metalakes/{metalake}/catalogs/{catalog}/schemas/'
+                   '{schema}/topics"')
+        out.append('include-method = ["POST"]')
+        out.append(f'parameters = {{ "path.catalog" = "{MODELS}" }}')
+        out.append("")
     for path, methods, param in destructive:
         listed = ", ".join(f'"{m}"' for m in methods)
         out.append("[[operations]]")

@@ -116,6 +116,7 @@ std::vector<Route> FilesetRoutes();        // filesets, their files and location
 std::vector<Route> ModelRoutes();          // models, their versions, aliases and URIs
 std::vector<Route> ViewRoutes();           // views (the Iceberg views of a catalog)
 std::vector<Route> FunctionRoutes();       // user-defined functions of a schema
+std::vector<Route> TopicRoutes();          // topics of a messaging catalog
 std::vector<Route> AccessControlRoutes();  // users, groups, roles, permissions, owners
 std::vector<Route> TagRoutes();            // tags, and the tags of metadata objects
 std::vector<Route> PolicyRoutes();         // policies, and the policies of metadata objects
@@ -125,9 +126,9 @@ std::vector<Route> LineageRoutes();        // OpenLineage events in, the lineage
 /// The areas in the order they are matched: a new area (the routes of a new object kind) is one
 /// line here and its file.
 inline constexpr std::vector<Route> (*kRouteAreas[])() = {
-    ServiceRoutes, ObjectRoutes,     FilesetRoutes,       ViewRoutes,
-    ModelRoutes,   FunctionRoutes,   AccessControlRoutes, TagRoutes,
-    PolicyRoutes,  StatisticsRoutes, LineageRoutes};
+    ServiceRoutes, ObjectRoutes,   FilesetRoutes,    ViewRoutes,
+    ModelRoutes,   FunctionRoutes, TopicRoutes,      AccessControlRoutes,
+    TagRoutes,     PolicyRoutes,   StatisticsRoutes, LineageRoutes};
 
 /// Every route of the API: the areas' rows, in order.
 const std::vector<Route>& Routes();

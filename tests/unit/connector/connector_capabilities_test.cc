@@ -158,6 +158,37 @@ TEST_F(ConnectorCapabilitiesTest, ModelCatalogHasSchemasAndModelsOnly) {
   EXPECT_THAT(conn->TestConnection(), IsOk());
 }
 
+TEST_F(ConnectorCapabilitiesTest, KafkaCatalogHasTheDefaultSchemaAndTopics) {
+  // Building the connector contacts no broker; the port has none.
+  auto conn = Open("kafka", model::CatalogType::kMessaging,
+                   {{"bootstrap.servers", "127.0.0.1:9"}, {"socket.keepalive.enable", "true"}});
+  ASSERT_NE(conn, nullptr);
+  EXPECT_NE(conn->Find<SchemaCatalog>(), nullptr);
+  EXPECT_NE(conn->Find<TopicCatalog>(), nullptr);
+  EXPECT_EQ(conn->Find<TableCatalog>(), nullptr);
+  EXPECT_EQ(conn->Find<ModelCatalog>(), nullptr);
+  EXPECT_EQ(conn->Find<FilesetCatalog>(), nullptr);
+  auto schemas = conn->Find<SchemaCatalog>()->ListSchemas();
+  ASSERT_THAT(schemas, IsOk());
+  EXPECT_EQ(*schemas, std::vector<std::string>{"default"});
+  EXPECT_FALSE(conn->Find<SchemaCatalog>()->LoadSchema("other"));
+  EXPECT_FALSE(conn->Find<SchemaCatalog>()->CreateSchema(ctx_, Schema("other")));
+}
+
+TEST_F(ConnectorCapabilitiesTest, KafkaCatalogPropertiesAreChecked) {
+  auto info = cairn::testing::InsertCatalogRows(*store_, "kafka");
+  ASSERT_THAT(info, IsOk());
+  info->type = model::CatalogType::kMessaging;
+  for (const model::Properties& props :
+       {model::Properties{}, model::Properties{{"bootstrap.servers", "  "}},
+        model::Properties{{"bootstrap.servers", "127.0.0.1:9"}, {"socket.timeout.ms", "soon"}}}) {
+    info->properties = props;
+    auto conn = registry_->Create(*info);
+    ASSERT_FALSE(conn);
+    EXPECT_EQ(conn.error().code, ErrorCode::kInvalidArgument) << conn.error().message;
+  }
+}
+
 TEST_F(ConnectorCapabilitiesTest, JdbcCatalogHasSchemasAndTables) {
   // Building the connector opens no connection, so no database is needed.
   auto conn = Open("jdbc-postgresql", model::CatalogType::kRelational,

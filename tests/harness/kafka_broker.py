@@ -1,0 +1,226 @@
+"""A real Apache Kafka broker (KRaft mode, one node as broker and controller) on 127.0.0.1 for the
+topic tests, and Kafka's own command-line tools beside it.
+
+The jars come from Maven Central (tests/harness/kafka/pom.xml, `mvn dependency:copy-dependencies`)
+into CAIRN_TOOLS_DIR/kafka-<version> (default ~/.cache/cairn/kafka-<version>) once per machine.
+The broker runs on the default JDK (17+).
+
+  python3 tests/harness/kafka_broker.py start DIR   start a broker with its data in DIR; prints the
+                                             bootstrap address and writes it to DIR/bootstrap
+  python3 tests/harness/kafka_broker.py stop DIR    stop it
+  python3 tests/harness/kafka_broker.py install     only fetch the jars
+
+As a module: `KafkaBroker(dir).start()` / `.stop()` / `.start()` again (same ports, same data),
+used by the test that stops the broker; `KafkaBroker.attach(dir)` for one started by `start`;
+`topics_cli(bootstrap, *args)` runs Kafka's `kafka-topics` tool.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+POM = HERE / "kafka" / "pom.xml"
+VERSION = re.search(r"<kafka.version>([^<]+)</kafka.version>", POM.read_text()).group(1)
+TOOLS_DIR = Path(os.environ.get("CAIRN_TOOLS_DIR", Path.home() / ".cache" / "cairn"))
+LIB = TOOLS_DIR / f"kafka-{VERSION}" / "lib"
+
+
+def _log(msg: str) -> None:
+    print(f"kafka_broker.py: {msg}", file=sys.stderr, flush=True)
+
+
+def install() -> Path:
+    stamp = LIB / ".complete"
+    if stamp.exists():
+        return LIB
+    if shutil.which("mvn") is None:
+        raise RuntimeError("Maven (mvn) is needed once to fetch Kafka's jars")
+    _log(f"fetching Apache Kafka {VERSION} from Maven Central into {LIB} (once per machine)")
+    tmp = LIB.with_name(LIB.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    subprocess.run(["mvn", "-q", "-B", "-f", str(POM), "dependency:copy-dependencies",
+                    f"-DoutputDirectory={tmp}", "-DincludeScope=runtime"], check=True)
+    shutil.rmtree(LIB, ignore_errors=True)
+    LIB.parent.mkdir(parents=True, exist_ok=True)
+    tmp.rename(LIB)
+    stamp.write_text(VERSION + "\n")
+    return LIB
+
+
+def _java() -> str:
+    home = os.environ.get("JAVA_HOME")
+    if home and os.access(Path(home) / "bin" / "java", os.X_OK):
+        return str(Path(home) / "bin" / "java")
+    java = shutil.which("java")
+    if java is None:
+        raise RuntimeError("a JDK (17+) is needed to run the Kafka broker")
+    return java
+
+
+def _classpath() -> str:
+    return str(install() / "*")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _open(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+            return True
+    except OSError:
+        return False
+
+
+def topics_cli(bootstrap: str, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+    """Kafka's own `kafka-topics` tool against `bootstrap`."""
+    return subprocess.run(
+        [_java(), "-cp", _classpath(), "org.apache.kafka.tools.TopicCommand",
+         "--bootstrap-server", bootstrap, *args],
+        capture_output=True, text=True, check=check, timeout=120)
+
+
+def configs_cli(bootstrap: str, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+    """Kafka's own `kafka-configs` tool against `bootstrap`."""
+    return subprocess.run(
+        [_java(), "-cp", _classpath(), "kafka.admin.ConfigCommand",
+         "--bootstrap-server", bootstrap, *args],
+        capture_output=True, text=True, check=check, timeout=120)
+
+
+class KafkaBroker:
+    def __init__(self, data_dir: Path, port: int | None = None,
+                 controller_port: int | None = None):
+        self.dir = Path(data_dir)
+        self.port = port or _free_port()
+        self.controller_port = controller_port or _free_port()
+        self.proc: subprocess.Popen | None = None
+        self.pid: int | None = None
+
+    @classmethod
+    def attach(cls, data_dir: Path) -> "KafkaBroker":
+        """The broker `start DIR` left running: its ports from DIR's files."""
+        d = Path(data_dir)
+        broker = cls(d, *(int(x) for x in (d / "ports").read_text().split()))
+        pid = d / "pid"
+        broker.pid = int(pid.read_text()) if pid.exists() else None
+        return broker
+
+    @property
+    def bootstrap(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    def _config(self) -> Path:
+        conf = self.dir / "server.properties"
+        conf.write_text("\n".join([
+            "process.roles=broker,controller",
+            "node.id=1",
+            f"controller.quorum.voters=1@127.0.0.1:{self.controller_port}",
+            f"listeners=PLAINTEXT://127.0.0.1:{self.port},"
+            f"CONTROLLER://127.0.0.1:{self.controller_port}",
+            f"advertised.listeners=PLAINTEXT://127.0.0.1:{self.port}",
+            "controller.listener.names=CONTROLLER",
+            "listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT",
+            f"log.dirs={self.dir / 'data'}",
+            "num.partitions=1",
+            "offsets.topic.replication.factor=1",
+            "transaction.state.log.replication.factor=1",
+            "transaction.state.log.min.isr=1",
+            "group.initial.rebalance.delay.ms=0",
+            "auto.create.topics.enable=false",
+            "",
+        ]))
+        return conf
+
+    def start(self, timeout: float = 60.0) -> "KafkaBroker":
+        self.dir.mkdir(parents=True, exist_ok=True)
+        conf = self._config()
+        cp = _classpath()
+        if not (self.dir / "data" / "meta.properties").exists():
+            cluster = base64.urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode()
+            subprocess.run([_java(), "-cp", cp, "kafka.tools.StorageTool", "format", "-t",
+                            cluster, "-c", str(conf)], check=True, capture_output=True,
+                           timeout=120)
+        log = open(self.dir / "kafka.log", "ab")
+        self.proc = subprocess.Popen(
+            [_java(), "-Xms256m", "-Xmx512m", "-XX:+UseSerialGC", "-cp", cp, "kafka.Kafka",
+             str(conf)], stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        self.pid = self.proc.pid
+        deadline = time.monotonic() + timeout
+        while True:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"Kafka exited with {self.proc.returncode}; "
+                                   f"see {self.dir}/kafka.log")
+            if _open(self.port):
+                # The listener is up; the broker answers once it has joined its own quorum.
+                probe = topics_cli(self.bootstrap, "--list", check=False)
+                if probe.returncode == 0:
+                    break
+            if time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError(f"Kafka not ready after {timeout}s; see {self.dir}/kafka.log")
+            time.sleep(0.3)
+        (self.dir / "bootstrap").write_text(self.bootstrap + "\n")
+        (self.dir / "ports").write_text(f"{self.port} {self.controller_port}\n")
+        (self.dir / "pid").write_text(f"{self.pid}\n")
+        return self
+
+    def stop(self) -> None:
+        pid = self.proc.pid if self.proc is not None else self.pid
+        if pid is None:
+            return
+        try:
+            os.killpg(pid, signal.SIGTERM)
+            for _ in range(300):
+                os.kill(pid, 0)
+                if self.proc is not None and self.proc.poll() is not None:
+                    break
+                time.sleep(0.1)
+            else:
+                os.killpg(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        if self.proc is not None:
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                pass
+        self.proc = None
+        self.pid = None
+        (self.dir / "pid").unlink(missing_ok=True)
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) == 2 and argv[1] == "install":
+        print(install())
+        return 0
+    if len(argv) != 3 or argv[1] not in ("start", "stop"):
+        _log("usage: kafka_broker.py {start|stop} DIR | install")
+        return 2
+    d = Path(argv[2])
+    if argv[1] == "start":
+        broker = KafkaBroker(d).start()
+        broker.proc = None  # outlives this script; `stop` finds it by its pid file
+        print(broker.bootstrap)
+        return 0
+    if (d / "ports").exists():
+        KafkaBroker.attach(d).stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
