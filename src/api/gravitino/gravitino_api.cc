@@ -772,6 +772,32 @@ Result<VendTarget> TableVendTarget(Call& c, const std::vector<std::string>& part
   return t;
 }
 
+// Every URI of every version of the model, each prefix once (a URI under another is covered by
+// it); read-write for who may link versions.
+Result<VendTarget> ModelVendTarget(Call& c, const std::vector<std::string>& parts) {
+  const ObjectRef ref{c.Param("metalake"), parts[0], {parts[1]}, parts[2], ObjectType::kModel};
+  VendTarget t;
+  CAIRN_ASSIGN_OR_RETURN(t.connector, c.objects.OpenCatalog(c.caller, Action::kLoadObject, ref));
+  t.write = c.objects.Authorize(c.caller, Action::kWriteObject, ref).has_value();
+  auto* models = t.connector->Find<connector::ModelCatalog>();
+  if (models == nullptr) return InvalidArgument("Catalog '{}' is not a model catalog", parts[0]);
+  CAIRN_ASSIGN_OR_RETURN(auto versions, models->ListVersions(parts[1], parts[2]));
+  std::vector<std::string> uris;
+  for (const auto& v : versions) {
+    for (const auto& [name, uri] : v.uris) uris.push_back(uri);
+  }
+  std::sort(uris.begin(), uris.end());
+  uris.erase(std::unique(uris.begin(), uris.end()), uris.end());
+  for (const auto& uri : uris) {
+    const bool covered = std::any_of(t.locations.begin(), t.locations.end(), [&](const auto& l) {
+      return uri.size() > l.size() && uri.compare(0, l.size(), l) == 0 &&
+             (l.back() == '/' || uri[l.size()] == '/');
+    });
+    if (!covered) t.locations.push_back(uri);
+  }
+  return t;
+}
+
 Result<VendTarget> FilesetVendTarget(Call& c, const std::vector<std::string>& parts) {
   const ObjectRef ref{c.Param("metalake"), parts[0], {parts[1]}, parts[2], ObjectType::kFileset};
   VendTarget t;
@@ -804,7 +830,8 @@ Result<Response> Credentials(Call& c) {
   const std::string type = ToLower(type_text);
   const std::vector<std::string> parts = Split(full_name, '.');
   Result<VendTarget> target = InvalidArgument(
-      "Credentials are served for metadata objects of type catalog, table and fileset, not '{}'",
+      "Credentials are served for metadata objects of type catalog, table, fileset and model, "
+      "not '{}'",
       type_text);
   if (type == "catalog") {
     if (parts.size() != 1) {
@@ -826,6 +853,13 @@ Result<Response> Credentials(Call& c) {
           full_name);
     }
     target = FilesetVendTarget(c, parts);
+  } else if (type == "model") {
+    if (parts.size() != 3) {
+      return InvalidArgument(
+          "Invalid metadata object full name '{}' for type model: expected catalog.schema.model",
+          full_name);
+    }
+    target = ModelVendTarget(c, parts);
   }
   if (!target) return std::move(target).error();
   OrderedJson list = OrderedJson::array();

@@ -12,6 +12,7 @@
 #include "common/util.h"
 #include "connector/schema_rows.h"
 #include "json/json_util.h"
+#include "storage/credentials.h"
 #include "store/metadata_store.h"
 #include "store/retry.h"
 #include "store/transact.h"
@@ -151,8 +152,14 @@ class ModelConnector final : public Connector, public SchemaCatalog, public Mode
  public:
   ModelConnector(CatalogInfo info, store::MetadataStore& store)
       : info_(std::move(info)), store_(store) {
+    // Validated when the catalog was created; a bad set vends nothing.
+    if (auto vendor = storage::CredentialVendor::FromProperties(info_.properties)) {
+      credentials_ = *vendor;
+    }
     Provide<SchemaCatalog>(this);
     Provide<ModelCatalog>(this);
+    // Version URIs on S3 get keys scoped to them when the catalog configures a provider.
+    if (credentials_.enabled()) Provide<storage::CredentialVendor>(&credentials_);
   }
 
   // Everything lives in Cairn's store.
@@ -552,10 +559,14 @@ class ModelConnector final : public Connector, public SchemaCatalog, public Mode
 
   CatalogInfo info_;
   store::MetadataStore& store_;
+  storage::CredentialVendor credentials_;
 };
 
 Result<std::unique_ptr<Connector>> MakeModelConnector(const CatalogInfo& info,
                                                       const ConnectorDeps& deps) {
+  if (auto vendor = storage::CredentialVendor::FromProperties(info.properties); !vendor) {
+    return std::move(vendor).error();
+  }
   if (deps.store == nullptr) return Internal("the model connector needs the metadata store");
   return std::unique_ptr<Connector>(std::make_unique<ModelConnector>(info, *deps.store));
 }
