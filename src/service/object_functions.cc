@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "service/function_json.h"
 #include "service/object_service.h"
 #include "store/retry.h"
 
@@ -78,11 +79,9 @@ Json DefinitionJson(const model::FunctionDefinition& d) {
 }
 
 std::string PayloadOf(const model::Function& f) {
-  Json defs = Json::array();
-  for (const auto& d : f.definitions) defs.push_back(DefinitionJson(d));
   return Json{{"functionType", model::FunctionTypeName(f.type)},
               {"deterministic", f.deterministic},
-              {"definitions", std::move(defs)}}
+              {"definitions", FunctionDefinitionsJson(f.definitions)}}
       .dump();
 }
 
@@ -189,6 +188,12 @@ Error NoSuchFunction(const ObjectRef& ref) {
 }
 
 }  // namespace
+
+nlohmann::ordered_json FunctionDefinitionsJson(const std::vector<model::FunctionDefinition>& defs) {
+  Json out = Json::array();
+  for (const auto& d : defs) out.push_back(DefinitionJson(d));
+  return out;
+}
 
 Result<EntityRecord> ObjectService::FunctionSchemaRow(const Caller& caller, Action action,
                                                       const ObjectRef& ref) {

@@ -6,6 +6,7 @@
 #include "api/gravitino/routes.h"
 #include "common/util.h"
 #include "model/function.h"
+#include "service/function_json.h"
 
 namespace cairn::api::gravitino {
 
@@ -258,69 +259,13 @@ Result<model::FunctionChange> ChangeOf(const Json& u, const std::string& type) {
 
 // ---- rendering -----------------------------------------------------------------------------
 
-OrderedJson Parsed(const std::string& text) {
-  OrderedJson j = OrderedJson::parse(text, nullptr, /*allow_exceptions=*/false);
-  return j.is_discarded() ? OrderedJson(text) : j;
-}
-
-OrderedJson ImplToJson(const model::FunctionImpl& impl) {
-  OrderedJson j{{"language", model::FunctionLanguageName(impl.language)},
-                {"runtime", model::FunctionRuntimeName(impl.runtime)}};
-  switch (impl.language) {
-    case model::FunctionLanguage::kSql:
-      j["sql"] = impl.sql;
-      break;
-    case model::FunctionLanguage::kJava:
-      j["className"] = impl.class_name;
-      break;
-    case model::FunctionLanguage::kPython:
-      j["handler"] = impl.handler ? OrderedJson(*impl.handler) : OrderedJson();
-      j["codeBlock"] = impl.code_block ? OrderedJson(*impl.code_block) : OrderedJson();
-      break;
-  }
-  j["resources"] = OrderedJson{{"jars", impl.resources.jars},
-                               {"files", impl.resources.files},
-                               {"archives", impl.resources.archives}};
-  OrderedJson props = OrderedJson::object();
-  for (const auto& [k, v] : impl.properties) props[k] = v;
-  j["properties"] = std::move(props);
-  return j;
-}
-
-OrderedJson DefinitionToJson(const model::FunctionDefinition& d) {
-  OrderedJson params = OrderedJson::array();
-  for (const auto& p : d.parameters) {
-    OrderedJson pj{{"name", p.name}, {"dataType", Parsed(p.data_type)}};
-    if (p.comment) pj["comment"] = *p.comment;
-    if (p.default_value) pj["defaultValue"] = Parsed(*p.default_value);
-    params.push_back(std::move(pj));
-  }
-  OrderedJson j{{"parameters", std::move(params)}};
-  if (d.return_type) j["returnType"] = Parsed(*d.return_type);
-  if (!d.return_columns.empty()) {
-    OrderedJson cols = OrderedJson::array();
-    for (const auto& c : d.return_columns) {
-      OrderedJson cj{{"name", c.name}, {"dataType", Parsed(c.data_type)}};
-      if (c.comment) cj["comment"] = *c.comment;
-      cols.push_back(std::move(cj));
-    }
-    j["returnColumns"] = std::move(cols);
-  }
-  OrderedJson impls = OrderedJson::array();
-  for (const auto& i : d.impls) impls.push_back(ImplToJson(i));
-  j["impls"] = std::move(impls);
-  return j;
-}
-
 // FunctionDTO.
 OrderedJson FunctionToJson(const model::Function& f) {
   OrderedJson j{{"name", f.name},
                 {"functionType", model::FunctionTypeName(f.type)},
                 {"deterministic", f.deterministic}};
   if (f.comment) j["comment"] = *f.comment;
-  OrderedJson defs = OrderedJson::array();
-  for (const auto& d : f.definitions) defs.push_back(DefinitionToJson(d));
-  j["definitions"] = std::move(defs);
+  j["definitions"] = service::FunctionDefinitionsJson(f.definitions);
   j["audit"] = AuditToJson(f.audit);
   return j;
 }

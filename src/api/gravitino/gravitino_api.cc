@@ -838,28 +838,15 @@ Result<Response> Credentials(Call& c) {
       return InvalidArgument("Invalid metadata object full name '{}' for type catalog", full_name);
     }
     target = CatalogVendTarget(c, parts);
-  } else if (type == "table") {
+  } else if (type == "table" || type == "fileset" || type == "model") {
     if (parts.size() != 3) {
       return InvalidArgument(
-          "Invalid metadata object full name '{}' for type table: expected catalog.schema.table",
-          full_name);
+          "Invalid metadata object full name '{}' for type {}: expected catalog.schema.{}",
+          full_name, type, type);
     }
-    target = TableVendTarget(c, parts);
-  } else if (type == "fileset") {
-    if (parts.size() != 3) {
-      return InvalidArgument(
-          "Invalid metadata object full name '{}' for type fileset: expected "
-          "catalog.schema.fileset",
-          full_name);
-    }
-    target = FilesetVendTarget(c, parts);
-  } else if (type == "model") {
-    if (parts.size() != 3) {
-      return InvalidArgument(
-          "Invalid metadata object full name '{}' for type model: expected catalog.schema.model",
-          full_name);
-    }
-    target = ModelVendTarget(c, parts);
+    target = type == "table"     ? TableVendTarget(c, parts)
+             : type == "fileset" ? FilesetVendTarget(c, parts)
+                                 : ModelVendTarget(c, parts);
   }
   if (!target) return std::move(target).error();
   OrderedJson list = OrderedJson::array();
