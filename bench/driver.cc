@@ -785,6 +785,9 @@ int RunCommit(const Args& a) {
   const int threads = static_cast<int>(a.Int("threads", 16));
   const double secs_target = static_cast<double>(a.Int("seconds", 10));
   const bool hot = a.Get("mode") == "hot";
+  // --statistics 1: every commit also sets a statistics file for its snapshot, as Trino's
+  // INSERT does ([add-snapshot, set-snapshot-ref, set-statistics]).
+  const bool with_statistics = a.Int("statistics", 0) != 0;
   const std::string data_dir = a.Get("data-dir");
   if (data_dir.empty() || data_dir[0] != '/') {
     std::fprintf(stderr, "commit needs --data-dir ABSOLUTE_DIR (manifest lists go there)\n");
@@ -871,7 +874,16 @@ int RunCommit(const Args& a) {
               cur + "}],\"updates\":[{\"action\":\"add-snapshot\",\"snapshot\":" + snap +
               "},{\"action\":\"set-snapshot-ref\",\"ref-name\":\"main\",\"type\":\"branch\","
               "\"snapshot-id\":" +
-              std::to_string(id) + "}]}";
+              std::to_string(id) + "}" +
+              (with_statistics
+                   ? ",{\"action\":\"set-statistics\",\"snapshot-id\":" + std::to_string(id) +
+                         ",\"statistics\":{\"snapshot-id\":" + std::to_string(id) +
+                         ",\"statistics-path\":\"file://" + data_dir + "/stats/" +
+                         std::to_string(id) +
+                         ".puffin\",\"file-size-in-bytes\":413,\"file-footer-size-in-bytes\":313,"
+                         "\"blob-metadata\":[]}}"
+                   : std::string()) +
+              "]}";
           ++attempts[uw];
           if (!c.Do("POST", url, body, r)) {
             ++st.errors;

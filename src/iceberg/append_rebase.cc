@@ -725,21 +725,44 @@ Result<std::pair<Json, Json>> RebaseAppend(const Json& current, const Json& requ
   if (!current.is_object() || current.value("format-version", 0) != 2) {
     return NotRebasable("only format version 2 tables are rebased");
   }
-  if (!updates.is_array() || updates.size() != 2 || !updates[0].is_object() ||
-      !updates[1].is_object() || updates[0].value("action", "") != "add-snapshot" ||
-      updates[1].value("action", "") != "set-snapshot-ref") {
+  // [add-snapshot S, set-snapshot-ref main -> S] and, anywhere after the add-snapshot, only
+  // updates a concurrent append cannot conflict with: statistics of S, and table properties
+  // (what engines send with an insert; Trino writes S's statistics with every one). The
+  // client's own retry would send those again as they are, so they are carried over unchanged.
+  if (!updates.is_array() || updates.size() < 2 || !updates[0].is_object() ||
+      updates[0].value("action", "") != "add-snapshot") {
     return NotRebasable("the updates are not [add-snapshot, set-snapshot-ref]");
   }
   const Json& snapshot = updates[0].value("snapshot", Json());
   if (!snapshot.is_object()) return NotRebasable("add-snapshot has no snapshot");
   const std::optional<int64_t> s_id = LongField(snapshot, "snapshot-id");
+  std::optional<size_t> set_ref_index;
+  for (size_t i = 1; i < updates.size(); ++i) {
+    const Json& u = updates[i];
+    const std::string action = u.is_object() ? u.value("action", "") : "";
+    if (action == "set-snapshot-ref" && !set_ref_index) {
+      set_ref_index = i;
+    } else if (action == "set-statistics" || action == "set-partition-statistics") {
+      const char* field = action == "set-statistics" ? "statistics" : "partition-statistics";
+      const Json& file = u.value(field, Json());
+      if (!file.is_object() || LongField(file, "snapshot-id") != s_id ||
+          (u.contains("snapshot-id") && LongField(u, "snapshot-id") != s_id)) {
+        return NotRebasable("the statistics are not those of the appended snapshot");
+      }
+    } else if (action != "set-properties" && action != "remove-properties") {
+      return NotRebasable(
+          "the updates are not [add-snapshot, set-snapshot-ref] with the new snapshot's "
+          "statistics or table properties");
+    }
+  }
+  if (!set_ref_index) return NotRebasable("the updates are not [add-snapshot, set-snapshot-ref]");
   const std::optional<int64_t> s_seq = LongField(snapshot, "sequence-number");
   const Json& summary = snapshot.value("summary", Json());
   if (!s_id || !s_seq || !summary.is_object() || summary.value("operation", "") != "append" ||
       !snapshot.contains("manifest-list") || !snapshot["manifest-list"].is_string()) {
     return NotRebasable("the snapshot is not an append with a manifest list");
   }
-  const Json& set_ref = updates[1];
+  const Json& set_ref = updates[*set_ref_index];
   if (set_ref.value("ref-name", "") != "main" || set_ref.value("type", "") != "branch" ||
       LongField(set_ref, "snapshot-id") != s_id) {
     return NotRebasable("the snapshot is not set as the main branch");
@@ -960,7 +983,7 @@ Result<std::pair<Json, Json>> RebaseAppend(const Json& current, const Json& requ
       new_summary.erase(total);
     }
   }
-  Json new_updates = Json::array({updates[0], updates[1]});
+  Json new_updates = updates;
   new_updates[0]["snapshot"] = std::move(rebased);
   Json new_requirements = requirements;
   new_requirements[*main_index]["snapshot-id"] = *main_id;

@@ -72,9 +72,11 @@ struct RebaseIo {
 /// Applies only when all of this holds (otherwise kConflict and nothing is written; the caller
 /// then answers the original 409):
 ///  - `current` is a format-version 2 table with a main branch M;
-///  - `updates` is exactly [add-snapshot S, set-snapshot-ref main (branch) -> S], S has
-///    summary.operation "append", schema-id == current-schema-id, a manifest-list L_S, and an
-///    id not yet in the table;
+///  - `updates` is [add-snapshot S, set-snapshot-ref main (branch) -> S] and, anywhere after
+///    the add-snapshot, nothing but set-statistics / set-partition-statistics of S and
+///    set-properties / remove-properties (what engines send with an insert: Trino writes S's
+///    statistics with every one); S has summary.operation "append", schema-id ==
+///    current-schema-id, a manifest-list L_S, and an id not yet in the table;
 ///  - `requirements` holds exactly one assert-ref-snapshot-id for main, with snapshot-id P
 ///    (null: main did not exist) != M and == S's parent; every other requirement holds against
 ///    `current` (CheckTableRequirements);
@@ -88,7 +90,9 @@ struct RebaseIo {
 /// and min_sequence_number that carried S's sequence number now carry the new one) followed by
 /// all of M's manifests (copied field by field by name into L_S's schema), and returns
 ///  - requirements: `requirements` with the main assertion's snapshot-id set to M;
-///  - updates: [add-snapshot S', set-snapshot-ref as given], S' = S with parent-snapshot-id M,
+///  - updates: `updates` with S replaced by S' (the others as given: S' keeps S's id, so its
+///    statistics still name it, as a client's own retry would send them), S' = S with
+///    parent-snapshot-id M,
 ///    sequence-number current last-sequence-number + 1, manifest-list the new file,
 ///    timestamp-ms max(S's, M's) (the snapshot log stays ordered), summary totals
 ///    (total-data-files, total-records, total-files-size, total-delete-files,

@@ -151,6 +151,65 @@ def test_stale_append_is_rebased_by_the_server(ice, catalog, ns):
     assert tbl.current_snapshot().summary["total-records"] == "3"
 
 
+def test_stale_append_with_its_statistics_is_rebased(ice, catalog, ns):
+    """What Trino sends with every INSERT: the append and a statistics file for the new snapshot
+    in one commit ([add-snapshot, set-snapshot-ref, set-statistics]). Built on a head another
+    writer has moved, it lands on top without a 409, and its statistics stay with its snapshot."""
+    import pyarrow as pa
+    import requests
+    from pyiceberg.catalog import load_catalog
+    from pyiceberg.table.statistics import StatisticsFile
+
+    ident = f"{ns}.rebase_stats"
+    schema = Schema(NestedField(1, "id", LongType(), required=False))
+    catalog.create_table(ident, schema, properties={"commit.retry.num-retries": "0"})
+    arrow_schema = pa.schema([pa.field("id", pa.int64(), nullable=True)])
+    catalog.load_table(ident).append(pa.Table.from_pylist([{"id": 0}], schema=arrow_schema))
+
+    other = load_catalog("other", type="rest", uri=ice.uri, warehouse=ice.warehouse)
+    stale = other.load_table(ident)
+    catalog.load_table(ident).append(pa.Table.from_pylist([{"id": 1}], schema=arrow_schema))
+    with stale.transaction() as tx:
+        tx.append(pa.Table.from_pylist([{"id": 2}], schema=arrow_schema))
+        new_id = tx.table_metadata.current_snapshot_id
+        stats = StatisticsFile(**{
+            "snapshot-id": new_id,
+            "statistics-path": f"{stale.location()}/metadata/{new_id}-stats.puffin",
+            "file-size-in-bytes": 413, "file-footer-size-in-bytes": 313, "blob-metadata": []})
+        tx.update_statistics().set_statistics(stats).commit()
+
+    base = ice.uri.rsplit("/iceberg", 1)[0]
+    records = requests.get(f"{base}/api/audit", params={"object": f"{ice.warehouse}.{ident}"},
+                           timeout=10).json()["records"]
+    assert not [r for r in records if r["status"] == 409], records
+    tbl = catalog.load_table(ident)
+    assert sorted(tbl.scan().to_arrow().column("id").to_pylist()) == [0, 1, 2]
+    head = tbl.current_snapshot()
+    assert head.snapshot_id == new_id and head.summary["total-records"] == "3"
+    assert [(s.snapshot_id, s.statistics_path) for s in tbl.metadata.statistics] == [
+        (new_id, stats.statistics_path)]
+
+    # Statistics of another snapshot than the appended one are not carried over: a 409, and the
+    # table keeps its state.
+    from pyiceberg.exceptions import CommitFailedException
+    stale = other.load_table(ident)
+    catalog.load_table(ident).append(pa.Table.from_pylist([{"id": 3}], schema=arrow_schema))
+    before = catalog.load_table(ident).metadata
+    try:
+        with stale.transaction() as tx:
+            tx.append(pa.Table.from_pylist([{"id": 4}], schema=arrow_schema))
+            old = StatisticsFile(**{
+                "snapshot-id": new_id, "statistics-path": f"{stale.location()}/metadata/x.puffin",
+                "file-size-in-bytes": 1, "file-footer-size-in-bytes": 1, "blob-metadata": []})
+            tx.update_statistics().set_statistics(old).commit()
+        raise AssertionError("the stale commit must be refused")
+    except CommitFailedException:
+        pass
+    after = catalog.load_table(ident).metadata
+    assert after.current_snapshot_id == before.current_snapshot_id
+    assert [s.statistics_path for s in after.statistics] == [stats.statistics_path]
+
+
 def test_stale_overwrite_still_conflicts(ice, catalog, ns):
     """Only appends are rebased: a stale overwrite gets the 409 (CommitFailedException)."""
     import pyarrow as pa

@@ -356,11 +356,65 @@ TEST_F(RebaseTest, RefusesASchemaChange) {
 }
 
 TEST_F(RebaseTest, RefusesOtherUpdateShapes) {
-  updates_.push_back(Json{{"action", "set-properties"}, {"updates", {{"a", "b"}}}});
+  updates_.push_back(Json{{"action", "set-current-schema"}, {"schema-id", 0}});
+  ExpectConflictAndNothingWritten("not [add-snapshot");
+  updates_.erase(2);
+  updates_.push_back(updates_[1]);  // a second ref
   ExpectConflictAndNothingWritten("not [add-snapshot");
   updates_.erase(2);
   updates_[1]["ref-name"] = "dev";
   ExpectConflictAndNothingWritten("not set as the main");
+}
+
+// What Trino sends with every INSERT: the new snapshot's statistics file in the same commit.
+Json StatisticsOf(int64_t snapshot) {
+  return Json{
+      {"action", "set-statistics"},
+      {"snapshot-id", snapshot},
+      {"statistics",
+       {{"snapshot-id", snapshot},
+        {"statistics-path", "s3://b/t/metadata/stats-" + std::to_string(snapshot) + ".puffin"},
+        {"file-size-in-bytes", 413},
+        {"file-footer-size-in-bytes", 313},
+        {"blob-metadata", Json::array()}}}};
+}
+
+TEST_F(RebaseTest, CarriesTheNewSnapshotsStatisticsAndPropertiesOver) {
+  updates_.push_back(StatisticsOf(3));
+  updates_.push_back(Json{{"action", "set-properties"}, {"updates", {{"trino.written", "1"}}}});
+  auto result = RebaseAppend(current_, requirements_, updates_, io_.Io());
+  ASSERT_THAT(result, IsOk());
+  const auto& [requirements, updates] = *result;
+  ASSERT_EQ(updates.size(), 4U);
+  EXPECT_EQ(updates[0]["snapshot"]["parent-snapshot-id"], 2);
+  EXPECT_EQ(updates[1], updates_[1]);
+  EXPECT_EQ(updates[2], updates_[2]);
+  EXPECT_EQ(updates[3], updates_[3]);
+  EXPECT_THAT(CheckTableRequirements(&current_, requirements), IsOk());
+  auto applied = ApplyTableUpdates(&current_, updates, 1600000003000);
+  ASSERT_THAT(applied, IsOk());
+  EXPECT_EQ((*applied)["current-snapshot-id"], 3);
+  ASSERT_EQ((*applied)["statistics"].size(), 1U);
+  EXPECT_EQ((*applied)["statistics"][0]["snapshot-id"], 3);
+  EXPECT_EQ((*applied)["properties"]["trino.written"], "1");
+}
+
+TEST_F(RebaseTest, CarriesOverStatisticsThatComeBeforeTheRef) {
+  updates_.insert(updates_.begin() + 1, StatisticsOf(3));
+  auto result = RebaseAppend(current_, requirements_, updates_, io_.Io());
+  ASSERT_THAT(result, IsOk());
+  EXPECT_EQ(result->second[1], updates_[1]);
+  EXPECT_EQ(result->second[2]["snapshot-id"], 3);
+}
+
+TEST_F(RebaseTest, RefusesStatisticsOfAnotherSnapshot) {
+  updates_.push_back(StatisticsOf(2));  // main's: computed without this append's rows
+  ExpectConflictAndNothingWritten("statistics are not those of the appended snapshot");
+  updates_.erase(2);
+  Json mixed = StatisticsOf(3);
+  mixed["snapshot-id"] = 2;
+  updates_.push_back(mixed);
+  ExpectConflictAndNothingWritten("statistics are not those of the appended snapshot");
 }
 
 TEST_F(RebaseTest, RefusesOtherFormatVersions) {
