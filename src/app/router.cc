@@ -215,8 +215,12 @@ void Router::Audit(const http::Request& request, const std::string& principal, b
   record.operation = subject.operation;
   record.object = response.audit_object.empty() ? subject.object : response.audit_object;
   record.status = response.status;
+  // A lookup that finds nothing (an engine asking whether a view of that name exists, say) is
+  // not a failed request.
+  const bool lookup = request.method == "GET" || request.method == "HEAD";
   record.outcome = response.status == 401 || response.status == 403 ? "denied"
                    : response.status < 400                          ? "success"
+                   : response.status == 404 && lookup               ? "not_found"
                                                                     : "failure";
   record.request_id = request.request_id;
   record.client = request.remote_address;

@@ -1297,8 +1297,7 @@ Status IcebergCatalog::CheckLocations(const Namespace& ns, std::string_view name
               if (!text) continue;
               auto other = json::ParseOrderedJsonOrDiscarded(**text);
               const std::string_view other_location = StringMember(other, "location");
-              if (!other_location.empty() &&
-                  storage::LocationsOverlap(location, other_location)) {
+              if (!other_location.empty() && storage::LocationsOverlap(location, other_location)) {
                 return InvalidArgument(
                     "Invalid location '{}': it overlaps the location of {} {} ('{}')", location,
                     t == EntityType::kView ? "view" : "table", ObjectText(child_ns, row.name),
@@ -1337,8 +1336,7 @@ std::vector<std::string> AvroPaths(const storage::StorageOptions& storage_,
   if (!bytes) return out;
   auto file = iceberg::ReadAvroFile(*bytes);
   if (!file) {
-    spdlog::warn("event=purge_unreadable file=\"{}\" error=\"{}\"", location,
-                 file.error().message);
+    spdlog::warn("event=purge_unreadable file=\"{}\" error=\"{}\"", location, file.error().message);
     return out;
   }
   for (const auto& record : file->records) {
@@ -1360,7 +1358,7 @@ void PruneEmptyDirectories(const std::string& root) {
   namespace fs = std::filesystem;
   std::string path = root.rfind("file://", 0) == 0 ? root.substr(7)
                      : root.rfind("file:", 0) == 0 ? root.substr(5)
-                                                    : root;
+                                                   : root;
   std::error_code ec;
   if (!fs::is_directory(path, ec)) return;
   std::vector<fs::path> dirs;
@@ -1436,8 +1434,8 @@ void IcebergCatalog::PurgeFiles(const std::string& metadata_location,
   }
   DeleteQuietly(storage_, files_, owned);
   if (outside > 0) {
-    spdlog::info("event=purge_kept files={} table_location=\"{}\" reason=outside_location",
-                 outside, table_location);
+    spdlog::info("event=purge_kept files={} table_location=\"{}\" reason=outside_location", outside,
+                 table_location);
   }
   const bool local = table_location.rfind('/', 0) == 0 || table_location.rfind("file:", 0) == 0;
   if (local) PruneEmptyDirectories(table_location);
@@ -1544,7 +1542,44 @@ Result<bool> IcebergCatalog::DropView(const Namespace& ns, std::string_view name
     if (row.error().code == ErrorCode::kNotFound) return false;
     return std::move(row).error();
   }
-  return store_.Delete(row->id);
+  CAIRN_ASSIGN_OR_RETURN(bool dropped, store_.Delete(row->id));
+  if (dropped && row->location) PurgeViewFiles(*row->location);
+  return dropped;
+}
+
+void IcebergCatalog::PurgeViewFiles(const std::string& metadata_location) {
+  // A view owns nothing but its metadata files: the current one and its earlier versions beside
+  // it (files of the same view-uuid), and only those within its location.
+  auto text = ReadText(storage_, files_, metadata_location);
+  if (!text) return;  // the row is gone; a file that cannot be read stays, as after a crash
+  auto metadata = json::ParseJson(*text);
+  if (!metadata || !metadata->is_object()) return;
+  const std::string uuid = metadata->value("view-uuid", std::string());
+  const std::string location = metadata->value("location", std::string());
+  if (uuid.empty() || location.empty() || !storage::LocationWithin(metadata_location, location)) {
+    return;
+  }
+  std::vector<std::string> owned = {metadata_location};
+  const size_t slash = metadata_location.rfind('/');
+  const std::string dir = metadata_location.substr(0, slash);
+  if (auto io = storage::FileIOFor(dir, storage_)) {
+    if (auto names = (*io)->List(dir)) {
+      for (const auto& file : *names) {
+        if (!file.ends_with(".metadata.json")) continue;
+        const std::string candidate = dir + "/" + file;
+        if (candidate == metadata_location) continue;
+        auto other = ReadText(storage_, files_, candidate);
+        if (!other) continue;
+        auto parsed = json::ParseJson(*other);
+        if (parsed && parsed->is_object() && parsed->value("view-uuid", std::string()) == uuid) {
+          owned.push_back(candidate);
+        }
+      }
+    }
+  }
+  DeleteQuietly(storage_, files_, owned);
+  const bool local = location.rfind('/', 0) == 0 || location.rfind("file:", 0) == 0;
+  if (local) PruneEmptyDirectories(location);
 }
 
 }  // namespace cairn::connector
