@@ -49,8 +49,10 @@ def install() -> Path:
     _log(f"fetching Apache Kafka {VERSION} from Maven Central into {LIB} (once per machine)")
     tmp = LIB.with_name(LIB.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
-    subprocess.run(["mvn", "-q", "-B", "-f", str(POM), "dependency:copy-dependencies",
-                    f"-DoutputDirectory={tmp}", "-DincludeScope=runtime"], check=True)
+    # Maven's output goes to stderr: `start` prints only the bootstrap address on stdout.
+    subprocess.run(["mvn", "-q", "-B", "--no-transfer-progress", "-Dstyle.color=never", "-f",
+                    str(POM), "dependency:copy-dependencies", f"-DoutputDirectory={tmp}",
+                    "-DincludeScope=runtime"], check=True, stdout=sys.stderr)
     shutil.rmtree(LIB, ignore_errors=True)
     LIB.parent.mkdir(parents=True, exist_ok=True)
     tmp.rename(LIB)
