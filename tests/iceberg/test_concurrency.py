@@ -109,25 +109,34 @@ def test_parallel_commits_all_land(ice, ns):
     assert len(written) == len(meta["metadata-log"]) + 1, sorted(p.name for p in written)
 
 
+def rows(*ids):
+    import pyarrow as pa
+    return pa.Table.from_pylist([{"id": i} for i in ids],
+                                schema=pa.schema([pa.field("id", pa.int64(), nullable=True)]))
+
+
+def stale_writer(ice, catalog, ident):
+    """A table (no client retries: a 409 fails the test) with row 0, loaded by a second client,
+    and row 1 appended since by the first: the second client's next commit is built on a head
+    that has moved. Returns the second client's catalog and its stale table."""
+    from pyiceberg.catalog import load_catalog
+
+    schema = Schema(NestedField(1, "id", LongType(), required=False))
+    catalog.create_table(ident, schema, properties={"commit.retry.num-retries": "0"})
+    catalog.load_table(ident).append(rows(0))
+    other = load_catalog("other", type="rest", uri=ice.uri, warehouse=ice.warehouse)
+    stale = other.load_table(ident)  # sees main = the first append
+    catalog.load_table(ident).append(rows(1))  # main moves on
+    return other, stale
+
+
 def test_stale_append_is_rebased_by_the_server(ice, catalog, ns):
     """An append built on a snapshot that is no longer main's head (another writer appended in
     between) succeeds without any client retry: the server appends its manifests on top of the
     new head. Both writers' rows are in the table and history stays linear."""
-    import pyarrow as pa
-    from pyiceberg.catalog import load_catalog
-
     ident = f"{ns}.rebase"
-    schema = Schema(NestedField(1, "id", LongType(), required=False))
-    # No client retries at all: a 409 would fail this test.
-    catalog.create_table(ident, schema, properties={"commit.retry.num-retries": "0"})
-    arrow_schema = pa.schema([pa.field("id", pa.int64(), nullable=True)])
-    catalog.load_table(ident).append(pa.Table.from_pylist([{"id": 0}], schema=arrow_schema))
-
-    other = load_catalog("other", type="rest", uri=ice.uri, warehouse=ice.warehouse)
-    stale = other.load_table(ident)       # sees main = the first append
-    fresh = catalog.load_table(ident)
-    fresh.append(pa.Table.from_pylist([{"id": 1}], schema=arrow_schema))  # main moves on
-    stale.append(pa.Table.from_pylist([{"id": 2}], schema=arrow_schema))  # built on the old head
+    _, stale = stale_writer(ice, catalog, ident)
+    stale.append(rows(2))  # built on the old head
 
     # The server never answered 409 to these commits: the audit trail has no such record.
     import requests
@@ -155,22 +164,13 @@ def test_stale_append_with_its_statistics_is_rebased(ice, catalog, ns):
     """What Trino sends with every INSERT: the append and a statistics file for the new snapshot
     in one commit ([add-snapshot, set-snapshot-ref, set-statistics]). Built on a head another
     writer has moved, it lands on top without a 409, and its statistics stay with its snapshot."""
-    import pyarrow as pa
     import requests
-    from pyiceberg.catalog import load_catalog
     from pyiceberg.table.statistics import StatisticsFile
 
     ident = f"{ns}.rebase_stats"
-    schema = Schema(NestedField(1, "id", LongType(), required=False))
-    catalog.create_table(ident, schema, properties={"commit.retry.num-retries": "0"})
-    arrow_schema = pa.schema([pa.field("id", pa.int64(), nullable=True)])
-    catalog.load_table(ident).append(pa.Table.from_pylist([{"id": 0}], schema=arrow_schema))
-
-    other = load_catalog("other", type="rest", uri=ice.uri, warehouse=ice.warehouse)
-    stale = other.load_table(ident)
-    catalog.load_table(ident).append(pa.Table.from_pylist([{"id": 1}], schema=arrow_schema))
+    other, stale = stale_writer(ice, catalog, ident)
     with stale.transaction() as tx:
-        tx.append(pa.Table.from_pylist([{"id": 2}], schema=arrow_schema))
+        tx.append(rows(2))
         new_id = tx.table_metadata.current_snapshot_id
         stats = StatisticsFile(**{
             "snapshot-id": new_id,
@@ -193,11 +193,11 @@ def test_stale_append_with_its_statistics_is_rebased(ice, catalog, ns):
     # table keeps its state.
     from pyiceberg.exceptions import CommitFailedException
     stale = other.load_table(ident)
-    catalog.load_table(ident).append(pa.Table.from_pylist([{"id": 3}], schema=arrow_schema))
+    catalog.load_table(ident).append(rows(3))
     before = catalog.load_table(ident).metadata
     try:
         with stale.transaction() as tx:
-            tx.append(pa.Table.from_pylist([{"id": 4}], schema=arrow_schema))
+            tx.append(rows(4))
             old = StatisticsFile(**{
                 "snapshot-id": new_id, "statistics-path": f"{stale.location()}/metadata/x.puffin",
                 "file-size-in-bytes": 1, "file-footer-size-in-bytes": 1, "blob-metadata": []})
@@ -212,20 +212,12 @@ def test_stale_append_with_its_statistics_is_rebased(ice, catalog, ns):
 
 def test_stale_overwrite_still_conflicts(ice, catalog, ns):
     """Only appends are rebased: a stale overwrite gets the 409 (CommitFailedException)."""
-    import pyarrow as pa
     import pytest
-    from pyiceberg.catalog import load_catalog
     from pyiceberg.exceptions import CommitFailedException
 
     ident = f"{ns}.norebase"
-    schema = Schema(NestedField(1, "id", LongType(), required=False))
-    catalog.create_table(ident, schema, properties={"commit.retry.num-retries": "0"})
-    arrow_schema = pa.schema([pa.field("id", pa.int64(), nullable=True)])
-    catalog.load_table(ident).append(pa.Table.from_pylist([{"id": 0}], schema=arrow_schema))
-    other = load_catalog("other2", type="rest", uri=ice.uri, warehouse=ice.warehouse)
-    stale = other.load_table(ident)
-    catalog.load_table(ident).append(pa.Table.from_pylist([{"id": 1}], schema=arrow_schema))
+    _, stale = stale_writer(ice, catalog, ident)
     with pytest.raises(CommitFailedException):
-        stale.overwrite(pa.Table.from_pylist([{"id": 9}], schema=arrow_schema))
+        stale.overwrite(rows(9))
     tbl = catalog.load_table(ident)
     assert sorted(tbl.scan().to_arrow().column("id").to_pylist()) == [0, 1]

@@ -740,11 +740,24 @@ struct VendTarget {
   std::shared_ptr<connector::Connector> connector;
 };
 
+// The object's catalog, opened once the caller may `read` the object; `write` decides whether
+// the keys may write.
+Result<VendTarget> Opened(Call& c, const ObjectRef& ref, Action read, Action write) {
+  VendTarget t;
+  CAIRN_ASSIGN_OR_RETURN(t.connector, c.objects.OpenCatalog(c.caller, read, ref));
+  t.write = c.objects.Authorize(c.caller, write, ref).has_value();
+  return t;
+}
+
+// A leaf object `catalog.schema.name` of the path's metalake.
+ObjectRef LeafRef(const Call& c, const std::vector<std::string>& parts, ObjectType kind) {
+  return ObjectRef{c.Param("metalake"), parts[0], {parts[1]}, parts[2], kind};
+}
+
 Result<VendTarget> CatalogVendTarget(Call& c, const std::vector<std::string>& parts) {
   const ObjectRef ref{c.Param("metalake"), parts[0], {}, "", ObjectType::kCatalog};
-  VendTarget t;
-  CAIRN_ASSIGN_OR_RETURN(t.connector, c.objects.OpenCatalog(c.caller, Action::kLoadCatalog, ref));
-  t.write = c.objects.Authorize(c.caller, Action::kManageCatalog, ref).has_value();
+  CAIRN_ASSIGN_OR_RETURN(VendTarget t,
+                         Opened(c, ref, Action::kLoadCatalog, Action::kManageCatalog));
   CAIRN_ASSIGN_OR_RETURN(model::Catalog catalog, c.service.LoadCatalog(ref.metalake, parts[0]));
   for (const char* key : {"location", "warehouse"}) {
     if (auto it = catalog.properties.find(key); it != catalog.properties.end()) {
@@ -756,10 +769,8 @@ Result<VendTarget> CatalogVendTarget(Call& c, const std::vector<std::string>& pa
 }
 
 Result<VendTarget> TableVendTarget(Call& c, const std::vector<std::string>& parts) {
-  const ObjectRef ref{c.Param("metalake"), parts[0], {parts[1]}, parts[2], ObjectType::kTable};
-  VendTarget t;
-  CAIRN_ASSIGN_OR_RETURN(t.connector, c.objects.OpenCatalog(c.caller, Action::kLoadTable, ref));
-  t.write = c.objects.Authorize(c.caller, Action::kModifyTable, ref).has_value();
+  CAIRN_ASSIGN_OR_RETURN(VendTarget t, Opened(c, LeafRef(c, parts, ObjectType::kTable),
+                                              Action::kLoadTable, Action::kModifyTable));
   if (auto* iceberg = t.connector->Find<connector::IcebergCatalog>()) {
     CAIRN_ASSIGN_OR_RETURN(auto table, iceberg->LoadTable({parts[1]}, parts[2]));
     t.locations = cairn::iceberg::StorageLocations(*table.metadata_text);
@@ -775,10 +786,8 @@ Result<VendTarget> TableVendTarget(Call& c, const std::vector<std::string>& part
 // Every URI of every version of the model, each prefix once (a URI under another is covered by
 // it); read-write for who may link versions.
 Result<VendTarget> ModelVendTarget(Call& c, const std::vector<std::string>& parts) {
-  const ObjectRef ref{c.Param("metalake"), parts[0], {parts[1]}, parts[2], ObjectType::kModel};
-  VendTarget t;
-  CAIRN_ASSIGN_OR_RETURN(t.connector, c.objects.OpenCatalog(c.caller, Action::kLoadObject, ref));
-  t.write = c.objects.Authorize(c.caller, Action::kWriteObject, ref).has_value();
+  CAIRN_ASSIGN_OR_RETURN(VendTarget t, Opened(c, LeafRef(c, parts, ObjectType::kModel),
+                                              Action::kLoadObject, Action::kWriteObject));
   auto* models = t.connector->Find<connector::ModelCatalog>();
   if (models == nullptr) return InvalidArgument("Catalog '{}' is not a model catalog", parts[0]);
   CAIRN_ASSIGN_OR_RETURN(auto versions, models->ListVersions(parts[1], parts[2]));
@@ -799,10 +808,8 @@ Result<VendTarget> ModelVendTarget(Call& c, const std::vector<std::string>& part
 }
 
 Result<VendTarget> FilesetVendTarget(Call& c, const std::vector<std::string>& parts) {
-  const ObjectRef ref{c.Param("metalake"), parts[0], {parts[1]}, parts[2], ObjectType::kFileset};
-  VendTarget t;
-  CAIRN_ASSIGN_OR_RETURN(t.connector, c.objects.OpenCatalog(c.caller, Action::kLoadFileset, ref));
-  t.write = c.objects.Authorize(c.caller, Action::kWriteFileset, ref).has_value();
+  CAIRN_ASSIGN_OR_RETURN(VendTarget t, Opened(c, LeafRef(c, parts, ObjectType::kFileset),
+                                              Action::kLoadFileset, Action::kWriteFileset));
   auto* filesets = t.connector->Find<connector::FilesetCatalog>();
   if (filesets == nullptr)
     return InvalidArgument("Catalog '{}' is not a fileset catalog", parts[0]);
