@@ -1542,44 +1542,9 @@ Result<bool> IcebergCatalog::DropView(const Namespace& ns, std::string_view name
     if (row.error().code == ErrorCode::kNotFound) return false;
     return std::move(row).error();
   }
-  CAIRN_ASSIGN_OR_RETURN(bool dropped, store_.Delete(row->id));
-  if (dropped && row->location) PurgeViewFiles(*row->location);
-  return dropped;
-}
-
-void IcebergCatalog::PurgeViewFiles(const std::string& metadata_location) {
-  // A view owns nothing but its metadata files: the current one and its earlier versions beside
-  // it (files of the same view-uuid), and only those within its location.
-  auto text = ReadText(storage_, files_, metadata_location);
-  if (!text) return;  // the row is gone; a file that cannot be read stays, as after a crash
-  auto metadata = json::ParseJson(*text);
-  if (!metadata || !metadata->is_object()) return;
-  const std::string uuid = metadata->value("view-uuid", std::string());
-  const std::string location = metadata->value("location", std::string());
-  if (uuid.empty() || location.empty() || !storage::LocationWithin(metadata_location, location)) {
-    return;
-  }
-  std::vector<std::string> owned = {metadata_location};
-  const size_t slash = metadata_location.rfind('/');
-  const std::string dir = metadata_location.substr(0, slash);
-  if (auto io = storage::FileIOFor(dir, storage_)) {
-    if (auto names = (*io)->List(dir)) {
-      for (const auto& file : *names) {
-        if (!file.ends_with(".metadata.json")) continue;
-        const std::string candidate = dir + "/" + file;
-        if (candidate == metadata_location) continue;
-        auto other = ReadText(storage_, files_, candidate);
-        if (!other) continue;
-        auto parsed = json::ParseJson(*other);
-        if (parsed && parsed->is_object() && parsed->value("view-uuid", std::string()) == uuid) {
-          owned.push_back(candidate);
-        }
-      }
-    }
-  }
-  DeleteQuietly(storage_, files_, owned);
-  const bool local = location.rfind('/', 0) == 0 || location.rfind("file:", 0) == 0;
-  if (local) PruneEmptyDirectories(location);
+  // The metadata files stay, as a table's do when it is dropped without purge: Iceberg REST has
+  // no purge for views, and a dropped view can be registered again from its metadata file.
+  return store_.Delete(row->id);
 }
 
 }  // namespace cairn::connector

@@ -229,11 +229,6 @@ class IcebergCatalog {
   void PurgeFiles(const std::string& metadata_location,
                   const std::optional<nlohmann::ordered_json>& metadata);
 
-  // Deletes what a dropped view owns: its metadata files (the current one and the earlier
-  // versions of the same view-uuid beside it) within its location, then the directories this
-  // left empty.
-  void PurgeViewFiles(const std::string& metadata_location);
-
   // kInvalidArgument naming `field` unless `location` lies under an allowed location.
   Status CheckAllowed(std::string_view field, std::string_view location) const;
   // Where a table or view (new: `base` null; or changed from `base`) puts its files: its
