@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "json/json_util.h"
 #include "service/function_json.h"
 #include "service/object_service.h"
 #include "store/retry.h"
@@ -21,13 +22,9 @@ using store::EntityType;
 
 // A type's or expression's JSON text, as the API layer rendered it, back into the document.
 Json Embedded(const std::string& text) {
-  Json j = Json::parse(text, nullptr, /*allow_exceptions=*/false);
-  return j.is_discarded() ? Json(text) : j;
+  auto j = json::ParseOrderedJson(text);
+  return j ? std::move(*j) : Json(text);
 }
-
-std::string EmbeddedText(const Json& j) { return j.dump(); }
-
-Json StringsJson(const std::vector<std::string>& v) { return Json(v); }
 
 Json ImplJson(const model::FunctionImpl& impl) {
   Json j{{"language", model::FunctionLanguageName(impl.language)},
@@ -44,9 +41,9 @@ Json ImplJson(const model::FunctionImpl& impl) {
       if (impl.code_block) j["codeBlock"] = *impl.code_block;
       break;
   }
-  j["resources"] = Json{{"jars", StringsJson(impl.resources.jars)},
-                        {"files", StringsJson(impl.resources.files)},
-                        {"archives", StringsJson(impl.resources.archives)}};
+  j["resources"] = Json{{"jars", impl.resources.jars},
+                        {"files", impl.resources.files},
+                        {"archives", impl.resources.archives}};
   Json props = Json::object();
   for (const auto& [k, v] : impl.properties) props[k] = v;
   j["properties"] = std::move(props);
@@ -110,12 +107,13 @@ const Json& ArrayAt(const Json& j, const char* field) {
 }
 
 Result<model::Function> FunctionOf(const EntityRecord& row) {
-  const Json doc = Json::parse(row.payload, nullptr, /*allow_exceptions=*/false);
+  auto parsed = json::ParseOrderedJson(row.payload);
   auto corrupt = [&]() {
     return MakeError(ErrorCode::kInternal, EntityKind::kFunction,
                      "The stored payload of function {} (row {}) cannot be read", row.name, row.id);
   };
-  if (!doc.is_object()) return corrupt();
+  if (!parsed || !parsed->is_object()) return corrupt();
+  const Json& doc = *parsed;
   model::Function f;
   f.name = row.name;
   f.comment = row.comment;
@@ -130,16 +128,16 @@ Result<model::Function> FunctionOf(const EntityRecord& row) {
     for (const Json& pj : ArrayAt(dj, "parameters")) {
       model::FunctionParam p;
       p.name = Text(pj, "name");
-      if (auto t = pj.find("dataType"); t != pj.end()) p.data_type = EmbeddedText(*t);
+      if (auto t = pj.find("dataType"); t != pj.end()) p.data_type = t->dump();
       p.comment = OptionalText(pj, "comment");
-      if (auto v = pj.find("defaultValue"); v != pj.end()) p.default_value = EmbeddedText(*v);
+      if (auto v = pj.find("defaultValue"); v != pj.end()) p.default_value = v->dump();
       d.parameters.push_back(std::move(p));
     }
-    if (auto t = dj.find("returnType"); t != dj.end()) d.return_type = EmbeddedText(*t);
+    if (auto t = dj.find("returnType"); t != dj.end()) d.return_type = t->dump();
     for (const Json& cj : ArrayAt(dj, "returnColumns")) {
       model::FunctionColumn c;
       c.name = Text(cj, "name");
-      if (auto t = cj.find("dataType"); t != cj.end()) c.data_type = EmbeddedText(*t);
+      if (auto t = cj.find("dataType"); t != cj.end()) c.data_type = t->dump();
       c.comment = OptionalText(cj, "comment");
       d.return_columns.push_back(std::move(c));
     }

@@ -179,16 +179,12 @@ Result<model::FunctionDefinition> DefinitionOf(const Json& j, const std::string&
   return d;
 }
 
-const Json& RequiredObject(const Json& j, const char* field, const std::string& at,
-                           Status& status) {
-  static const Json kNull;
+Result<const Json*> RequiredObject(const Json& j, const char* field) {
   const Json* v = Present(j, field);
   if (v == nullptr || !v->is_object()) {
-    status = InvalidArgument("{}\"{}\" field is required and must be an object", at, field);
-    return kNull;
+    return InvalidArgument("\"{}\" field is required and must be an object", field);
   }
-  status = cairn::Ok();
-  return *v;
+  return v;
 }
 
 // FunctionRegisterRequest.
@@ -227,15 +223,13 @@ Result<model::Function> FunctionOf(const Json& body) {
 Result<model::FunctionChange> ChangeOf(const Json& u, const std::string& type) {
   using Kind = model::FunctionChange::Kind;
   model::FunctionChange c;
-  Status s = cairn::Ok();
   if (type == "updateComment") {
     c.kind = Kind::kUpdateComment;
     CAIRN_ASSIGN_OR_RETURN(c.comment, OptionalString(u, "newComment"));
   } else if (type == "addDefinition") {
     c.kind = Kind::kAddDefinition;
-    const Json& d = RequiredObject(u, "definition", "", s);
-    CAIRN_RETURN_IF_ERROR(s);
-    CAIRN_ASSIGN_OR_RETURN(c.definition, DefinitionOf(d, "definition"));
+    CAIRN_ASSIGN_OR_RETURN(const Json* d, RequiredObject(u, "definition"));
+    CAIRN_ASSIGN_OR_RETURN(c.definition, DefinitionOf(*d, "definition"));
   } else if (type == "removeDefinition" || type == "addImpl" || type == "updateImpl" ||
              type == "removeImpl") {
     c.kind = type == "removeDefinition" ? Kind::kRemoveDefinition
@@ -247,9 +241,8 @@ Result<model::FunctionChange> ChangeOf(const Json& u, const std::string& type) {
       CAIRN_ASSIGN_OR_RETURN(c.runtime, RuntimeOf(u, ""));
     }
     if (c.kind == Kind::kAddImpl || c.kind == Kind::kUpdateImpl) {
-      const Json& impl = RequiredObject(u, "implementation", "", s);
-      CAIRN_RETURN_IF_ERROR(s);
-      CAIRN_ASSIGN_OR_RETURN(c.impl, ImplOf(impl, "implementation"));
+      CAIRN_ASSIGN_OR_RETURN(const Json* impl, RequiredObject(u, "implementation"));
+      CAIRN_ASSIGN_OR_RETURN(c.impl, ImplOf(*impl, "implementation"));
     }
   } else {
     return InvalidArgument("Unknown function update type '{}'", type);

@@ -16,6 +16,7 @@
 #include "json/json_util.h"
 #include "model/kinds.h"
 #include "storage/credentials.h"
+#include "storage/file_io.h"
 
 namespace cairn::api::gravitino {
 
@@ -799,8 +800,7 @@ Result<VendTarget> ModelVendTarget(Call& c, const std::vector<std::string>& part
   uris.erase(std::unique(uris.begin(), uris.end()), uris.end());
   for (const auto& uri : uris) {
     const bool covered = std::any_of(t.locations.begin(), t.locations.end(), [&](const auto& l) {
-      return uri.size() > l.size() && uri.compare(0, l.size(), l) == 0 &&
-             (l.back() == '/' || uri[l.size()] == '/');
+      return storage::LocationWithin(uri, l);
     });
     if (!covered) t.locations.push_back(uri);
   }

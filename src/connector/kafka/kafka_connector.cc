@@ -207,10 +207,10 @@ class KafkaConnector final : public Connector, public SchemaCatalog, public Topi
         return InvalidArgument("Invalid property '{}' for topic {}", k, topic.name);
       }
     }
-    CAIRN_ASSIGN_OR_RETURN(Options opts, AdminOptions(RD_KAFKA_ADMIN_OP_CREATETOPICS));
-    Queue q(rd_kafka_queue_new(rk_.get()));
-    rd_kafka_CreateTopics(rk_.get(), &nt, 1, opts.get(), q.get());
-    CAIRN_ASSIGN_OR_RETURN(Event ev, Wait(q.get(), "create topic"));
+    CAIRN_ASSIGN_OR_RETURN(Event ev, Request(RD_KAFKA_ADMIN_OP_CREATETOPICS, "create topic",
+                                             [&](rd_kafka_t* rk, auto* o, rd_kafka_queue_t* q) {
+                                               rd_kafka_CreateTopics(rk, &nt, 1, o, q);
+                                             }));
     size_t n = 0;
     const rd_kafka_topic_result_t** results =
         rd_kafka_CreateTopics_result_topics(rd_kafka_event_CreateTopics_result(ev.get()), &n);
@@ -308,10 +308,10 @@ class KafkaConnector final : public Connector, public SchemaCatalog, public Topi
     rd_kafka_DeleteTopic_t* dt = rd_kafka_DeleteTopic_new(topic.c_str());
     std::unique_ptr<rd_kafka_DeleteTopic_t, void (*)(rd_kafka_DeleteTopic_t*)> owned(
         dt, rd_kafka_DeleteTopic_destroy);
-    CAIRN_ASSIGN_OR_RETURN(Options opts, AdminOptions(RD_KAFKA_ADMIN_OP_DELETETOPICS));
-    Queue q(rd_kafka_queue_new(rk_.get()));
-    rd_kafka_DeleteTopics(rk_.get(), &dt, 1, opts.get(), q.get());
-    CAIRN_ASSIGN_OR_RETURN(Event ev, Wait(q.get(), "drop topic"));
+    CAIRN_ASSIGN_OR_RETURN(Event ev, Request(RD_KAFKA_ADMIN_OP_DELETETOPICS, "drop topic",
+                                             [&](rd_kafka_t* rk, auto* o, rd_kafka_queue_t* q) {
+                                               rd_kafka_DeleteTopics(rk, &dt, 1, o, q);
+                                             }));
     size_t n = 0;
     const rd_kafka_topic_result_t** results =
         rd_kafka_DeleteTopics_result_topics(rd_kafka_event_DeleteTopics_result(ev.get()), &n);
@@ -341,9 +341,34 @@ class KafkaConnector final : public Connector, public SchemaCatalog, public Topi
                      bootstrap_, what, detail);
   }
 
+  static std::string Detail(rd_kafka_resp_err_t err, const char* text) {
+    return text != nullptr && *text != '\0' ? text : rd_kafka_err2str(err);
+  }
+
+  // An error of the cluster or of reaching it, while trying to `what`.
+  Error ClusterError(rd_kafka_resp_err_t err, const std::string& detail,
+                     std::string_view what) const {
+    switch (err) {
+      case RD_KAFKA_RESP_ERR__TIMED_OUT:
+      case RD_KAFKA_RESP_ERR__TRANSPORT:
+      case RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN:
+      case RD_KAFKA_RESP_ERR__RESOLVE:
+        return Unreachable(what, detail);
+      case RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED:
+      case RD_KAFKA_RESP_ERR_CLUSTER_AUTHORIZATION_FAILED:
+        return MakeError(ErrorCode::kPermissionDenied, EntityKind::kNone,
+                         "The Kafka cluster of catalog {} refused to {}: {}", info_.name, what,
+                         detail);
+      default:
+        return MakeError(ErrorCode::kUnavailable, EntityKind::kCatalog,
+                         "The Kafka cluster of catalog {} failed to {}: {}", info_.name, what,
+                         detail);
+    }
+  }
+
   Status TopicError(rd_kafka_resp_err_t err, const char* text, std::string_view topic,
                     std::string_view verb) const {
-    const std::string detail = text != nullptr && *text != '\0' ? text : rd_kafka_err2str(err);
+    const std::string detail = Detail(err, text);
     switch (err) {
       case RD_KAFKA_RESP_ERR_NO_ERROR:
         return Ok();
@@ -362,20 +387,8 @@ class KafkaConnector final : public Connector, public SchemaCatalog, public Topi
       case RD_KAFKA_RESP_ERR_INVALID_REPLICA_ASSIGNMENT:
         return InvalidArgument("The Kafka cluster of catalog {} refused to {} topic {}: {}",
                                info_.name, verb, topic, detail);
-      case RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED:
-      case RD_KAFKA_RESP_ERR_CLUSTER_AUTHORIZATION_FAILED:
-        return MakeError(ErrorCode::kPermissionDenied, EntityKind::kNone,
-                         "The Kafka cluster of catalog {} refused to {} topic {}: {}", info_.name,
-                         verb, topic, detail);
-      case RD_KAFKA_RESP_ERR__TIMED_OUT:
-      case RD_KAFKA_RESP_ERR__TRANSPORT:
-      case RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN:
-      case RD_KAFKA_RESP_ERR__RESOLVE:
-        return Unreachable(fmt::format("{} topic {}", verb, topic), detail);
       default:
-        return MakeError(ErrorCode::kUnavailable, EntityKind::kCatalog,
-                         "The Kafka cluster of catalog {} failed to {} topic {}: {}", info_.name,
-                         verb, topic, detail);
+        return ClusterError(err, detail, fmt::format("{} topic {}", verb, topic));
     }
   }
 
@@ -397,40 +410,42 @@ class KafkaConnector final : public Connector, public SchemaCatalog, public Topi
     return opts;
   }
 
-  // The result event of one admin request; the request's own error as Unreachable or
-  // kUnavailable.
+  // The result event of one admin request; the request's own error as ClusterError.
   Result<Event> Wait(rd_kafka_queue_t* q, std::string_view what) const {
     Event ev(rd_kafka_queue_poll(q, 2 * kRequestTimeoutMs + 1000));
     if (!ev) return Unreachable(what, "no answer in time");
     const rd_kafka_resp_err_t err = rd_kafka_event_error(ev.get());
     if (err == RD_KAFKA_RESP_ERR_NO_ERROR) return ev;
-    const char* text = rd_kafka_event_error_string(ev.get());
-    const std::string detail = text != nullptr && *text != '\0' ? text : rd_kafka_err2str(err);
-    switch (err) {
-      case RD_KAFKA_RESP_ERR__TIMED_OUT:
-      case RD_KAFKA_RESP_ERR__TRANSPORT:
-      case RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN:
-      case RD_KAFKA_RESP_ERR__RESOLVE:
-        return Unreachable(what, detail);
-      case RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED:
-      case RD_KAFKA_RESP_ERR_CLUSTER_AUTHORIZATION_FAILED:
-        return MakeError(ErrorCode::kPermissionDenied, EntityKind::kNone,
-                         "The Kafka cluster of catalog {} refused to {}: {}", info_.name, what,
-                         detail);
-      default:
-        return MakeError(ErrorCode::kUnavailable, EntityKind::kCatalog,
-                         "The Kafka cluster of catalog {} failed to {}: {}", info_.name, what,
-                         detail);
+    return ClusterError(err, Detail(err, rd_kafka_event_error_string(ev.get())), what);
+  }
+
+  // One admin request: `submit(handle, options, queue)` sends it; the answer is its result
+  // event, or the request's own error.
+  template <typename Submit>
+  Result<Event> Request(rd_kafka_admin_op_t op, std::string_view what, Submit submit,
+                        bool validate_only = false) const {
+    CAIRN_ASSIGN_OR_RETURN(Options opts, AdminOptions(op));
+    if (validate_only) {
+      char errstr[256] = {0};
+      rd_kafka_AdminOptions_set_validate_only(opts.get(), 1, errstr, sizeof errstr);
     }
+    Queue q(rd_kafka_queue_new(rk_.get()));
+    submit(rk_.get(), opts.get(), q.get());
+    return Wait(q.get(), what);
+  }
+
+  // The cluster's metadata, every topic's.
+  Result<Metadata> ClusterMetadata(std::string_view what) const {
+    const rd_kafka_metadata_t* raw = nullptr;
+    const rd_kafka_resp_err_t err =
+        rd_kafka_metadata(rk_.get(), 1, nullptr, &raw, kRequestTimeoutMs);
+    if (err != RD_KAFKA_RESP_ERR_NO_ERROR) return Unreachable(what, rd_kafka_err2str(err));
+    return Metadata(raw);
   }
 
   // Every topic of the cluster but its internal ones, by name.
   Result<std::vector<std::string>> ListNames() const {
-    const rd_kafka_metadata_t* raw = nullptr;
-    const rd_kafka_resp_err_t err =
-        rd_kafka_metadata(rk_.get(), 1, nullptr, &raw, kRequestTimeoutMs);
-    if (err != RD_KAFKA_RESP_ERR_NO_ERROR) return Unreachable("list topics", rd_kafka_err2str(err));
-    Metadata md(raw);
+    CAIRN_ASSIGN_OR_RETURN(Metadata md, ClusterMetadata("list topics"));
     std::vector<std::string> names;
     for (int i = 0; i < md->topic_cnt; ++i) {
       const rd_kafka_metadata_topic_t& t = md->topics[i];
@@ -445,11 +460,7 @@ class KafkaConnector final : public Connector, public SchemaCatalog, public Topi
 
   // Partitions and replicas from the cluster's metadata, configs from DescribeConfigs.
   Result<Described> Describe(std::string_view name) const {
-    const rd_kafka_metadata_t* raw = nullptr;
-    const rd_kafka_resp_err_t err =
-        rd_kafka_metadata(rk_.get(), 1, nullptr, &raw, kRequestTimeoutMs);
-    if (err != RD_KAFKA_RESP_ERR_NO_ERROR) return Unreachable("load topic", rd_kafka_err2str(err));
-    Metadata md(raw);
+    CAIRN_ASSIGN_OR_RETURN(Metadata md, ClusterMetadata("load topic"));
     Described out;
     bool found = false;
     for (int i = 0; i < md->topic_cnt && !found; ++i) {
@@ -468,10 +479,11 @@ class KafkaConnector final : public Connector, public SchemaCatalog, public Topi
         rd_kafka_ConfigResource_new(RD_KAFKA_RESOURCE_TOPIC, topic.c_str());
     std::unique_ptr<rd_kafka_ConfigResource_t, void (*)(rd_kafka_ConfigResource_t*)> owned(
         cr, rd_kafka_ConfigResource_destroy);
-    CAIRN_ASSIGN_OR_RETURN(Options opts, AdminOptions(RD_KAFKA_ADMIN_OP_DESCRIBECONFIGS));
-    Queue q(rd_kafka_queue_new(rk_.get()));
-    rd_kafka_DescribeConfigs(rk_.get(), &cr, 1, opts.get(), q.get());
-    CAIRN_ASSIGN_OR_RETURN(Event ev, Wait(q.get(), "describe topic configs"));
+    CAIRN_ASSIGN_OR_RETURN(Event ev,
+                           Request(RD_KAFKA_ADMIN_OP_DESCRIBECONFIGS, "describe topic configs",
+                                   [&](rd_kafka_t* rk, auto* o, rd_kafka_queue_t* q) {
+                                     rd_kafka_DescribeConfigs(rk, &cr, 1, o, q);
+                                   }));
     size_t n = 0;
     const rd_kafka_ConfigResource_t** res = rd_kafka_DescribeConfigs_result_resources(
         rd_kafka_event_DescribeConfigs_result(ev.get()), &n);
@@ -503,10 +515,10 @@ class KafkaConnector final : public Connector, public SchemaCatalog, public Topi
     if (np == nullptr) return InvalidArgument("Invalid partition count {}: {}", total, errstr);
     std::unique_ptr<rd_kafka_NewPartitions_t, void (*)(rd_kafka_NewPartitions_t*)> owned(
         np, rd_kafka_NewPartitions_destroy);
-    CAIRN_ASSIGN_OR_RETURN(Options opts, AdminOptions(RD_KAFKA_ADMIN_OP_CREATEPARTITIONS));
-    Queue q(rd_kafka_queue_new(rk_.get()));
-    rd_kafka_CreatePartitions(rk_.get(), &np, 1, opts.get(), q.get());
-    CAIRN_ASSIGN_OR_RETURN(Event ev, Wait(q.get(), "add partitions"));
+    CAIRN_ASSIGN_OR_RETURN(Event ev, Request(RD_KAFKA_ADMIN_OP_CREATEPARTITIONS, "add partitions",
+                                             [&](rd_kafka_t* rk, auto* o, rd_kafka_queue_t* q) {
+                                               rd_kafka_CreatePartitions(rk, &np, 1, o, q);
+                                             }));
     size_t n = 0;
     const rd_kafka_topic_result_t** results = rd_kafka_CreatePartitions_result_topics(
         rd_kafka_event_CreatePartitions_result(ev.get()), &n);
@@ -530,14 +542,12 @@ class KafkaConnector final : public Connector, public SchemaCatalog, public Topi
         return InvalidArgument("Invalid property '{}' for topic {}", k, name);
       }
     }
-    CAIRN_ASSIGN_OR_RETURN(Options opts, AdminOptions(RD_KAFKA_ADMIN_OP_ALTERCONFIGS));
-    if (validate_only) {
-      char errstr[256] = {0};
-      rd_kafka_AdminOptions_set_validate_only(opts.get(), 1, errstr, sizeof errstr);
-    }
-    Queue q(rd_kafka_queue_new(rk_.get()));
-    rd_kafka_AlterConfigs(rk_.get(), &cr, 1, opts.get(), q.get());
-    CAIRN_ASSIGN_OR_RETURN(Event ev, Wait(q.get(), "alter topic configs"));
+    CAIRN_ASSIGN_OR_RETURN(Event ev, Request(
+                                         RD_KAFKA_ADMIN_OP_ALTERCONFIGS, "alter topic configs",
+                                         [&](rd_kafka_t* rk, auto* o, rd_kafka_queue_t* q) {
+                                           rd_kafka_AlterConfigs(rk, &cr, 1, o, q);
+                                         },
+                                         validate_only));
     size_t n = 0;
     const rd_kafka_ConfigResource_t** res =
         rd_kafka_AlterConfigs_result_resources(rd_kafka_event_AlterConfigs_result(ev.get()), &n);
