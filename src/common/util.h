@@ -31,6 +31,10 @@ std::optional<int64_t> ParseInt64(std::string_view s);
 
 /// Decodes %XX escapes (and nothing else); nullopt when an escape is malformed.
 std::optional<std::string> PercentDecode(std::string_view s);
+/// `s` as one path segment or query value: every byte but RFC 3986's unreserved characters
+/// (letters, digits, `-._~`) as %XX, so `/`, `..`, `%` and NUL survive a round trip through
+/// PercentDecode.
+std::string PercentEncode(std::string_view s);
 
 /// `s` with every control character (below 0x20, and 0x7f) written as `\xNN`, for messages and
 /// logs that must not carry them.

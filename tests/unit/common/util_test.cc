@@ -25,6 +25,15 @@ TEST(Util, RandomUuidIsVersion4AndUnique) {
   EXPECT_EQ(seen.size(), 1000U);
 }
 
+TEST(Util, PercentEncodeRoundTripsEveryByte) {
+  EXPECT_EQ(PercentEncode("a-b._~Z9"), "a-b._~Z9");
+  EXPECT_EQ(PercentEncode("a/b c?d%"), "a%2Fb%20c%3Fd%25");
+  EXPECT_EQ(PercentEncode(std::string("\0\xff", 2)), "%00%FF");
+  std::string all;
+  for (int c = 0; c < 256; ++c) all += static_cast<char>(c);
+  EXPECT_EQ(PercentDecode(PercentEncode(all)), all);
+}
+
 TEST(Util, PercentDecode) {
   EXPECT_EQ(PercentDecode("a%3Ab%2F"), "a:b/");
   EXPECT_EQ(PercentDecode("plain"), "plain");
