@@ -13,7 +13,9 @@
 #include "api/gravitino/gravitino_api.h"
 #include "api/iceberg/errors.h"
 #include "api/iceberg/iceberg_api.h"
+#include "app/cli.h"
 #include "app/config.h"
+#include "app/rest_client.h"
 #include "app/router.h"
 #include "common/log.h"
 #include "common/util.h"
@@ -201,7 +203,7 @@ int Serve(Config config) {
 }  // namespace
 
 int Main(int argc, char** argv) {
-  CLI::App cli{"Cairn: a federated metadata lake server"};
+  CLI::App cli{"Cairn: a federated metadata lake server, and a client of its REST API"};
   cli.require_subcommand(1);
   std::string config_file;
   std::string host;
@@ -213,15 +215,20 @@ int Main(int argc, char** argv) {
   serve->add_option("--port", port, "Port to listen on (default 8090; 0 picks a free port)");
   serve->add_option("--data-dir", data_dir, "Data directory (default ./data)");
   cli.add_subcommand("version", "Print the version");
+  // The client commands (docs/cli.md); subcommands added from here on take the global client
+  // options (--server, credentials, --metalake, --output) after their name too.
+  ClientCommands client_commands(cli);
   try {
     cli.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return cli.exit(e);
+    // --help answers 0; every other parse error is a usage error (docs/cli.md#exit-codes).
+    return cli.exit(e) == 0 ? 0 : 2;
   }
   if (cli.got_subcommand("version")) {
     std::cout << "cairn " << CAIRN_VERSION << "\n";
     return 0;
   }
+  if (client_commands.Chosen()) return client_commands.Run();
   Config config;
   if (!config_file.empty()) {
     auto s = LoadConfigFile(config, config_file);

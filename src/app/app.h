@@ -3,8 +3,9 @@
 
 namespace cairn::app {
 
-/// The `cairn` command line: `cairn serve [--config FILE] [--host H] [--port P] [--data-dir DIR]`
-/// and `cairn version`. Returns the process exit code.
+/// The `cairn` command line: `cairn serve [--config FILE] [--host H] [--port P] [--data-dir DIR]`,
+/// `cairn version`, the client commands of docs/cli.md (`cairn catalog list`, ...) and
+/// `cairn mcp`. Returns the process exit code.
 int Main(int argc, char** argv);
 
 }  // namespace cairn::app
