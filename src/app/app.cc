@@ -13,8 +13,10 @@
 #include "api/gravitino/gravitino_api.h"
 #include "api/iceberg/errors.h"
 #include "api/iceberg/iceberg_api.h"
+#include "api/mcp/mcp_api.h"
 #include "app/cli.h"
 #include "app/config.h"
+#include "app/mcp_bridge.h"
 #include "app/rest_client.h"
 #include "app/router.h"
 #include "common/log.h"
@@ -156,6 +158,13 @@ int Serve(Config config) {
   api::iceberg::IcebergApi iceberg(
       objects, api::iceberg::IcebergApiOptions{config.iceberg_default_metalake});
   api::AdminApi admin(**authenticator, authorizer, **audit);
+  api::mcp::McpOptions mcp_options;
+  mcp_options.enabled = config.mcp_enabled;
+  mcp_options.allow_writes = config.mcp_allow_writes;
+  mcp_options.allowed_origins = config.mcp_allowed_origins;
+  mcp_options.default_metalake = config.mcp_default_metalake;
+  mcp_options.server_version = CAIRN_VERSION;
+  api::mcp::McpApi mcp(api::mcp::ToolContext{&gravitino, &iceberg, &objects, ""}, mcp_options);
 
   http::ServerOptions options;
   options.host = config.host;
@@ -174,7 +183,8 @@ int Serve(Config config) {
                 **audit,
                 config.authenticators,
                 config.authorization_enabled,
-                config.service_admins};
+                config.service_admins,
+                config.mcp_enabled ? &mcp : nullptr};
   auto handler = [&router](const http::Request& request) { return router.Handle(request); };
   auto renderer = [&router](int status, std::string_view message, const http::Request& partial) {
     return router.RenderTransportError(status, message, partial);
@@ -218,6 +228,8 @@ int Main(int argc, char** argv) {
   // The client commands (docs/cli.md); subcommands added from here on take the global client
   // options (--server, credentials, --metalake, --output) after their name too.
   ClientCommands client_commands(cli);
+  auto* mcp = cli.add_subcommand(
+      "mcp", "Serve MCP over stdio: JSON-RPC lines relayed to the /mcp endpoint of --server");
   try {
     cli.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -229,6 +241,15 @@ int Main(int argc, char** argv) {
     return 0;
   }
   if (client_commands.Chosen()) return client_commands.Run();
+  if (mcp->parsed()) {
+    auto settings = client_commands.Settings();
+    if (!settings) {
+      std::cerr << "cairn mcp: " << settings.error().message << "\n";
+      return 2;
+    }
+    RestClient client(std::move(settings->options));
+    return RunMcpBridge(client, std::cin, std::cout);
+  }
   Config config;
   if (!config_file.empty()) {
     auto s = LoadConfigFile(config, config_file);

@@ -52,6 +52,10 @@ const std::vector<std::string>& ConfigKeys() {
       "cairn.audit.dir",
       "cairn.audit.max-file-bytes",
       "cairn.audit.max-files",
+      "cairn.mcp.enable",
+      "cairn.mcp.allow-writes",
+      "cairn.mcp.allowed-origins",
+      "cairn.mcp.default-metalake",
   };
   return keys;
 }
@@ -192,6 +196,17 @@ Status SetConfigValue(Config& c, const std::string& key, const std::string& raw)
   } else if (key == "cairn.lineage.forward.timeout-ms") {
     CAIRN_ASSIGN_OR_RETURN(auto v, ParseNumber(key, value, 1, 600'000));
     c.lineage_forward.timeout_ms = static_cast<long>(v);
+  } else if (key == "cairn.mcp.enable" || key == "cairn.mcp.allow-writes") {
+    if (value != "true" && value != "false")
+      return InvalidArgument("Config key '{}' must be true or false", key);
+    (key == "cairn.mcp.enable" ? c.mcp_enabled : c.mcp_allow_writes) = value == "true";
+  } else if (key == "cairn.mcp.allowed-origins") {
+    c.mcp_allowed_origins.clear();
+    for (const auto& o : Split(value, ',')) {
+      if (!Trim(o).empty()) c.mcp_allowed_origins.emplace_back(Trim(o));
+    }
+  } else if (key == "cairn.mcp.default-metalake") {
+    c.mcp_default_metalake = value;
   } else if (key == "cairn.iceberg.default-metalake") {
     c.iceberg_default_metalake = value;
   } else if (key == "cairn.iceberg.metadata-cache-bytes") {

@@ -47,6 +47,10 @@ struct Config {
   std::string audit_dir;  // default <data-dir>/audit
   uint64_t audit_max_file_bytes = 64ULL * 1024 * 1024;
   int audit_max_files = 10;
+  bool mcp_enabled = true;        // the MCP endpoint at /mcp
+  bool mcp_allow_writes = false;  // MCP tools that change metadata
+  std::vector<std::string> mcp_allowed_origins;
+  std::string mcp_default_metalake;
   int jdbc_connect_timeout_secs = 5;
   int jdbc_statement_timeout_secs = 30;
   int jdbc_pool_wait_ms = 5000;

@@ -10,6 +10,7 @@
 #include "api/gravitino/gravitino_api.h"
 #include "api/iceberg/errors.h"
 #include "api/iceberg/iceberg_api.h"
+#include "api/mcp/mcp_api.h"
 #include "common/util.h"
 #include "connector/connector.h"
 #include "json/json_util.h"
@@ -18,11 +19,12 @@ namespace cairn::app {
 
 namespace {
 
-enum class Interface { kGravitino, kIceberg, kService };
+enum class Interface { kGravitino, kIceberg, kMcp, kService };
 
 Interface InterfaceOf(std::string_view path) {
   if (path == "/iceberg" || path.rfind("/iceberg/", 0) == 0) return Interface::kIceberg;
   if (path == "/api" || path.rfind("/api/", 0) == 0) return Interface::kGravitino;
+  if (path == "/mcp" || path == "/mcp/") return Interface::kMcp;
   return Interface::kService;
 }
 
@@ -32,6 +34,8 @@ std::string_view InterfaceName(Interface i) {
       return "gravitino";
     case Interface::kIceberg:
       return "iceberg";
+    case Interface::kMcp:
+      return "mcp";
     case Interface::kService:
       return "http";
   }
@@ -191,6 +195,8 @@ http::Response Router::RenderTransportError(int status, std::string_view message
                        : status < 500 ? "BadRequestException"
                                       : "ServiceFailureException";
     response = api::iceberg::PlainErrorResponse(status, type, message);
+  } else if (InterfaceOf(partial.path) == Interface::kMcp) {
+    response = api::mcp::McpApi::TransportError(status, message);
   } else {
     const int code = status < 500 ? 1001 : 1002;
     response = api::gravitino::PlainErrorResponse(
@@ -212,16 +218,21 @@ void Router::Audit(const http::Request& request, const std::string& principal, b
   record.time_ms = NowMillis();
   record.principal = authenticated ? principal : "";
   record.interface = std::string(InterfaceName(InterfaceOf(request.path)));
-  record.operation = subject.operation;
+  record.operation =
+      response.audit_operation.empty() ? subject.operation : response.audit_operation;
   record.object = response.audit_object.empty() ? subject.object : response.audit_object;
   record.status = response.status;
   // A lookup that finds nothing (an engine asking whether a view of that name exists, say) is
-  // not a failed request.
-  const bool lookup = request.method == "GET" || request.method == "HEAD";
-  record.outcome = response.status == 401 || response.status == 403 ? "denied"
-                   : response.status < 400                          ? "success"
-                   : response.status == 404 && lookup               ? "not_found"
-                                                                    : "failure";
+  // not a failed request. The outcome is that of the call that decided the request (an MCP tool
+  // call answers 200 with the tool's refusal inside).
+  const int decided = response.audit_status != 0 ? response.audit_status : response.status;
+  const bool lookup = response.audit_status != 0
+                          ? response.audit_lookup
+                          : request.method == "GET" || request.method == "HEAD";
+  record.outcome = decided == 401 || decided == 403 ? "denied"
+                   : decided < 400                  ? "success"
+                   : decided == 404 && lookup       ? "not_found"
+                                                    : "failure";
   record.request_id = request.request_id;
   record.client = request.remote_address;
   record.detail = response.audit_note;
@@ -247,8 +258,9 @@ http::Response Router::Handle(const http::Request& request) const {
     } else {
       authenticated = false;
       const Error& e = p.error();
-      response = interface == Interface::kIceberg
-                     ? api::iceberg::ErrorResponse(e)
+      response = interface == Interface::kIceberg ? api::iceberg::ErrorResponse(e)
+                 : interface == Interface::kMcp
+                     ? api::mcp::McpApi::TransportError(401, e.message)
                      : api::gravitino::ErrorResponse(e, api::gravitino::Operation{});
       response.headers.emplace_back("WWW-Authenticate", authenticator.Challenge());
     }
@@ -261,6 +273,8 @@ http::Response Router::Handle(const http::Request& request) const {
       response = http::Response{};  // the Python client's close(): 200 with an empty body
     } else if (interface == Interface::kIceberg) {
       response = iceberg.Handle(request, principal);
+    } else if (interface == Interface::kMcp && mcp != nullptr) {
+      response = mcp->Handle(request, principal);
     } else if (interface == Interface::kGravitino) {
       if (auto r = admin.Handle(request, principal)) {
         response = std::move(*r);

@@ -6,6 +6,7 @@
 #include "api/admin/admin_api.h"
 #include "api/gravitino/gravitino_api.h"
 #include "api/iceberg/iceberg_api.h"
+#include "api/mcp/mcp_api.h"
 #include "governance/audit.h"
 #include "message/message.h"
 #include "service/authenticator.h"
@@ -24,6 +25,7 @@ struct Router {
   std::vector<std::string> authenticator_names;  // reported by /configs
   bool authorization_enabled = false;
   std::vector<std::string> service_admins;
+  const api::mcp::McpApi* mcp = nullptr;  // null when the MCP endpoint is off (then /mcp is 404)
 
   http::Response Handle(const http::Request& request) const;
 

@@ -43,8 +43,13 @@ struct Response {
   std::string body;
   std::shared_ptr<const std::string> spliced;
   std::string body_tail;
-  std::string audit_note;  // not sent: extra detail for the request's audit record
+  std::string audit_note;    // not sent: extra detail for the request's audit record
   std::string audit_object;  // not sent: the object the audit record names, when the path has none
+  std::string audit_operation;  // not sent: the audit record's operation, when the path is not it
+  /// Not sent: the status of the call that decided the request, when the answer's own status is
+  /// not it (an MCP tool call refused inside a 200 answer); the audit outcome follows it.
+  int audit_status = 0;
+  bool audit_lookup = false;  // with audit_status: the call only read, so a 404 is `not_found`
 
   size_t BodySize() const {
     return body.size() + (spliced ? spliced->size() : 0) + body_tail.size();

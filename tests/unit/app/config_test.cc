@@ -32,7 +32,9 @@ TEST(Config, EveryKeyIsAccepted) {
     if (key.find("bytes") != std::string::npos) value = "4096";
     if (key.find("timeout") != std::string::npos) value = "1000";
     if (key == "cairn.authenticators") value = "simple";
-    if (key == "cairn.authorization.enable") value = "true";
+    if (key == "cairn.authorization.enable" || key == "cairn.mcp.enable" ||
+        key == "cairn.mcp.allow-writes")
+      value = "true";
     if (key == "cairn.audit.max-file-bytes") value = "65536";
     if (key == "cairn.lineage.forward.url") value = "http://127.0.0.1:5000";
     EXPECT_THAT(SetConfigValue(c, key, value), IsOk()) << key;
@@ -46,6 +48,8 @@ TEST(Config, BadValuesNameTheKey) {
   EXPECT_THAT(SetConfigValue(c, "cairn.server.port", "x"), IsError(ErrorCode::kInvalidArgument));
   EXPECT_THAT(SetConfigValue(c, "cairn.store.type", "mysql"), HasErrorMessage("cairn.store.type"));
   EXPECT_THAT(SetConfigValue(c, "cairn.nope", "1"), HasErrorMessage("cairn.nope"));
+  EXPECT_THAT(SetConfigValue(c, "cairn.mcp.allow-writes", "yes"),
+              HasErrorMessage("cairn.mcp.allow-writes"));
   EXPECT_THAT(SetConfigValue(c, "cairn.log.level", "loud"), HasErrorMessage("cairn.log.level"));
   for (const char* url : {"ftp://host", "marquez:5000", "http://a b", "file:///etc/passwd"}) {
     EXPECT_THAT(SetConfigValue(c, "cairn.lineage.forward.url", url),
