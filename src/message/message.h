@@ -26,6 +26,10 @@ struct Request {
   std::string body;
   std::string request_id;
   std::string remote_address;
+  /// Not from the wire: the interface a request made in memory on behalf of another one comes
+  /// through (an MCP tool's call of the Gravitino API is "mcp"), for the changes it publishes.
+  /// Empty: the path's own interface. Always a string literal.
+  std::string_view via;
 
   /// The first value of a query parameter, if present.
   std::optional<std::string> Query(std::string_view name) const;

@@ -287,7 +287,9 @@ Response GravitinoApi::Dispatch(const Request& request,
   if (found.route == nullptr) return found.path_known ? NotAllowed(request) : NoRoute(request);
   Call c{request,
          principal,
-         service::Caller{principal, {principal.user, NowMillis(), "gravitino"}},
+         service::Caller{
+             principal,
+             {principal.user, NowMillis(), request.via.empty() ? "gravitino" : request.via}},
          objects_,
          objects_.metadata(),
          authz,

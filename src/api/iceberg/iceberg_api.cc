@@ -1016,7 +1016,7 @@ Response IcebergApi::Dispatch(const Request& request,
   };
   auto found = Match(method, *seg);
   Call c{request, principal, objects_, authz_, service_, options_,
-         {principal.user, NowMillis(), "iceberg"}};
+         {principal.user, NowMillis(), request.via.empty() ? "iceberg" : request.via}};
   c.route = found.route;
   c.params = std::move(found.params);
   c.federated_config = [&](const std::string& prefix, connector::IcebergProxy& proxy) {

@@ -1175,6 +1175,7 @@ ToolCall::Answer ToolCall::Gravitino(std::string_view method, const std::string&
     r.body = body->dump();
   }
   r.request_id = request_id_;
+  r.via = "mcp";
   return ToAnswer(context_.gravitino->Handle(r, principal_));
 }
 
@@ -1184,6 +1185,7 @@ ToolCall::Answer ToolCall::Iceberg(std::string_view method, const std::string& p
   r.target = "/iceberg" + path;
   if (!http::ParseTarget(r.target, r.path, r.query)) return Answer{400, json::object()};
   r.request_id = request_id_;
+  r.via = "mcp";
   return ToAnswer(context_.iceberg->Handle(r, principal_));
 }
 

@@ -14,6 +14,7 @@
 #include "connector/connector.h"
 #include "governance/access_control.h"
 #include "service/authorizer.h"
+#include "service/events.h"
 #include "service/metadata_service.h"
 #include "service/object_service.h"
 #include "store/metadata_store.h"
@@ -153,6 +154,30 @@ TEST_F(McpTest, ToolCallAnswersStructuredAndNamesItsObjectForTheAudit) {
   EXPECT_EQ(r.audit_status, 404);
   EXPECT_TRUE(r.audit_lookup);
   EXPECT_EQ(r.audit_object, "m.c.s.x");
+}
+
+TEST_F(McpTest, AChangeMadeByAToolIsPublishedAsComingThroughMcp) {
+  McpOptions options;
+  options.allow_writes = true;
+  Make(options);
+  Api("POST", "/api/metalakes/m/catalogs", R"({"name":"mc","type":"model","properties":{}})");
+  Api("POST", "/api/metalakes/m/catalogs/mc/schemas", R"({"name":"ms"})");
+  Api("POST", "/api/metalakes/m/catalogs/mc/schemas/ms/models", R"({"name":"mm"})");
+  std::vector<std::string> seen;
+  auto subscription = service_->events().Subscribe([&seen](const service::ObjectChange& c) {
+    seen.push_back(c.FullName() + " by " + c.principal + " via " + c.interface);
+  });
+  auto r = Modern("tools/call", {{"name", "link_model_version"},
+                                 {"arguments",
+                                  {{"metalake", "m"},
+                                   {"catalog", "mc"},
+                                   {"schema", "ms"},
+                                   {"model", "mm"},
+                                   {"uri", "s3://b/mm/0"}}}});
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(Body(r)["result"]["structuredContent"]["modelVersion"]["version"], 0) << r.body;
+  EXPECT_EQ(seen, (std::vector<std::string>{"m.mc.ms.mm by ana via mcp"}));
+  subscription.Reset();
 }
 
 TEST_F(McpTest, DefaultMetalakeIsUsedWhenNoneIsNamed) {
