@@ -83,6 +83,12 @@ int Session::Names(size_t count, std::string_view shape, std::vector<std::string
   return kExitOk;
 }
 
+int Session::Target(size_t count, std::string_view shape, std::string& metalake,
+                    std::vector<std::string>& parts) {
+  if (int rc = Metalake(metalake)) return rc;
+  return Names(count, shape, parts);
+}
+
 int Session::Object(const std::string& metalake, ObjectRef& object) {
   object.type = ToLower(args_.type);
   if (args_.object.empty()) {

@@ -88,6 +88,9 @@ class Session {
   /// --name split at dots into exactly `count` non-empty names (`shape` names them for the
   /// message, e.g. "catalog.schema").
   int Names(size_t count, std::string_view shape, std::vector<std::string>& parts);
+  /// Metalake, then Names: the metalake and the parts of --name of a command on one entity.
+  int Target(size_t count, std::string_view shape, std::string& metalake,
+             std::vector<std::string>& parts);
   /// --object and --type: the type defaults from the depth of the name (1 catalog, 2 schema,
   /// 3 table, 4 column); `--type metalake` without --object is the metalake itself.
   int Object(const std::string& metalake, ObjectRef& object);

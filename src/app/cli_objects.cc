@@ -282,8 +282,7 @@ int CatalogList(Session& s) {
 int CatalogDetails(Session& s) {
   std::string ml;
   std::vector<std::string> n;
-  if (int rc = s.Metalake(ml)) return rc;
-  if (int rc = s.Names(1, "catalog", n)) return rc;
+  if (int rc = s.Target(1, "catalog", ml, n)) return rc;
   return Details(s, TreePath(ml, n), "catalog", [&](const json& c) {
     PrintEntity(s, c,
                 {{"Type", CellText(Member(c, "type"))},
@@ -296,8 +295,7 @@ int CatalogCreate(Session& s) {
   std::string ml;
   std::vector<std::string> n;
   json body;
-  if (int rc = s.Metalake(ml)) return rc;
-  if (int rc = s.Names(1, "catalog", n)) return rc;
+  if (int rc = s.Target(1, "catalog", ml, n)) return rc;
   if (int rc = CatalogBody(s, n[0], body)) return rc;
   json reply;
   if (int rc = s.Call("POST", ApiPath({"metalakes", ml, "catalogs"}), &body, reply)) return rc;
@@ -308,8 +306,7 @@ int CatalogTest(Session& s) {
   std::string ml;
   std::vector<std::string> n;
   json body;
-  if (int rc = s.Metalake(ml)) return rc;
-  if (int rc = s.Names(1, "catalog", n)) return rc;
+  if (int rc = s.Target(1, "catalog", ml, n)) return rc;
   if (int rc = CatalogBody(s, n[0], body)) return rc;
   json reply;
   if (int rc =
@@ -322,32 +319,28 @@ int CatalogTest(Session& s) {
 int CatalogUpdate(Session& s) {
   std::string ml;
   std::vector<std::string> n;
-  if (int rc = s.Metalake(ml)) return rc;
-  if (int rc = s.Names(1, "catalog", n)) return rc;
+  if (int rc = s.Target(1, "catalog", ml, n)) return rc;
   return Update(s, TreePath(ml, n), fmt::format("Catalog {}", n[0]));
 }
 
 int CatalogSet(Session& s) {
   std::string ml;
   std::vector<std::string> n;
-  if (int rc = s.Metalake(ml)) return rc;
-  if (int rc = s.Names(1, "catalog", n)) return rc;
+  if (int rc = s.Target(1, "catalog", ml, n)) return rc;
   return SetProperty(s, TreePath(ml, n), fmt::format("Catalog {}", n[0]));
 }
 
 int CatalogRemove(Session& s) {
   std::string ml;
   std::vector<std::string> n;
-  if (int rc = s.Metalake(ml)) return rc;
-  if (int rc = s.Names(1, "catalog", n)) return rc;
+  if (int rc = s.Target(1, "catalog", ml, n)) return rc;
   return RemoveProperty(s, TreePath(ml, n), fmt::format("Catalog {}", n[0]));
 }
 
 int CatalogDelete(Session& s) {
   std::string ml;
   std::vector<std::string> n;
-  if (int rc = s.Metalake(ml)) return rc;
-  if (int rc = s.Names(1, "catalog", n)) return rc;
+  if (int rc = s.Target(1, "catalog", ml, n)) return rc;
   std::string path = TreePath(ml, n);
   if (s.args().force) path += "?force=true";
   json reply;
@@ -360,16 +353,14 @@ int CatalogDelete(Session& s) {
 int SchemaList(Session& s) {
   std::string ml;
   std::vector<std::string> n;
-  if (int rc = s.Metalake(ml)) return rc;
-  if (int rc = s.Names(1, "catalog", n)) return rc;
+  if (int rc = s.Target(1, "catalog", ml, n)) return rc;
   return ListNames(s, TreePath(ml, n) + "/schemas");
 }
 
 int SchemaDetails(Session& s) {
   std::string ml;
   std::vector<std::string> n;
-  if (int rc = s.Metalake(ml)) return rc;
-  if (int rc = s.Names(2, "catalog.schema", n)) return rc;
+  if (int rc = s.Target(2, "catalog.schema", ml, n)) return rc;
   return Details(s, TreePath(ml, n), "schema", [&](const json& e) { PrintEntity(s, e, {}); });
 }
 
@@ -377,8 +368,7 @@ int SchemaCreate(Session& s) {
   std::string ml;
   std::vector<std::string> n;
   json properties;
-  if (int rc = s.Metalake(ml)) return rc;
-  if (int rc = s.Names(2, "catalog.schema", n)) return rc;
+  if (int rc = s.Target(2, "catalog.schema", ml, n)) return rc;
   if (int rc = s.Properties(properties)) return rc;
   json body = {{"name", n[1]}, {"comment", s.args().comment}, {"properties", properties}};
   json reply;
@@ -389,24 +379,21 @@ int SchemaCreate(Session& s) {
 int SchemaSet(Session& s) {
   std::string ml;
   std::vector<std::string> n;
-  if (int rc = s.Metalake(ml)) return rc;
-  if (int rc = s.Names(2, "catalog.schema", n)) return rc;
+  if (int rc = s.Target(2, "catalog.schema", ml, n)) return rc;
   return SetProperty(s, TreePath(ml, n), fmt::format("Schema {}.{}", n[0], n[1]));
 }
 
 int SchemaRemove(Session& s) {
   std::string ml;
   std::vector<std::string> n;
-  if (int rc = s.Metalake(ml)) return rc;
-  if (int rc = s.Names(2, "catalog.schema", n)) return rc;
+  if (int rc = s.Target(2, "catalog.schema", ml, n)) return rc;
   return RemoveProperty(s, TreePath(ml, n), fmt::format("Schema {}.{}", n[0], n[1]));
 }
 
 int SchemaDelete(Session& s) {
   std::string ml;
   std::vector<std::string> n;
-  if (int rc = s.Metalake(ml)) return rc;
-  if (int rc = s.Names(2, "catalog.schema", n)) return rc;
+  if (int rc = s.Target(2, "catalog.schema", ml, n)) return rc;
   std::string path = TreePath(ml, n);
   if (s.args().cascade) path += "?cascade=true";
   json reply;
@@ -419,8 +406,7 @@ int SchemaDelete(Session& s) {
 int SchemaChildren(Session& s, std::string_view collection) {
   std::string ml;
   std::vector<std::string> n;
-  if (int rc = s.Metalake(ml)) return rc;
-  if (int rc = s.Names(2, "catalog.schema", n)) return rc;
+  if (int rc = s.Target(2, "catalog.schema", ml, n)) return rc;
   return ListNames(s, TreePath(ml, n) + "/" + std::string(collection));
 }
 

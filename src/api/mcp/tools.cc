@@ -172,6 +172,22 @@ ToolResult NoMetalake() {
   return Invalid("'metalake' is required: the server has no default metalake");
 }
 
+using Query = std::vector<std::pair<std::string, std::string>>;
+
+// GET `path` on the Gravitino API; the answer's `field` (`empty` when absent) as the result's
+// `key`, for `object`.
+ToolResult Relay(const ToolCall& c, const std::string& path, const Query& query,
+                 std::string_view field, std::string_view key, const json& empty,
+                 const std::string& object) {
+  Answer a = c.Gravitino("GET", path, query);
+  if (!a.ok()) return Failed(a, object);
+  return Done(json{{std::string(key), a.body.value(std::string(field), empty)}}, object);
+}
+ToolResult Relay(const ToolCall& c, const std::string& path, const Query& query,
+                 std::string_view field, const json& empty, const std::string& object) {
+  return Relay(c, path, query, field, field, empty, object);
+}
+
 // A list of the children of a catalog or schema: `collection` below the path, names under `key`.
 ToolResult ListNames(const ToolCall& c, int depth, std::string_view collection,
                      std::string_view key) {
@@ -189,9 +205,8 @@ ToolResult LoadChild(const ToolCall& c, std::string_view collection, std::string
   if (!p) return NoMetalake();
   const std::string name = c.Str(arg);
   const std::string object = p->object + "." + name;
-  Answer a = c.Gravitino("GET", p->text + "/" + std::string(collection) + "/" + Enc(name));
-  if (!a.ok()) return Failed(a, object);
-  return Done(json{{std::string(field), a.body.value(std::string(field), json::object())}}, object);
+  return Relay(c, p->text + "/" + std::string(collection) + "/" + Enc(name), {}, field,
+               json::object(), object);
 }
 
 std::string ObjectsPath(const Path& p, const ToolCall& c) {
@@ -639,9 +654,7 @@ std::vector<Tool> MakeTools() {
       Input({CatalogArg()}, {"catalog"}), [](const ToolCall& c) {
         auto p = PathOf(c, 1);
         if (!p) return NoMetalake();
-        Answer a = c.Gravitino("GET", p->text);
-        if (!a.ok()) return Failed(a, p->object);
-        return Done(json{{"catalog", a.body.value("catalog", json::object())}}, p->object);
+        return Relay(c, p->text, {}, "catalog", json::object(), p->object);
       });
   add("list_schemas", "List schemas", "The schemas of a catalog the caller may see.",
       Input({CatalogArg()}, {"catalog"}),
@@ -650,9 +663,7 @@ std::vector<Tool> MakeTools() {
       Input({CatalogArg(), SchemaArg()}, {"catalog", "schema"}), [](const ToolCall& c) {
         auto p = PathOf(c, 2);
         if (!p) return NoMetalake();
-        Answer a = c.Gravitino("GET", p->text);
-        if (!a.ok()) return Failed(a, p->object);
-        return Done(json{{"schema", a.body.value("schema", json::object())}}, p->object);
+        return Relay(c, p->text, {}, "schema", json::object(), p->object);
       });
   add("list_tables", "List tables", "The tables of a schema the caller may see.",
       Input({CatalogArg(), SchemaArg()}, {"catalog", "schema"}),
@@ -701,14 +712,13 @@ std::vector<Tool> MakeTools() {
         if (!p) return NoMetalake();
         const std::string fileset = c.Str("fileset");
         const std::string object = p->object + "." + fileset;
-        std::vector<std::pair<std::string, std::string>> query;
+        Query query;
         if (auto sub = c.Str("sub_path"); !sub.empty()) query.emplace_back("sub_path", sub);
         if (auto loc = c.Str("location_name"); !loc.empty()) {
           query.emplace_back("location_name", loc);
         }
-        Answer a = c.Gravitino("GET", p->text + "/filesets/" + Enc(fileset) + "/files", query);
-        if (!a.ok()) return Failed(a, object);
-        return Done(json{{"files", a.body.value("files", json::array())}}, object);
+        return Relay(c, p->text + "/filesets/" + Enc(fileset) + "/files", query, "files",
+                     json::array(), object);
       });
   add("list_models", "List models", "The models of a schema the caller may see.",
       Input({CatalogArg(), SchemaArg()}, {"catalog", "schema"}),
@@ -726,10 +736,8 @@ std::vector<Tool> MakeTools() {
         if (!p) return NoMetalake();
         const std::string model = c.Str("model");
         const std::string object = p->object + "." + model;
-        Answer a = c.Gravitino("GET", p->text + "/models/" + Enc(model) + "/versions",
-                               {{"details", "true"}});
-        if (!a.ok()) return Failed(a, object);
-        return Done(json{{"versions", a.body.value("infos", json::array())}}, object);
+        return Relay(c, p->text + "/models/" + Enc(model) + "/versions", {{"details", "true"}},
+                     "infos", "versions", json::array(), object);
       });
   add("get_model_version", "Get a model version",
       "One version of a model, by its number or by one of its aliases.",
@@ -750,9 +758,8 @@ std::vector<Tool> MakeTools() {
         }
         const std::string tail = by_alias ? "/aliases/" + Enc(c.Str("alias"))
                                           : "/versions/" + std::to_string(c.Int("version", 0));
-        Answer a = c.Gravitino("GET", p->text + "/models/" + Enc(model) + tail);
-        if (!a.ok()) return Failed(a, object);
-        return Done(json{{"modelVersion", a.body.value("modelVersion", json::object())}}, object);
+        return Relay(c, p->text + "/models/" + Enc(model) + tail, {}, "modelVersion",
+                     json::object(), object);
       });
   add("list_topics", "List topics", "The topics of a schema of a Kafka catalog the caller may see.",
       Input({CatalogArg(), SchemaArg()}, {"catalog", "schema"}),
@@ -767,9 +774,8 @@ std::vector<Tool> MakeTools() {
       Input({CatalogArg(), SchemaArg()}, {"catalog", "schema"}), [](const ToolCall& c) {
         auto p = PathOf(c, 2);
         if (!p) return NoMetalake();
-        Answer a = c.Gravitino("GET", p->text + "/functions", {{"details", "true"}});
-        if (!a.ok()) return Failed(a, p->object);
-        return Done(json{{"functions", a.body.value("functions", json::array())}}, p->object);
+        return Relay(c, p->text + "/functions", {{"details", "true"}}, "functions", json::array(),
+                     p->object);
       });
   add("get_function", "Get a function",
       "A function: type, definitions (parameters, return type) and implementations per runtime.",
@@ -782,9 +788,7 @@ std::vector<Tool> MakeTools() {
       Input({}, {}), [](const ToolCall& c) {
         auto p = PathOf(c, 0);
         if (!p) return NoMetalake();
-        Answer a = c.Gravitino("GET", p->text + "/tags", {{"details", "true"}});
-        if (!a.ok()) return Failed(a, p->object);
-        return Done(json{{"tags", a.body.value("tags", json::array())}}, p->object);
+        return Relay(c, p->text + "/tags", {{"details", "true"}}, "tags", json::array(), p->object);
       });
   add("get_tag", "Get a tag", "One tag: comment and properties.",
       Input({{"tag", Text("The tag's name.")}}, {"tag"}), [](const ToolCall& c) {
@@ -800,36 +804,31 @@ std::vector<Tool> MakeTools() {
         auto p = PathOf(c, 0);
         if (!p) return NoMetalake();
         const std::string object = p->object + "." + c.Str("full_name");
-        Answer a = c.Gravitino("GET", ObjectsPath(*p, c) + "/tags", {{"details", "true"}});
-        if (!a.ok()) return Failed(a, object);
-        return Done(json{{"tags", a.body.value("tags", json::array())}}, object);
+        return Relay(c, ObjectsPath(*p, c) + "/tags", {{"details", "true"}}, "tags", json::array(),
+                     object);
       });
   add("list_objects_for_tag", "List the objects a tag is attached to",
       "The metadata objects a tag is attached to, among those the caller may see.",
       Input({{"tag", Text("The tag's name.")}}, {"tag"}), [](const ToolCall& c) {
         auto p = PathOf(c, 0);
         if (!p) return NoMetalake();
-        Answer a = c.Gravitino("GET", p->text + "/tags/" + Enc(c.Str("tag")) + "/objects");
-        if (!a.ok()) return Failed(a, p->object);
-        return Done(json{{"metadataObjects", a.body.value("metadataObjects", json::array())}},
-                    p->object);
+        return Relay(c, p->text + "/tags/" + Enc(c.Str("tag")) + "/objects", {}, "metadataObjects",
+                     json::array(), p->object);
       });
   add("list_policies", "List policies",
       "The policies of a metalake: type, whether enabled, what they apply to and their content.",
       Input({}, {}), [](const ToolCall& c) {
         auto p = PathOf(c, 0);
         if (!p) return NoMetalake();
-        Answer a = c.Gravitino("GET", p->text + "/policies", {{"details", "true"}});
-        if (!a.ok()) return Failed(a, p->object);
-        return Done(json{{"policies", a.body.value("policies", json::array())}}, p->object);
+        return Relay(c, p->text + "/policies", {{"details", "true"}}, "policies", json::array(),
+                     p->object);
       });
   add("get_policy", "Get a policy", "One policy with its content.",
       Input({{"policy", Text("The policy's name.")}}, {"policy"}), [](const ToolCall& c) {
         auto p = PathOf(c, 0);
         if (!p) return NoMetalake();
-        Answer a = c.Gravitino("GET", p->text + "/policies/" + Enc(c.Str("policy")));
-        if (!a.ok()) return Failed(a, p->object);
-        return Done(json{{"policy", a.body.value("policy", json::object())}}, p->object);
+        return Relay(c, p->text + "/policies/" + Enc(c.Str("policy")), {}, "policy", json::object(),
+                     p->object);
       });
   add("list_policies_for_object", "List the policies of an object",
       "The policies attached to a metadata object, including inherited ones.",
@@ -837,19 +836,16 @@ std::vector<Tool> MakeTools() {
         auto p = PathOf(c, 0);
         if (!p) return NoMetalake();
         const std::string object = p->object + "." + c.Str("full_name");
-        Answer a = c.Gravitino("GET", ObjectsPath(*p, c) + "/policies", {{"details", "true"}});
-        if (!a.ok()) return Failed(a, object);
-        return Done(json{{"policies", a.body.value("policies", json::array())}}, object);
+        return Relay(c, ObjectsPath(*p, c) + "/policies", {{"details", "true"}}, "policies",
+                     json::array(), object);
       });
   add("list_objects_for_policy", "List the objects a policy is attached to",
       "The metadata objects a policy is attached to, among those the caller may see.",
       Input({{"policy", Text("The policy's name.")}}, {"policy"}), [](const ToolCall& c) {
         auto p = PathOf(c, 0);
         if (!p) return NoMetalake();
-        Answer a = c.Gravitino("GET", p->text + "/policies/" + Enc(c.Str("policy")) + "/objects");
-        if (!a.ok()) return Failed(a, p->object);
-        return Done(json{{"metadataObjects", a.body.value("metadataObjects", json::array())}},
-                    p->object);
+        return Relay(c, p->text + "/policies/" + Enc(c.Str("policy")) + "/objects", {},
+                     "metadataObjects", json::array(), p->object);
       });
 
   // Statistics, lineage, owners, privileges.
@@ -861,10 +857,8 @@ std::vector<Tool> MakeTools() {
         auto p = PathOf(c, 0);
         if (!p) return NoMetalake();
         const std::string object = p->object + "." + c.Str("full_name");
-        Answer a = c.Gravitino(
-            "GET", p->text + "/objects/table/" + Enc(c.Str("full_name")) + "/statistics");
-        if (!a.ok()) return Failed(a, object);
-        return Done(json{{"statistics", a.body.value("statistics", json::array())}}, object);
+        return Relay(c, p->text + "/objects/table/" + Enc(c.Str("full_name")) + "/statistics", {},
+                     "statistics", json::array(), object);
       });
   add("list_partition_statistics", "List statistics of a table's partitions",
       "The statistics of a table's partitions, optionally of a range of partition names.",
@@ -876,16 +870,12 @@ std::vector<Tool> MakeTools() {
         auto p = PathOf(c, 0);
         if (!p) return NoMetalake();
         const std::string object = p->object + "." + c.Str("full_name");
-        std::vector<std::pair<std::string, std::string>> query;
+        Query query;
         if (auto from = c.Str("from"); !from.empty()) query.emplace_back("from", from);
         if (auto to = c.Str("to"); !to.empty()) query.emplace_back("to", to);
-        Answer a = c.Gravitino(
-            "GET", p->text + "/objects/table/" + Enc(c.Str("full_name")) + "/statistics/partitions",
-            query);
-        if (!a.ok()) return Failed(a, object);
-        return Done(
-            json{{"partitionStatistics", a.body.value("partitionStatistics", json::array())}},
-            object);
+        return Relay(
+            c, p->text + "/objects/table/" + Enc(c.Str("full_name")) + "/statistics/partitions",
+            query, "partitionStatistics", json::array(), object);
       });
   add("get_lineage", "Get a table's lineage",
       "The jobs and datasets upstream and/or downstream of a table, from the OpenLineage events "
@@ -916,10 +906,8 @@ std::vector<Tool> MakeTools() {
         auto p = PathOf(c, 0);
         if (!p) return NoMetalake();
         const std::string object = p->object + "." + c.Str("full_name");
-        Answer a = c.Gravitino(
-            "GET", p->text + "/owners/" + Enc(c.Str("type")) + "/" + Enc(c.Str("full_name")));
-        if (!a.ok()) return Failed(a, object);
-        return Done(json{{"owner", a.body.value("owner", json())}}, object);
+        return Relay(c, p->text + "/owners/" + Enc(c.Str("type")) + "/" + Enc(c.Str("full_name")),
+                     {}, "owner", json(), object);
       });
   add("get_my_privileges", "Get my privileges on an object",
       "What the caller may do with a metadata object (load, modify, drop, grant, create "
