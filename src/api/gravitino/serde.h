@@ -10,6 +10,7 @@
 
 #include "common/result.h"
 #include "model/entities.h"
+#include "model/json_codec.h"
 #include "model/table.h"
 
 namespace cairn::api::gravitino {
@@ -20,14 +21,14 @@ using OrderedJson = nlohmann::ordered_json;
 /// Parses a request body; kInvalidArgument "Malformed json request" on bad JSON or a non-object.
 Result<Json> ParseBody(const std::string& body);
 
-Result<model::TypePtr> TypeFromJson(const Json& j, const std::string& field);
-OrderedJson TypeToJson(const model::Type& type);
-
-Result<model::Expression> ExpressionFromJson(const Json& j, const std::string& field);
-OrderedJson ExpressionToJson(const model::Expression& e);
-
-Result<model::Column> ColumnFromJson(const Json& j, const std::string& field);
-OrderedJson ColumnToJson(const model::Column& c);
+// Types, expressions and columns: the model's own codec (model/json_codec.h), which connectors
+// that keep columns in Cairn's store use too.
+using model::ColumnFromJson;
+using model::ColumnToJson;
+using model::ExpressionFromJson;
+using model::ExpressionToJson;
+using model::TypeFromJson;
+using model::TypeToJson;
 
 Result<model::Transform> TransformFromJson(const Json& j, const std::string& field);
 OrderedJson TransformToJson(const model::Transform& t);
