@@ -70,8 +70,7 @@ Result<std::string> StringIn(const Json& j, const char* field, const std::string
   return v->get<std::string>();
 }
 
-Result<FieldName> FieldNameFromJson(const Json& j, const char* field,
-                                           const std::string& ctx) {
+Result<FieldName> FieldNameFromJson(const Json& j, const char* field, const std::string& ctx) {
   const Json* v = Find(j, field);
   const std::string path = Path(ctx, field);
   if (v == nullptr) return InvalidArgument("Field '{}' is required", path);
@@ -88,7 +87,7 @@ Result<FieldName> FieldNameFromJson(const Json& j, const char* field,
 }
 
 Result<std::vector<FieldName>> FieldNamesFromJson(const Json& j, const char* field,
-                                                         const std::string& ctx) {
+                                                  const std::string& ctx) {
   const Json* v = Find(j, field);
   const std::string path = Path(ctx, field);
   if (v == nullptr) return InvalidArgument("Field '{}' is required", path);
@@ -104,7 +103,7 @@ Result<std::vector<FieldName>> FieldNamesFromJson(const Json& j, const char* fie
 }
 
 Result<std::vector<Expression>> ExpressionsFromJson(const Json& j, const char* field,
-                                                           const std::string& ctx) {
+                                                    const std::string& ctx) {
   const Json* v = Find(j, field);
   std::vector<Expression> out;
   if (v == nullptr) return out;
