@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "connector/connector.h"
 #include "connector/fileset/fileset_connector.h"
+#include "connector/generic/generic_connector.h"
 #include "connector/iceberg/iceberg_connector.h"
 #include "connector/jdbc/jdbc_connector.h"
 #include "connector/kafka/kafka_connector.h"
@@ -16,6 +17,7 @@ std::unique_ptr<ConnectorRegistry> MakeDefaultRegistry(ConnectorDeps deps) {
   RegisterJdbcConnectors(*registry);
   RegisterModelConnector(*registry);
   RegisterKafkaConnector(*registry);
+  RegisterGenericConnector(*registry);
   return registry;
 }
 

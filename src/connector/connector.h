@@ -336,6 +336,22 @@ class TopicCatalog {
                                  std::string_view name) = 0;
 };
 
+/// Tables of a `lakehouse-generic` catalog (Lance datasets) beyond TableCatalog: what the Lance
+/// REST service needs (docs/lance.md). Implementations are safe to call from many threads.
+class GenericTableCatalog {
+ public:
+  static constexpr std::string_view kOperations = "generic table";
+
+  virtual ~GenericTableCatalog() = default;
+
+  /// Removes the table from the catalog and keeps its files (kNotFound (kTable) when absent).
+  /// Answers the table as it was.
+  virtual Result<model::Table> DeregisterTable(const CallContext& ctx, std::string_view schema,
+                                               std::string_view name) = 0;
+  /// Whether the table is declared only: its location holds no dataset version yet.
+  virtual Result<bool> IsOnlyDeclared(const model::Table& table) = 0;
+};
+
 /// Builds connectors by provider name. Validates catalog properties at catalog creation.
 class ConnectorRegistry {
  public:

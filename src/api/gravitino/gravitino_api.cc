@@ -782,7 +782,12 @@ Result<VendTarget> TableVendTarget(Call& c, const std::vector<std::string>& part
   auto* tables = t.connector->Find<connector::TableCatalog>();
   if (tables == nullptr)
     return Unsupported("Catalog {} does not support table operations", parts[0]);
-  CAIRN_RETURN_IF_ERROR(tables->LoadTable(parts[1], parts[2]));
+  CAIRN_ASSIGN_OR_RETURN(auto table, tables->LoadTable(parts[1], parts[2]));
+  // A table whose files the client writes (a Lance table of a lakehouse-generic catalog) names
+  // them by its `location`.
+  if (auto location = table.properties.find("location"); location != table.properties.end()) {
+    t.locations.push_back(location->second);
+  }
   return t;
 }
 
