@@ -13,6 +13,7 @@
 #include "api/gravitino/gravitino_api.h"
 #include "api/iceberg/errors.h"
 #include "api/iceberg/iceberg_api.h"
+#include "api/lance/lance_api.h"
 #include "api/mcp/mcp_api.h"
 #include "app/cli.h"
 #include "app/config.h"
@@ -165,6 +166,7 @@ int Serve(Config config) {
   mcp_options.default_metalake = config.mcp_default_metalake;
   mcp_options.server_version = CAIRN_VERSION;
   api::mcp::McpApi mcp(api::mcp::ToolContext{&gravitino, &iceberg, &objects, ""}, mcp_options);
+  api::lance::LanceApi lance(objects, api::lance::LanceApiOptions{config.lance_metalake});
 
   http::ServerOptions options;
   options.host = config.host;
@@ -184,7 +186,8 @@ int Serve(Config config) {
                 config.authenticators,
                 config.authorization_enabled,
                 config.service_admins,
-                config.mcp_enabled ? &mcp : nullptr};
+                config.mcp_enabled ? &mcp : nullptr,
+                &lance};
   auto handler = [&router](const http::Request& request) { return router.Handle(request); };
   auto renderer = [&router](int status, std::string_view message, const http::Request& partial) {
     return router.RenderTransportError(status, message, partial);

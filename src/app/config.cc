@@ -56,6 +56,7 @@ const std::vector<std::string>& ConfigKeys() {
       "cairn.mcp.allow-writes",
       "cairn.mcp.allowed-origins",
       "cairn.mcp.default-metalake",
+      "cairn.lance.metalake",
   };
   return keys;
 }
@@ -207,6 +208,8 @@ Status SetConfigValue(Config& c, const std::string& key, const std::string& raw)
     }
   } else if (key == "cairn.mcp.default-metalake") {
     c.mcp_default_metalake = value;
+  } else if (key == "cairn.lance.metalake") {
+    c.lance_metalake = value;
   } else if (key == "cairn.iceberg.default-metalake") {
     c.iceberg_default_metalake = value;
   } else if (key == "cairn.iceberg.metadata-cache-bytes") {

@@ -51,6 +51,7 @@ struct Config {
   bool mcp_allow_writes = false;  // MCP tools that change metadata
   std::vector<std::string> mcp_allowed_origins;
   std::string mcp_default_metalake;
+  std::string lance_metalake;  // the metalake /lance/v1 serves (else the only one)
   int jdbc_connect_timeout_secs = 5;
   int jdbc_statement_timeout_secs = 30;
   int jdbc_pool_wait_ms = 5000;

@@ -10,6 +10,7 @@
 #include "api/gravitino/gravitino_api.h"
 #include "api/iceberg/errors.h"
 #include "api/iceberg/iceberg_api.h"
+#include "api/lance/lance_api.h"
 #include "api/mcp/mcp_api.h"
 #include "common/util.h"
 #include "connector/connector.h"
@@ -19,11 +20,12 @@ namespace cairn::app {
 
 namespace {
 
-enum class Interface { kGravitino, kIceberg, kMcp, kService };
+enum class Interface { kGravitino, kIceberg, kLance, kMcp, kService };
 
 Interface InterfaceOf(std::string_view path) {
   if (path == "/iceberg" || path.rfind("/iceberg/", 0) == 0) return Interface::kIceberg;
   if (path == "/api" || path.rfind("/api/", 0) == 0) return Interface::kGravitino;
+  if (path == "/lance" || path.rfind("/lance/", 0) == 0) return Interface::kLance;
   if (path == "/mcp" || path == "/mcp/") return Interface::kMcp;
   return Interface::kService;
 }
@@ -34,6 +36,8 @@ std::string_view InterfaceName(Interface i) {
       return "gravitino";
     case Interface::kIceberg:
       return "iceberg";
+    case Interface::kLance:
+      return "lance";
     case Interface::kMcp:
       return "mcp";
     case Interface::kService:
@@ -117,6 +121,15 @@ AuditSubject DescribeRequest(std::string_view method, std::string_view path) {
       return subject;
     }
   }
+  // Lance REST: the route's own pattern, the identifier's levels as the names.
+  if (interface == Interface::kLance) {
+    if (auto route = api::lance::DescribeRoute(method, path)) {
+      AuditSubject subject;
+      subject.operation = std::move(route->operation);
+      subject.object = Join(route->names, ".");
+      return subject;
+    }
+  }
   std::vector<std::string> segs;
   for (const auto& raw : Split(path, '/')) {
     if (raw.empty()) continue;
@@ -197,6 +210,8 @@ http::Response Router::RenderTransportError(int status, std::string_view message
     response = api::iceberg::PlainErrorResponse(status, type, message);
   } else if (InterfaceOf(partial.path) == Interface::kMcp) {
     response = api::mcp::McpApi::TransportError(status, message);
+  } else if (InterfaceOf(partial.path) == Interface::kLance) {
+    response = api::lance::LanceApi::TransportError(status, message, partial.path);
   } else {
     const int code = status < 500 ? 1001 : 1002;
     response = api::gravitino::PlainErrorResponse(
@@ -259,6 +274,8 @@ http::Response Router::Handle(const http::Request& request) const {
       authenticated = false;
       const Error& e = p.error();
       response = interface == Interface::kIceberg ? api::iceberg::ErrorResponse(e)
+                 : interface == Interface::kLance
+                     ? api::lance::LanceApi::ErrorResponse(e, request.path)
                  : interface == Interface::kMcp
                      ? api::mcp::McpApi::TransportError(401, e.message)
                      : api::gravitino::ErrorResponse(e, api::gravitino::Operation{});
@@ -273,6 +290,8 @@ http::Response Router::Handle(const http::Request& request) const {
       response = http::Response{};  // the Python client's close(): 200 with an empty body
     } else if (interface == Interface::kIceberg) {
       response = iceberg.Handle(request, principal);
+    } else if (interface == Interface::kLance && lance != nullptr) {
+      response = lance->Handle(request, principal);
     } else if (interface == Interface::kMcp && mcp != nullptr) {
       response = mcp->Handle(request, principal);
     } else if (interface == Interface::kGravitino) {

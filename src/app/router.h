@@ -6,6 +6,7 @@
 #include "api/admin/admin_api.h"
 #include "api/gravitino/gravitino_api.h"
 #include "api/iceberg/iceberg_api.h"
+#include "api/lance/lance_api.h"
 #include "api/mcp/mcp_api.h"
 #include "governance/audit.h"
 #include "message/message.h"
@@ -26,6 +27,7 @@ struct Router {
   bool authorization_enabled = false;
   std::vector<std::string> service_admins;
   const api::mcp::McpApi* mcp = nullptr;  // null when the MCP endpoint is off (then /mcp is 404)
+  const api::lance::LanceApi* lance = nullptr;  // the Lance REST service under /lance
 
   http::Response Handle(const http::Request& request) const;
 
