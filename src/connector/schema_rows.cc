@@ -47,6 +47,17 @@ Status CheckSchemaPropertyChanges(const std::vector<model::EntityChange>& change
   return Ok();
 }
 
+Result<store::EntityRecord> InsertSchemaRow(store::MetadataStore& store, int64_t catalog_id,
+                                            std::string_view catalog_name,
+                                            const model::Schema& schema, const CallContext& ctx) {
+  auto inserted = store.Insert(NewSchemaRow(catalog_id, schema, ctx));
+  if (!inserted && inserted.error().code == ErrorCode::kAlreadyExists) {
+    return AlreadyExists(EntityKind::kSchema, "Schema {}.{} already exists", catalog_name,
+                         schema.name);
+  }
+  return inserted;
+}
+
 store::EntityRecord NewSchemaRow(int64_t catalog_id, const model::Schema& schema,
                                  const CallContext& ctx) {
   store::EntityRecord row;

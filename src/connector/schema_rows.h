@@ -39,6 +39,12 @@ Status CheckSchemaPropertyChanges(const std::vector<model::EntityChange>& change
 store::EntityRecord NewSchemaRow(int64_t catalog_id, const model::Schema& schema,
                                  const CallContext& ctx);
 
+/// Inserts the row of a new schema of catalog `catalog_name`; kAlreadyExists (kSchema) naming it
+/// when the catalog has one of that name.
+Result<store::EntityRecord> InsertSchemaRow(store::MetadataStore& store, int64_t catalog_id,
+                                            std::string_view catalog_name,
+                                            const model::Schema& schema, const CallContext& ctx);
+
 /// The schema a row holds.
 model::Schema SchemaFromRow(const store::EntityRecord& row);
 

@@ -298,15 +298,13 @@ Result<OrderedJson> Page(const Call& c, std::vector<std::string> names, std::str
   }
   std::optional<std::string> next;
   if (auto limit = c.request.Query("limit"); limit && !limit->empty()) {
-    int64_t n = 0;
     auto parsed = ParseInt64(*limit);
     if (!parsed || *parsed < 1) {
       return InvalidArgument("Query parameter 'limit' must be a positive integer, not '{}'",
                              *limit);
     }
-    n = *parsed;
-    if (static_cast<int64_t>(names.size()) > n) {
-      names.resize(static_cast<size_t>(n));
+    if (static_cast<int64_t>(names.size()) > *parsed) {
+      names.resize(static_cast<size_t>(*parsed));
       next = names.back();
     }
   }
@@ -660,7 +658,6 @@ Result<Response> CreateTableWithData(Call& c) {
 }
 
 Result<Response> UnsupportedTableOperation(Call& c) {
-  std::vector<std::string> segs;
   auto path = api::PathSegments(c.request.path, "/lance");
   std::string op = path && path->size() >= 4 ? Join({path->begin() + 3, path->end()}, "/") : "";
   return Unsupported(

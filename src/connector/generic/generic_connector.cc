@@ -160,13 +160,9 @@ class GenericConnector final : public Connector,
             it->second, root_);
       }
     }
-    auto inserted = store_.Insert(NewSchemaRow(info_.catalog_id, s, ctx));
-    if (!inserted && inserted.error().code == ErrorCode::kAlreadyExists) {
-      return AlreadyExists(EntityKind::kSchema, "Schema {}.{} already exists", info_.name,
-                           schema.name);
-    }
-    if (!inserted) return std::move(inserted).error();
-    return SchemaFromRow(*inserted);
+    CAIRN_ASSIGN_OR_RETURN(EntityRecord row,
+                           InsertSchemaRow(store_, info_.catalog_id, info_.name, s, ctx));
+    return SchemaFromRow(row);
   }
 
   Result<model::Schema> LoadSchema(std::string_view name) override {

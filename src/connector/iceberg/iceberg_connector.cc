@@ -86,15 +86,9 @@ class ManagedIcebergConnector final : public Connector,
   }
 
   Result<model::Schema> CreateSchema(const CallContext& ctx, const model::Schema& schema) override {
-    auto inserted = store_.Insert(NewSchemaRow(info_.catalog_id, schema, ctx));
-    if (!inserted) {
-      if (inserted.error().code == ErrorCode::kAlreadyExists) {
-        return AlreadyExists(EntityKind::kSchema, "Schema {}.{} already exists", info_.name,
-                             schema.name);
-      }
-      return std::move(inserted).error();
-    }
-    return ToSchema(*inserted);
+    CAIRN_ASSIGN_OR_RETURN(auto row,
+                           InsertSchemaRow(store_, info_.catalog_id, info_.name, schema, ctx));
+    return ToSchema(row);
   }
 
   Result<model::Schema> LoadSchema(std::string_view name) override {

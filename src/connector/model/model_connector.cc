@@ -178,13 +178,9 @@ class ModelConnector final : public Connector, public SchemaCatalog, public Mode
   }
 
   Result<model::Schema> CreateSchema(const CallContext& ctx, const model::Schema& schema) override {
-    auto inserted = store_.Insert(NewSchemaRow(info_.catalog_id, schema, ctx));
-    if (!inserted && inserted.error().code == ErrorCode::kAlreadyExists) {
-      return AlreadyExists(EntityKind::kSchema, "Schema {}.{} already exists", info_.name,
-                           schema.name);
-    }
-    if (!inserted) return std::move(inserted).error();
-    return SchemaFromRow(*inserted);
+    CAIRN_ASSIGN_OR_RETURN(EntityRecord row,
+                           InsertSchemaRow(store_, info_.catalog_id, info_.name, schema, ctx));
+    return SchemaFromRow(row);
   }
 
   Result<model::Schema> LoadSchema(std::string_view name) override {
