@@ -5,6 +5,10 @@ tables; errors come in Lance's ErrorResponse (docs/lance.md)."""
 
 from __future__ import annotations
 
+import os
+import time
+import uuid
+
 import lance
 import lance_namespace
 import pyarrow as pa
@@ -80,3 +84,60 @@ def test_errors_are_lance_error_responses(ns, base_url, metalake_name, tmp_path)
     rest = requests.get(f"{base}/namespace/le%24s/table/list",
                         params={"limit": 2, "page_token": page["page_token"]}).json()
     assert rest["tables"] == ["d", "t"] and "page_token" not in rest
+
+
+S3_ENDPOINT = os.environ.get("CAIRN_TEST_S3_ENDPOINT")
+
+
+@pytest.mark.skipif(not S3_ENDPOINT, reason="needs the run's MinIO (CAIRN_TEST_S3_ENDPOINT)")
+def test_datasets_on_minio_with_vended_keys_scoped_to_each_table(ns, base_url, metalake_name):
+    import boto3
+    from botocore.config import Config
+    from botocore.exceptions import ClientError
+
+    prefix = f"lance-{uuid.uuid4().hex[:10]}"
+    ns.create_namespace(CreateNamespaceRequest(id=["ls3"], properties={
+        "location": f"s3://warehouse/{prefix}",
+        "s3-endpoint": S3_ENDPOINT, "s3-region": "us-east-1", "s3-path-style-access": "true",
+        "s3-access-key-id": "admin", "s3-secret-access-key": "password",
+        "credential-providers": "s3-token"}))
+    ns.create_namespace(CreateNamespaceRequest(id=["ls3", "docs"]))
+
+    rows = pa.table({"id": [1, 2], "text": ["x", "y"]})
+    for name in ("a", "b"):
+        lance.write_dataset(rows, namespace_client=ns, table_id=["ls3", "docs", name], mode="create")
+    lance.write_dataset(rows, namespace_client=ns, table_id=["ls3", "docs", "a"], mode="append")
+    assert lance.dataset(namespace_client=ns, table_id=["ls3", "docs", "a"]).count_rows() == 4
+
+    root = boto3.client("s3", endpoint_url=S3_ENDPOINT, region_name="us-east-1",
+                        aws_access_key_id="admin", aws_secret_access_key="password",
+                        config=Config(s3={"addressing_style": "path"}))
+    listed = root.list_objects_v2(Bucket="warehouse", Prefix=f"{prefix}/docs/a/_versions/")
+    assert listed.get("KeyCount", 0) >= 2, listed
+
+    # The keys the server hands out for `a` are MinIO session keys good for `a` alone.
+    described = ns.describe_table(DescribeTableRequest(id=["ls3", "docs", "a"]))
+    opts = described.storage_options
+    assert opts["aws_session_token"] and opts["aws_access_key_id"] != "admin", opts
+    assert int(opts["expires_at_millis"]) > time.time() * 1000
+    scoped = boto3.client("s3", endpoint_url=S3_ENDPOINT, region_name="us-east-1",
+                          aws_access_key_id=opts["aws_access_key_id"],
+                          aws_secret_access_key=opts["aws_secret_access_key"],
+                          aws_session_token=opts["aws_session_token"],
+                          config=Config(s3={"addressing_style": "path"}))
+    mine = scoped.list_objects_v2(Bucket="warehouse", Prefix=f"{prefix}/docs/a/")
+    assert mine.get("KeyCount", 0) > 0
+    key_b = root.list_objects_v2(Bucket="warehouse",
+                                 Prefix=f"{prefix}/docs/b/_versions/")["Contents"][0]["Key"]
+    for attempt in (lambda: scoped.get_object(Bucket="warehouse", Key=key_b),
+                    lambda: scoped.list_objects_v2(Bucket="warehouse", Prefix=f"{prefix}/docs/b/"),
+                    lambda: scoped.put_object(Bucket="warehouse", Key=f"{prefix}/docs/b/x",
+                                              Body=b"x")):
+        with pytest.raises(ClientError) as denied:
+            attempt()
+        assert denied.value.response["Error"]["Code"] == "AccessDenied"
+
+    # Dropping the managed table deletes its objects; the other table's stay.
+    ns.drop_table(DropTableRequest(id=["ls3", "docs", "a"]))
+    assert root.list_objects_v2(Bucket="warehouse", Prefix=f"{prefix}/docs/a/").get("KeyCount") == 0
+    assert root.list_objects_v2(Bucket="warehouse", Prefix=f"{prefix}/docs/b/").get("KeyCount") > 0

@@ -104,6 +104,15 @@ class Principal:
         return self.session.request(method, url, data=data, params=params,
                                     headers=self.headers(headers, gravitino=False), timeout=TIMEOUT_S)
 
+    # --- /lance --------------------------------------------------------------------------------
+    def lance(self, metalake: str, path: str, body: Any = None, *, method: str = "POST",
+              params: dict | None = None) -> requests.Response:
+        """/lance/{metalake}/v1/{path}, a Lance namespace REST call (identifiers joined by `$`)."""
+        data = json.dumps(body if body is not None else {}) if method == "POST" else None
+        url = f"{self.base}/lance/{quote(metalake, safe='')}/v1/{path.lstrip('/')}"
+        return self.session.request(method, url, data=data, params=params,
+                                    headers=self.headers(gravitino=False), timeout=TIMEOUT_S)
+
     def iceberg_config(self, warehouse: str) -> requests.Response:
         return self.session.get(f"{self.base}/iceberg/v1/config", params={"warehouse": warehouse},
                                 headers=self.headers(gravitino=False), timeout=TIMEOUT_S)
