@@ -3,7 +3,8 @@
 #
 #   tests/e2e/run.sh [PYTEST_ARGS...] [-- CMD [ARGS...]]
 #
-# 1. Creates/updates the venv .venv (repo root) from tests/e2e/requirements.txt; a hash stamp
+# 1. Creates/updates the venv .venv (repo root) from tests/e2e/requirements.txt (and, without
+#    their declared dependencies, requirements-nodeps.txt); a hash stamp
 #    skips the reinstall when the requirements did not change.
 # 2. Starts one throwaway PostgreSQL (tests/harness/pg.sh) for the whole run and exports its
 #    URL as CAIRN_TEST_PG_URL, and one MinIO (tests/harness/minio.py; S3 + STS, root keys
@@ -37,6 +38,7 @@ set -uo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 VENV="$REPO/.venv"
 REQ="$REPO/tests/e2e/requirements.txt"
+REQ_NODEPS="$REPO/tests/e2e/requirements-nodeps.txt"
 PG_SH="$REPO/tests/harness/pg.sh"
 MARIADB_SH="$REPO/tests/harness/mariadb.sh"
 STORES="${CAIRN_E2E_STORES:-sqlite postgres}"
@@ -56,7 +58,7 @@ done
 log() { echo "run.sh: $*" >&2; }
 
 # --- venv -------------------------------------------------------------------------------------
-want_hash="$(sha256sum "$REQ" | cut -d' ' -f1)"
+want_hash="$(cat "$REQ" "$REQ_NODEPS" | sha256sum | cut -d' ' -f1)"
 stamp="$VENV/.requirements.sha256"
 if [[ ! -x "$VENV/bin/python" || "$(cat "$stamp" 2>/dev/null)" != "$want_hash" ]]; then
   log "installing test requirements into $VENV"
@@ -65,6 +67,8 @@ if [[ ! -x "$VENV/bin/python" || "$(cat "$stamp" 2>/dev/null)" != "$want_hash" ]
   fi
   "$VENV/bin/python" -m pip install --disable-pip-version-check -q -r "$REQ" ||
     { log "pip install failed"; exit 1; }
+  "$VENV/bin/python" -m pip install --disable-pip-version-check -q --no-deps -r "$REQ_NODEPS" ||
+    { log "pip install (--no-deps) failed"; exit 1; }
   echo "$want_hash" >"$stamp"
 fi
 
