@@ -238,7 +238,7 @@ TEST_F(McpTest, MalformedMessages) {
   r.path = r.target = "/mcp";
   r.headers["Content-Type"] = "application/json";
   const governance::Principal p{"ana", {}};
-  for (const std::string body :
+  for (const std::string& body :
        {std::string("{"), std::string(100000, '['), std::string("\"text\""), std::string("[]"),
         std::string(R"({"jsonrpc":"2.0","id":1.5,"method":"ping"})"),
         std::string(R"({"jsonrpc":"2.0","id":true,"method":"ping"})"),
