@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Schemathesis guard: property-based requests over both of Cairn's REST APIs, 0 server errors.
+"""Schemathesis guard: property-based requests over Cairn's REST APIs, 0 server errors.
 
     tests/schemathesis/run.py [--budget SECONDS] [--max-examples N] [--seed N] [--only API]
-                              [--iceberg-spec PATH] [--gravitino-spec PATH] [--report-dir DIR]
+                              [--iceberg-spec PATH] [--gravitino-spec PATH] [--lance-spec PATH]
+                              [--report-dir DIR]
                               [--checks LIST] [--workers N]
 
 Starts one `cairn serve` (CAIRN_BIN, default build/cairn) on a free 127.0.0.1 port with a fresh
@@ -18,7 +19,9 @@ Then `schemathesis run` once per API description, with the check `not_a_server_e
 adds others, e.g. `response_schema_conformance` with Iceberg's own description), a fixed
 seed, at most --max-examples cases per operation and phase, and a share of the wall-clock
 --budget. The descriptions are Cairn's own, committed beside this file: `gravitino-api.yaml`
-(the `/api` routes) and `iceberg-rest.yaml` (the `/iceberg` routes). --iceberg-spec runs another
+(the `/api` routes), `iceberg-rest.yaml` (the `/iceberg` routes) and `lance-rest.yaml` (the
+Lance namespace service at `/lance/{metalake}`, over a `lakehouse-generic` catalog with a
+declared table). --iceberg-spec runs another
 description of the Iceberg REST protocol instead (for example Iceberg's own
 `rest-catalog-open-api.yaml`, for a long run by hand; it is not shipped with Cairn).
 
@@ -60,6 +63,7 @@ POLICY = "st_policy"
 MODELS, MODEL, ALIAS = "st_models", "st_model", "st_alias"
 FUNCTION = "st_function"
 KAFKA, TOPIC = "st_kafka", "st_topic"
+LANCE, LANCE_TABLE = "st_lance", "st_ltbl"  # a lakehouse-generic catalog and a declared table
 # The run's Kafka broker (tests/e2e/run.sh starts one); without it the topic routes meet no
 # catalog of theirs.
 KAFKA_BOOTSTRAP = os.environ.get("CAIRN_TEST_KAFKA_BOOTSTRAP")
@@ -76,7 +80,7 @@ def log(msg: str) -> None:
 # ---------------------------------------------------------------------------------------------
 
 
-def ensure_fixtures(base: str, warehouse: Path, files_root: Path) -> None:
+def ensure_fixtures(base: str, warehouse: Path, files_root: Path, lance_root: Path) -> None:
     """Creates whatever of the fixture objects is missing (a run may have dropped some)."""
     s = requests.Session()
     s.headers.update(GRAVITINO_HEADERS)
@@ -99,7 +103,10 @@ def ensure_fixtures(base: str, warehouse: Path, files_root: Path) -> None:
           "properties": {"location": str(files_root)}})
     post(f"{api}/{METALAKE}/catalogs",
          {"name": MODELS, "type": "model", "comment": "", "properties": {}})
-    for cat in (ICE, FILES, MODELS):
+    post(f"{api}/{METALAKE}/catalogs",
+         {"name": LANCE, "type": "relational", "provider": "lakehouse-generic", "comment": "",
+          "properties": {"location": str(lance_root)}})
+    for cat in (ICE, FILES, MODELS, LANCE):
         s.patch(f"{api}/{METALAKE}/catalogs/{cat}", json={"inUse": True}, timeout=30)
         post(f"{api}/{METALAKE}/catalogs/{cat}/schemas", {"name": SCHEMA, "properties": {}})
     post(f"{api}/{METALAKE}/catalogs/{ICE}/schemas/{SCHEMA}/tables",
@@ -129,6 +136,7 @@ def ensure_fixtures(base: str, warehouse: Path, files_root: Path) -> None:
     post(f"{api}/{METALAKE}/tags", {"name": TAG, "comment": "schemathesis", "properties": {}})
     post(f"{api}/{METALAKE}/policies", {"name": POLICY, "policyType": "custom", "content": {
         "supportedObjectTypes": ["TABLE"], "customRules": {"days": 7}}})
+    post(f"{base}/lance/{METALAKE}/v1/table/{LANCE}${SCHEMA}${LANCE_TABLE}/declare", {})
     ice = f"{base}/iceberg/v1/{METALAKE}.{ICE}"
     post(f"{ice}/namespaces/{SCHEMA}/views", {
         "name": VIEW,
@@ -142,9 +150,35 @@ def ensure_fixtures(base: str, warehouse: Path, files_root: Path) -> None:
         "properties": {}})
 
 
+def lance_config_toml() -> str:
+    """The Lance service's identifiers bound to the fixture catalog, schema and table 90% of the
+    time; creates, drops, registrations and deregistrations address names no fixture has."""
+    ids = {"namespace_id": [LANCE, f"{LANCE}${SCHEMA}"],
+           "table_id": [f"{LANCE}${SCHEMA}${LANCE_TABLE}"]}
+    out = []
+    for key, values in ids.items():
+        quoted = ", ".join(f'"{v}"' for v in values)
+        out.append(f"[dictionaries.{key}]\nvalues = [{quoted}]\n")
+    out.append("[parameters]")
+    for key in ids:
+        out.append(f'"path.{key}" = {{ dictionary = "{key}", probability = 0.9 }}')
+    out.append("")
+    scratch = {"/v1/namespace/{namespace_id}/create": ("namespace_id", f"{LANCE}${SCRATCH}"),
+               "/v1/namespace/{namespace_id}/drop": ("namespace_id", f"{LANCE}${SCRATCH}"),
+               "/v1/table/{table_id}/drop": ("table_id", f"{LANCE}${SCHEMA}${SCRATCH}"),
+               "/v1/table/{table_id}/deregister": ("table_id", f"{LANCE}${SCHEMA}${SCRATCH}"),
+               "/v1/table/{table_id}/register": ("table_id", f"{LANCE}${SCHEMA}${SCRATCH}")}
+    for path, (param, ident) in scratch.items():
+        out += ["[[operations]]", f'include-path = "{path}"', 'include-method = ["POST"]',
+                f'parameters = {{ "path.{param}" = "{ident}" }}', ""]
+    return "\n".join(out)
+
+
 def config_toml(api: str) -> str:
     """schemathesis.toml: path parameters bound to the fixtures, destructive calls on the
     metalake and catalogs bound to a missing name."""
+    if api == "lance":
+        return lance_config_toml()
     catalogs = [ICE, FILES, MODELS] + ([KAFKA] if KAFKA_BOOTSTRAP else [])
     schemas = [SCHEMA] + (["default"] if KAFKA_BOOTSTRAP else [])
     names = {"metalake": [METALAKE], "catalog": catalogs, "schema": schemas,
@@ -236,7 +270,8 @@ def server_requests(srv: Server, start: int) -> tuple[list[str], int]:
 
 
 def run_spec(api: str, spec: Path, srv: Server, args, budget: float, work: Path) -> bool:
-    base = srv.url if api == "gravitino" else f"{srv.url}/iceberg"
+    base = {"gravitino": srv.url, "iceberg": f"{srv.url}/iceberg",
+            "lance": f"{srv.url}/lance/{METALAKE}"}[api]
     cfg = work / f"{api}.toml"
     cfg.write_text(config_toml(api))
     report = Path(args.report_dir) / api
@@ -283,9 +318,12 @@ def run_spec(api: str, spec: Path, srv: Server, args, budget: float, work: Path)
     return ok
 
 
+API_WEIGHT = {"iceberg": 1.0, "gravitino": 1.0, "lance": 0.4}
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--budget", type=float, default=float(os.environ.get("CAIRN_ST_BUDGET", 200)),
+    p.add_argument("--budget", type=float, default=float(os.environ.get("CAIRN_ST_BUDGET", 240)),
                    help="wall-clock seconds for all schemathesis runs together")
     p.add_argument("--max-examples", type=int,
                    default=int(os.environ.get("CAIRN_ST_MAX_EXAMPLES", 25)))
@@ -294,13 +332,15 @@ def main() -> int:
     p.add_argument("--checks", default="not_a_server_error",
                    help="schemathesis checks (comma list), e.g. "
                         "not_a_server_error,response_schema_conformance")
-    p.add_argument("--only", choices=["iceberg", "gravitino"])
+    p.add_argument("--only", choices=["iceberg", "gravitino", "lance"])
     p.add_argument("--iceberg-spec", type=Path, default=HERE / "iceberg-rest.yaml")
     p.add_argument("--gravitino-spec", type=Path, default=HERE / "gravitino-api.yaml")
+    p.add_argument("--lance-spec", type=Path, default=HERE / "lance-rest.yaml")
     p.add_argument("--report-dir", default=os.environ.get("CAIRN_ST_REPORT_DIR", ""))
     args = p.parse_args()
-    apis = [a for a in ("iceberg", "gravitino") if args.only in (None, a)]
-    specs = {"iceberg": args.iceberg_spec.resolve(), "gravitino": args.gravitino_spec.resolve()}
+    apis = [a for a in ("iceberg", "gravitino", "lance") if args.only in (None, a)]
+    specs = {"iceberg": args.iceberg_spec.resolve(), "gravitino": args.gravitino_spec.resolve(),
+             "lance": args.lance_spec.resolve()}
     if args.report_dir:
         args.report_dir = str(Path(args.report_dir).resolve())
     for api in apis:
@@ -313,6 +353,7 @@ def main() -> int:
             args.report_dir = str(work / "report")
         (work / "warehouse").mkdir()
         (work / "files").mkdir()
+        (work / "lance").mkdir()
         binary = cairn_binary(copy_to=work)
         # The server's working directory: a relative location in a request lands here (and is
         # reported below), never in the checkout.
@@ -328,8 +369,11 @@ def main() -> int:
                 log(f"cairn at {srv.url} (log {srv.log_path})")
                 deadline = time.monotonic() + args.budget
                 for i, api in enumerate(apis):
-                    ensure_fixtures(srv.url, work / "warehouse", work / "files")
-                    share = (deadline - time.monotonic()) / (len(apis) - i)
+                    ensure_fixtures(srv.url, work / "warehouse", work / "files", work / "lance")
+                    # The time left, shared by weight: the Lance description has 17 operations,
+                    # the other two over a hundred each.
+                    left = sum(API_WEIGHT[a] for a in apis[i:])
+                    share = (deadline - time.monotonic()) * API_WEIGHT[api] / left
                     ok = run_spec(api, specs[api], srv, args, share, work) and ok
                 stray = sorted(str(p.relative_to(cwd)) for p in cwd.rglob("*") if p.is_file())
                 if stray:
