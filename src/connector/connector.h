@@ -85,6 +85,21 @@ struct IcebergCacheOptions {
 /// The caches the managed Iceberg catalogs of one server share (server-owned, never global).
 std::shared_ptr<IcebergCaches> MakeIcebergCaches(const IcebergCacheOptions& options);
 
+/// What the managed Iceberg catalogs sharing one IcebergCaches did so far (server metrics).
+struct IcebergStats {
+  uint64_t metadata_cache_hits = 0;  // metadata files answered from memory
+  uint64_t metadata_cache_misses = 0;
+  size_t metadata_cache_entries = 0;
+  size_t metadata_cache_bytes = 0;
+  size_t metadata_cache_capacity_bytes = 0;
+  uint64_t commits = 0;               // table commits that landed (single-table commits)
+  uint64_t commit_conflicts = 0;      // refused: a requirement failed (409)
+  uint64_t commit_state_unknown = 0;  // the pointer swap's outcome is unknown
+  uint64_t commit_failures = 0;       // refused for another reason (bad update, storage)
+  uint64_t append_rebases = 0;        // stale appends re-applied on the new head (per attempt)
+};
+IcebergStats ReadIcebergStats(IcebergCaches& caches);
+
 struct ConnectorDeps {
   store::MetadataStore* store = nullptr;  // not owned; outlives every connector
   std::string data_dir;                   // server data directory (default warehouse root)

@@ -22,10 +22,13 @@ void ConnectionPool::AddIdle(std::unique_ptr<SqlConnection> conn) {
 Result<ConnectionPool::Lease> ConnectionPool::Acquire() {
   std::unique_ptr<SqlConnection> conn;
   {
+    const auto start = std::chrono::steady_clock::now();
     std::unique_lock lock(mu_);
     const bool ready =
         cv_.wait_for(lock, acquire_timeout_, [&] { return !idle_.empty() || open_ < size_; });
+    wait_.Observe(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     if (!ready) {
+      timeouts_.fetch_add(1, std::memory_order_relaxed);
       return Unavailable("no metadata store connection free after {} ms (pool size {})",
                          acquire_timeout_.count(), size_);
     }
@@ -51,10 +54,28 @@ Result<ConnectionPool::Lease> ConnectionPool::Acquire() {
     }
     conn = std::move(opened).value();
   }
+  acquired_.fetch_add(1, std::memory_order_relaxed);
   return Lease(this, std::move(conn));
 }
 
-void ConnectionPool::Release(std::unique_ptr<SqlConnection> conn) {
+ConnectionPool::Stats ConnectionPool::GetStats() const {
+  Stats s;
+  {
+    std::lock_guard lock(mu_);
+    s.size = size_;
+    s.open = open_;
+    s.in_use = open_ - static_cast<int>(idle_.size());
+  }
+  s.acquired = acquired_.load(std::memory_order_relaxed);
+  s.timeouts = timeouts_.load(std::memory_order_relaxed);
+  s.wait = wait_.Read();
+  s.hold = hold_.Read();
+  return s;
+}
+
+void ConnectionPool::Release(std::unique_ptr<SqlConnection> conn,
+                             std::chrono::steady_clock::time_point since) {
+  hold_.Observe(std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count());
   const bool broken = conn->IsBroken();
   {
     std::lock_guard lock(mu_);

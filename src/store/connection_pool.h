@@ -8,6 +8,7 @@
 #include <mutex>
 #include <vector>
 
+#include "common/metrics.h"
 #include "common/result.h"
 #include "store/sql_connection.h"
 
@@ -34,13 +35,13 @@ class ConnectionPool {
   class Lease {
    public:
     Lease(ConnectionPool* pool, std::unique_ptr<SqlConnection> conn)
-        : pool_(pool), conn_(std::move(conn)) {}
+        : pool_(pool), conn_(std::move(conn)), since_(std::chrono::steady_clock::now()) {}
     Lease(Lease&& other) noexcept = default;
     Lease& operator=(Lease&&) = delete;
     Lease(const Lease&) = delete;
     Lease& operator=(const Lease&) = delete;
     ~Lease() {
-      if (conn_) pool_->Release(std::move(conn_));
+      if (conn_) pool_->Release(std::move(conn_), since_);
     }
     SqlConnection& operator*() const { return *conn_; }
     SqlConnection* operator->() const { return conn_.get(); }
@@ -48,6 +49,7 @@ class ConnectionPool {
    private:
     ConnectionPool* pool_;
     std::unique_ptr<SqlConnection> conn_;
+    std::chrono::steady_clock::time_point since_;
   };
 
   /// Adds an already open connection (counts against `size`; ignored when the pool is full).
@@ -57,16 +59,31 @@ class ConnectionPool {
   /// new connection cannot be opened (the factory's error).
   Result<Lease> Acquire();
 
+  struct Stats {
+    int size = 0;
+    int open = 0;    // idle or lent out
+    int in_use = 0;  // lent out
+    uint64_t acquired = 0;
+    uint64_t timeouts = 0;              // acquisitions that gave up waiting
+    metrics::Histogram::Snapshot wait;  // seconds an acquisition waited for a connection
+    metrics::Histogram::Snapshot hold;  // seconds a connection was lent out (one store call)
+  };
+  Stats GetStats() const;
+
  private:
-  void Release(std::unique_ptr<SqlConnection> conn);
+  void Release(std::unique_ptr<SqlConnection> conn, std::chrono::steady_clock::time_point since);
 
   const Factory factory_;
   const int size_;
   const std::chrono::milliseconds acquire_timeout_;
-  std::mutex mu_;
+  mutable std::mutex mu_;
   std::condition_variable cv_;
   std::vector<std::unique_ptr<SqlConnection>> idle_;  // guarded by mu_
   int open_ = 0;  // connections idle or lent out, guarded by mu_
+  std::atomic<uint64_t> acquired_{0};
+  std::atomic<uint64_t> timeouts_{0};
+  metrics::Histogram wait_{metrics::LatencyBuckets()};
+  metrics::Histogram hold_{metrics::LatencyBuckets()};
 };
 
 }  // namespace cairn::store

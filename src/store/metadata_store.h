@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/metrics.h"
 #include "common/result.h"
 #include "model/kinds.h"
 #include "model/table.h"
@@ -59,6 +60,20 @@ struct LinkRecord {
   std::string creator;
   int64_t create_time = 0;  // epoch milliseconds
   bool operator==(const LinkRecord&) const = default;
+};
+
+/// What a store did so far, for the server's metrics.
+struct StoreStats {
+  int pool_size = 0;
+  int pool_open = 0;    // connections idle or lent out
+  int pool_in_use = 0;  // connections lent out
+  uint64_t acquired = 0;
+  uint64_t acquire_timeouts = 0;
+  metrics::Histogram::Snapshot acquire_wait;  // seconds waited for a free connection
+  metrics::Histogram::Snapshot call;          // seconds a connection served one call
+  bool caches_paths = false;
+  uint64_t path_cache_hits = 0;
+  uint64_t path_cache_misses = 0;
 };
 
 /// The metadata store: everything Cairn owns, behind one interface in domain words.
@@ -143,6 +158,9 @@ class MetadataStore {
   /// store; not part of a RunInTransaction body (an event is folded in by a transaction of its
   /// own).
   virtual LineageStore* Lineage() { return nullptr; }
+
+  /// The pool's and caches' figures so far (empty for a store without them).
+  virtual StoreStats Stats() const { return {}; }
 };
 
 struct StoreOptions {

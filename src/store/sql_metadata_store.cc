@@ -245,8 +245,8 @@ Result<EntityRecord> InsertOn(SqlConnection& conn, const EntityRecord& r) {
 
 Result<EntityRecord> GetOn(SqlConnection& conn, EntityType type, int64_t parent_id,
                            std::string_view name) {
-  CAIRN_ASSIGN_OR_RETURN(SqlRows rows, conn.Execute(kGetSql, {StoredType(type),
-                                                              parent_id, std::string(name)}));
+  CAIRN_ASSIGN_OR_RETURN(SqlRows rows,
+                         conn.Execute(kGetSql, {StoredType(type), parent_id, std::string(name)}));
   if (rows.empty()) {
     const EntityKind kind = ToEntityKind(type);
     return NotFound(kind, "{} '{}' does not exist", EntityKindName(kind), name);
@@ -337,8 +337,7 @@ Result<EntityRecord> GetByIdOn(SqlConnection& conn, int64_t id) {
 
 Result<std::vector<EntityRecord>> ListOn(SqlConnection& conn, EntityType type, int64_t parent_id,
                                          std::string_view after_name, int limit) {
-  std::vector<SqlParam> params = {StoredType(type), parent_id,
-                                  std::string(after_name)};
+  std::vector<SqlParam> params = {StoredType(type), parent_id, std::string(after_name)};
   if (limit > 0) params.emplace_back(int64_t{limit});
   CAIRN_ASSIGN_OR_RETURN(SqlRows rows, conn.Execute(limit > 0 ? kListLimitSql : kListSql, params));
   std::vector<EntityRecord> records;
@@ -436,8 +435,7 @@ Result<std::vector<EntityRecord>> ListLinkedRowsOn(SqlConnection& conn, LinkType
   std::vector<SqlParam> params = {from_id, int64_t{static_cast<int>(type)}, after_to_id};
   if (limit > 0) params.emplace_back(int64_t{limit});
   CAIRN_ASSIGN_OR_RETURN(
-      SqlRows rows,
-      conn.Execute(limit > 0 ? kListLinkedRowsLimitSql : kListLinkedRowsSql, params));
+      SqlRows rows, conn.Execute(limit > 0 ? kListLinkedRowsLimitSql : kListLinkedRowsSql, params));
   std::vector<EntityRecord> records;
   records.reserve(rows.size());
   for (const SqlRow& row : rows) {
@@ -557,6 +555,22 @@ Result<EntityRecord> SqlMetadataStore::Get(EntityType type, int64_t parent_id,
   return GetOn(*conn, type, parent_id, name);
 }
 
+StoreStats SqlMetadataStore::Stats() const {
+  const ConnectionPool::Stats pool = pool_->GetStats();
+  StoreStats s;
+  s.pool_size = pool.size;
+  s.pool_open = pool.open;
+  s.pool_in_use = pool.in_use;
+  s.acquired = pool.acquired;
+  s.acquire_timeouts = pool.timeouts;
+  s.acquire_wait = pool.wait;
+  s.call = pool.hold;
+  s.caches_paths = cache_paths_;
+  s.path_cache_hits = path_hits_.load(std::memory_order_relaxed);
+  s.path_cache_misses = path_misses_.load(std::memory_order_relaxed);
+  return s;
+}
+
 Result<EntityRecord> SqlMetadataStore::GetById(int64_t id) {
   CAIRN_ASSIGN_OR_RETURN(ConnectionPool::Lease conn, pool_->Acquire());
   return GetByIdOn(*conn, id);
@@ -580,8 +594,12 @@ Result<std::vector<EntityRecord>> SqlMetadataStore::GetPath(
   {
     std::lock_guard lock(cache_mu_);
     auto it = paths_.find(key);
-    if (it != paths_.end() && it->second.generation == generation) return it->second.rows;
+    if (it != paths_.end() && it->second.generation == generation) {
+      path_hits_.fetch_add(1, std::memory_order_relaxed);
+      return it->second.rows;
+    }
   }
+  path_misses_.fetch_add(1, std::memory_order_relaxed);
   std::vector<EntityRecord> rows;
   {
     CAIRN_ASSIGN_OR_RETURN(ConnectionPool::Lease conn, pool_->Acquire());
@@ -642,8 +660,7 @@ Result<std::vector<LinkRecord>> SqlMetadataStore::ListLinksTo(LinkType type, int
 }
 
 Result<std::vector<EntityRecord>> SqlMetadataStore::ListLinkedRows(LinkType type, int64_t from_id,
-                                                                   int64_t after_to_id,
-                                                                   int limit) {
+                                                                   int64_t after_to_id, int limit) {
   CAIRN_ASSIGN_OR_RETURN(ConnectionPool::Lease conn, pool_->Acquire());
   return ListLinkedRowsOn(*conn, type, from_id, after_to_id, limit);
 }

@@ -55,6 +55,7 @@ class SqlMetadataStore final : public MetadataStore {
   Status RunInTransaction(const std::function<Status(MetadataStore& tx)>& body) override;
   bool Ping() override;
   LineageStore* Lineage() override { return &lineage_; }
+  StoreStats Stats() const override;
 
  private:
   /// Moves the generation when a write scope ends (after its commit or rollback).
@@ -78,6 +79,8 @@ class SqlMetadataStore final : public MetadataStore {
   SqlLineageStore lineage_;
   const bool cache_paths_;
   std::atomic<uint64_t> generation_{0};
+  std::atomic<uint64_t> path_hits_{0};
+  std::atomic<uint64_t> path_misses_{0};
   std::mutex cache_mu_;
   std::unordered_map<std::string, CachedPath> paths_;  // guarded by cache_mu_
 };

@@ -111,9 +111,22 @@ class MetadataFileCache {
   std::shared_ptr<const std::string> Get(const std::string& location) {
     std::lock_guard lock(mu_);
     auto it = entries_.find(location);
-    if (it == entries_.end()) return nullptr;
+    if (it == entries_.end()) {
+      ++misses_;
+      return nullptr;
+    }
+    ++hits_;
     lru_.splice(lru_.begin(), lru_, it->second.position);
     return it->second.text;
+  }
+
+  void AddStats(IcebergStats& out) {
+    std::lock_guard lock(mu_);
+    out.metadata_cache_hits = hits_;
+    out.metadata_cache_misses = misses_;
+    out.metadata_cache_entries = entries_.size();
+    out.metadata_cache_bytes = bytes_;
+    out.metadata_cache_capacity_bytes = capacity_bytes_;
   }
 
   void Put(const std::string& location, std::shared_ptr<const std::string> text) {
@@ -147,6 +160,8 @@ class MetadataFileCache {
   std::unordered_map<std::string, Entry> entries_;  // guarded by mu_
   std::list<std::string> lru_;                      // guarded by mu_; most recent first
   size_t bytes_ = 0;                                // guarded by mu_
+  uint64_t hits_ = 0;                               // guarded by mu_
+  uint64_t misses_ = 0;                             // guarded by mu_
 };
 
 namespace {
@@ -376,6 +391,31 @@ IcebergCaches::~IcebergCaches() = default;
 std::shared_ptr<IcebergCaches> MakeIcebergCaches(const IcebergCacheOptions& options) {
   return std::make_shared<IcebergCaches>(options);
 }
+
+void IcebergCaches::CountCommit(const Error* error) {
+  if (error == nullptr) {
+    commits_.fetch_add(1, std::memory_order_relaxed);
+  } else if (error->code == ErrorCode::kConflict) {
+    commit_conflicts_.fetch_add(1, std::memory_order_relaxed);
+  } else if (error->code == ErrorCode::kCommitStateUnknown) {
+    commit_state_unknown_.fetch_add(1, std::memory_order_relaxed);
+  } else {
+    commit_failures_.fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
+IcebergStats IcebergCaches::Stats() {
+  IcebergStats s;
+  metadata_files_->AddStats(s);
+  s.commits = commits_.load(std::memory_order_relaxed);
+  s.commit_conflicts = commit_conflicts_.load(std::memory_order_relaxed);
+  s.commit_state_unknown = commit_state_unknown_.load(std::memory_order_relaxed);
+  s.commit_failures = commit_failures_.load(std::memory_order_relaxed);
+  s.append_rebases = append_rebases_.load(std::memory_order_relaxed);
+  return s;
+}
+
+IcebergStats ReadIcebergStats(IcebergCaches& caches) { return caches.Stats(); }
 
 std::string NamespaceText(const Namespace& ns) { return Join(ns, "."); }
 
@@ -965,6 +1005,7 @@ Result<iceberg::Json> IcebergCatalog::CheckCommit(const iceberg::Json& base,
     auto attempt = iceberg::RebaseAppend(base, requirements, updates, io);
     if (!attempt) return std::move(met).error();  // not a rebasable append: the original 409
     CAIRN_RETURN_IF_ERROR(iceberg::CheckTableRequirements(&base, attempt->first));
+    caches_->CountAppendRebase();
     return std::move(attempt->second);
   }
   return updates;
@@ -1002,8 +1043,10 @@ Result<LoadedObject> IcebergCatalog::CommitTable(const CallContext& ctx,
       [this](const std::vector<QueuedTableCommit*>& batch, CachedTableHead& head) {
         return CommitBatch(batch, head);
       });
-  if (!answered) return CommitAlone(ctx, commit);  // waited too long: on its own
-  return std::move(*self.result);
+  Result<LoadedObject> result =
+      answered ? std::move(*self.result) : CommitAlone(ctx, commit);  // waited too long: alone
+  caches_->CountCommit(result ? nullptr : &result.error());
+  return result;
 }
 
 std::vector<Result<LoadedObject>> IcebergCatalog::CommitBatch(

@@ -77,11 +77,21 @@ class IcebergCaches {
   /// A number no other catalog using these caches has: what its tables' queues are keyed by.
   uint64_t NewCatalogSerial() { return next_serial_.fetch_add(1) + 1; }
 
+  /// The outcome of one table commit (null: it landed), counted for the server's metrics.
+  void CountCommit(const Error* error);
+  void CountAppendRebase() { append_rebases_.fetch_add(1, std::memory_order_relaxed); }
+  IcebergStats Stats();
+
  private:
   std::unique_ptr<MetadataFileCache> metadata_files_;
   std::unique_ptr<CommitQueues> commit_queues_;
   iceberg::WrittenLists written_lists_;
   std::atomic<uint64_t> next_serial_{0};
+  std::atomic<uint64_t> commits_{0};
+  std::atomic<uint64_t> commit_conflicts_{0};
+  std::atomic<uint64_t> commit_state_unknown_{0};
+  std::atomic<uint64_t> commit_failures_{0};
+  std::atomic<uint64_t> append_rebases_{0};
 };
 
 struct Page {
