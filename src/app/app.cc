@@ -101,6 +101,7 @@ int Serve(Config config) {
   iceberg_caches.rebased_list_cache_entries =
       static_cast<size_t>(config.iceberg_rebased_list_cache_entries);
   deps.iceberg_caches = connector::MakeIcebergCaches(iceberg_caches);
+  std::shared_ptr<connector::IcebergCaches> iceberg_caches_ref = deps.iceberg_caches;
   auto registry = connector::MakeDefaultRegistry(std::move(deps));
   service::MetadataService service(**store, *registry);
   store::MetadataStore* store_ptr = store->get();
@@ -168,6 +169,12 @@ int Serve(Config config) {
   api::mcp::McpApi mcp(api::mcp::ToolContext{&gravitino, &iceberg, &objects, ""}, mcp_options);
   api::lance::LanceApi lance(objects, api::lance::LanceApiOptions{config.lance_metalake});
 
+  std::unique_ptr<ServerMetrics> metrics;
+  if (config.metrics_enabled) {
+    metrics = std::make_unique<ServerMetrics>(ServerMetrics::Sources{
+        store_ptr, config.store_type, iceberg_caches_ref, &objects.events(), CAIRN_VERSION});
+  }
+
   http::ServerOptions options;
   options.host = config.host;
   options.port = config.port;
@@ -187,7 +194,8 @@ int Serve(Config config) {
                 config.authorization_enabled,
                 config.service_admins,
                 config.mcp_enabled ? &mcp : nullptr,
-                &lance};
+                &lance,
+                metrics.get()};
   auto handler = [&router](const http::Request& request) { return router.Handle(request); };
   auto renderer = [&router](int status, std::string_view message, const http::Request& partial) {
     return router.RenderTransportError(status, message, partial);

@@ -57,6 +57,7 @@ const std::vector<std::string>& ConfigKeys() {
       "cairn.mcp.allowed-origins",
       "cairn.mcp.default-metalake",
       "cairn.lance.metalake",
+      "cairn.metrics.enable",
   };
   return keys;
 }
@@ -197,6 +198,10 @@ Status SetConfigValue(Config& c, const std::string& key, const std::string& raw)
   } else if (key == "cairn.lineage.forward.timeout-ms") {
     CAIRN_ASSIGN_OR_RETURN(auto v, ParseNumber(key, value, 1, 600'000));
     c.lineage_forward.timeout_ms = static_cast<long>(v);
+  } else if (key == "cairn.metrics.enable") {
+    if (value != "true" && value != "false")
+      return InvalidArgument("Config key '{}' must be true or false", key);
+    c.metrics_enabled = value == "true";
   } else if (key == "cairn.mcp.enable" || key == "cairn.mcp.allow-writes") {
     if (value != "true" && value != "false")
       return InvalidArgument("Config key '{}' must be true or false", key);

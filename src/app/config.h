@@ -48,6 +48,7 @@ struct Config {
   uint64_t audit_max_file_bytes = 64ULL * 1024 * 1024;
   int audit_max_files = 10;
   bool mcp_enabled = true;        // the MCP endpoint at /mcp
+  bool metrics_enabled = true;    // Prometheus metrics at /metrics
   bool mcp_allow_writes = false;  // MCP tools that change metadata
   std::vector<std::string> mcp_allowed_origins;
   std::string mcp_default_metalake;

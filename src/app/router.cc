@@ -47,9 +47,10 @@ std::string_view InterfaceName(Interface i) {
 }
 
 bool SkipsAuthentication(const http::Request& r) {
-  return r.method == "CLOSE" || r.path == "/health" || r.path == "/health/live" ||
-         r.path == "/health/ready" || r.path == "/api/health" || r.path == "/api/health/live" ||
-         r.path == "/api/health/ready" || r.path == "/api/version" || r.path == "/configs";
+  return r.method == "CLOSE" || r.path == "/metrics" || r.path == "/health" ||
+         r.path == "/health/live" || r.path == "/health/ready" || r.path == "/api/health" ||
+         r.path == "/api/health/live" || r.path == "/api/health/ready" ||
+         r.path == "/api/version" || r.path == "/configs";
 }
 
 // For requests no route table knows (a 404, the admin API): collection segment -> placeholder of
@@ -107,6 +108,7 @@ AuditSubject DescribeRequest(std::string_view method, std::string_view path) {
       AuditSubject subject;
       subject.operation = std::move(route->operation);
       subject.object = Join(route->names, ".");
+      subject.routed = true;
       subject.creates = route->creates;
       return subject;
     }
@@ -117,6 +119,7 @@ AuditSubject DescribeRequest(std::string_view method, std::string_view path) {
       AuditSubject subject;
       subject.operation = std::move(route->operation);
       subject.object = Join(route->names, ".");
+      subject.routed = true;
       subject.creates = route->creates;
       return subject;
     }
@@ -127,6 +130,7 @@ AuditSubject DescribeRequest(std::string_view method, std::string_view path) {
       AuditSubject subject;
       subject.operation = std::move(route->operation);
       subject.object = Join(route->names, ".");
+      subject.routed = true;
       return subject;
     }
   }
@@ -258,6 +262,27 @@ void Router::Audit(const http::Request& request, const std::string& principal, b
   }
   if (InterfaceOf(request.path) == Interface::kGravitino)
     record.caller_context = CallerContext(request);
+  if (metrics != nullptr) {
+    const double seconds =
+        request.received == std::chrono::steady_clock::time_point{}
+            ? 0.0
+            : std::chrono::duration<double>(std::chrono::steady_clock::now() - request.received)
+                  .count();
+    // A request no route table names is named by its path's own segments. Only the endpoints
+    // outside the tables (admin, health) answer those with success; every refused one is
+    // counted as "unmatched", so a caller sending endless distinct paths adds one series, not
+    // one each, and cannot crowd out the routes' series.
+    std::string_view operation = record.operation;
+    if (!subject.routed && response.audit_operation.empty()) {
+      if (request.method == "CLOSE") {
+        operation = "CLOSE";
+      } else if (response.status >= 400) {
+        operation = "unmatched";
+      }
+    }
+    metrics->ObserveRequest(record.interface, operation, response.status, seconds,
+                            response.vended_access);
+  }
   audit.Write(record);
 }
 
@@ -305,6 +330,14 @@ http::Response Router::Handle(const http::Request& request) const {
                                          : api::gravitino::PlainErrorResponse(
                                                405, 1006, "UnsupportedOperationException",
                                                "Only GET is allowed on health endpoints");
+    } else if (path == "/metrics" && metrics != nullptr) {
+      if (request.method == "GET") {
+        response.content_type = "text/plain; version=0.0.4; charset=utf-8";
+        response.body = metrics->Render();
+      } else {
+        response = api::gravitino::PlainErrorResponse(405, 1006, "UnsupportedOperationException",
+                                                      "Only GET is allowed on /metrics");
+      }
     } else if (path == "/configs") {
       nlohmann::json body{{"gravitino.authenticators", authenticator_names},
                           {"gravitino.authorization.enable", authorization_enabled},

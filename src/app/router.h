@@ -8,6 +8,7 @@
 #include "api/iceberg/iceberg_api.h"
 #include "api/lance/lance_api.h"
 #include "api/mcp/mcp_api.h"
+#include "app/server_metrics.h"
 #include "governance/audit.h"
 #include "message/message.h"
 #include "service/authenticator.h"
@@ -16,7 +17,7 @@ namespace cairn::app {
 
 /// The front of the request pipeline: picks the interface by path, authenticates (401 in that
 /// interface's format), hands the request and principal to it, and writes one audit record for
-/// every request, whatever its outcome.
+/// every request, whatever its outcome, and counts it in the server's metrics.
 struct Router {
   api::gravitino::GravitinoApi& gravitino;
   api::iceberg::IcebergApi& iceberg;
@@ -28,6 +29,7 @@ struct Router {
   std::vector<std::string> service_admins;
   const api::mcp::McpApi* mcp = nullptr;  // null when the MCP endpoint is off (then /mcp is 404)
   const api::lance::LanceApi* lance = nullptr;  // the Lance REST service under /lance
+  ServerMetrics* metrics = nullptr;             // counts every request; serves /metrics (null: 404)
 
   http::Response Handle(const http::Request& request) const;
 
@@ -48,6 +50,7 @@ struct AuditSubject {
   std::string operation;
   std::string object;
   bool creates = false;  // the body names the object the request creates (added to `object`)
+  bool routed = false;   // named by a protocol's route table (else by the path's own segments)
 };
 AuditSubject DescribeRequest(std::string_view method, std::string_view path);
 

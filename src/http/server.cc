@@ -490,6 +490,7 @@ class Server::Impl {
           ParseTarget(partial.target, partial.path, ignored_query);
           partial.request_id = NextRequestId();
           partial.remote_address = remote;
+          partial.received = std::chrono::steady_clock::now();
           auto res = ToBeast(RenderError(status, message, partial), 11, false, partial.request_id);
           stream.expires_after(std::chrono::seconds(10));
           co_await bhttp::async_write(stream, res, asio::redirect_error(use_awaitable, ec));
@@ -511,6 +512,7 @@ class Server::Impl {
       const bool keep_alive = req.keep_alive();
       const unsigned version = req.version();
       const auto started = std::chrono::steady_clock::now();
+      request.received = started;
       Response response;
       if (!ParseTarget(request.target, request.path, request.query)) {
         response = RenderError(400, "Malformed percent-encoding in the request target", request);

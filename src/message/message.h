@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <memory>
 #include <optional>
@@ -30,6 +31,8 @@ struct Request {
   /// through (an MCP tool's call of the Gravitino API is "mcp"), for the changes it publishes.
   /// Empty: the path's own interface. Always a string literal.
   std::string_view via;
+  /// Not from the wire: when the server had read the request (unset for calls made in memory).
+  std::chrono::steady_clock::time_point received{};
 
   /// The first value of a query parameter, if present.
   std::optional<std::string> Query(std::string_view name) const;
@@ -54,6 +57,8 @@ struct Response {
   /// not it (an MCP tool call refused inside a 200 answer); the audit outcome follows it.
   int audit_status = 0;
   bool audit_lookup = false;  // with audit_status: the call only read, so a 404 is `not_found`
+  /// Not sent: "read-only" or "read-write" when the answer carries vended storage keys (metrics).
+  std::string_view vended_access;
 
   size_t BodySize() const {
     return body.size() + (spliced ? spliced->size() : 0) + body_tail.size();

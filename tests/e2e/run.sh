@@ -27,7 +27,7 @@
 #    jdbc-mysql catalogs against the shared PostgreSQL and one throwaway MariaDB,
 #    tests/harness/mariadb.sh, started once for the run and exported as
 #    CAIRN_TEST_MYSQL_{HOST,PORT,USER,PASSWORD,SOCKET}) and tests/schemathesis/run.py
-#    (generated requests over Cairn's descriptions of /api and /iceberg, bounded to about 3.5
+#    (generated requests over Cairn's descriptions of /api, /iceberg and /lance, bounded to about 4
 #    minutes; no 5xx allowed; once per run, with the first store, like federation).
 #    Skipped when test paths were named on the command line.
 #

@@ -881,6 +881,7 @@ Result<Response> Credentials(Call& c) {
     r.audit_note =
         fmt::format("vended {} {} credentials for {}", Join(vendor->providers(), ","),
                     target->write ? "read-write" : "read-only", Join(target->locations, ","));
+    r.vended_access = target->write ? "read-write" : "read-only";
   }
   OrderedJson body{{"code", 0}, {"credentials", list}};
   r.body = body.dump();

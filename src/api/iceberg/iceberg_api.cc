@@ -384,13 +384,13 @@ struct Call {
   const IcebergApiOptions& options;
   connector::CallContext ctx;
   const Route* route = nullptr;
-  std::vector<std::string> params{};  // the path's parameters, in the pattern's order
-  std::string prefix{};              // {prefix}
-  Namespace ns{};                    // {namespace}
-  std::string name{};                // {table} / {view}
-  IcebergCatalog* catalog = nullptr; // the prefix's catalog (scoped routes)
+  std::vector<std::string> params{};               // the path's parameters, in the pattern's order
+  std::string prefix{};                            // {prefix}
+  Namespace ns{};                                  // {namespace}
+  std::string name{};                              // {table} / {view}
+  IcebergCatalog* catalog = nullptr;               // the prefix's catalog (scoped routes)
   std::shared_ptr<connector::Connector> holder{};  // keeps the connector alive for the request
-  connector::IcebergProxy* proxy = nullptr;      // set when the catalog is federated
+  connector::IcebergProxy* proxy = nullptr;        // set when the catalog is federated
   // GET /v1/config of a federated catalog (prefix, proxy).
   std::function<Response(const std::string&, connector::IcebergProxy&)> federated_config{};
 
@@ -448,10 +448,9 @@ struct Call {
   }
 
   // The names of `names` (children of `parent`) the caller may see with `action`.
-  Result<std::vector<std::string>> Visible(Action action, const Namespace& parent,
-                                           std::vector<std::string> names,
-                                           const std::vector<store::EntityRecord>* rows =
-                                               nullptr) const {
+  Result<std::vector<std::string>> Visible(
+      Action action, const Namespace& parent, std::vector<std::string> names,
+      const std::vector<store::EntityRecord>* rows = nullptr) const {
     if (!authz.enabled()) return names;
     CAIRN_ASSIGN_OR_RETURN(auto ref, Ref(prefix, parent));
     const ObjectType type = action == Action::kLoadView ? ObjectType::kView : ObjectType::kTable;
@@ -462,11 +461,12 @@ struct Call {
   // when the caller may also modify the table, read-only otherwise. Sets `access` to the members
   // to splice into the load result and notes the vend for the audit record.
   std::optional<Response> Vend(const std::string& table, const std::string& metadata_text,
-                               std::string& access, std::string& note) const {
+                               std::string& access, Response& answer) const {
     const bool write = !Authorize(Action::kModifyTable, ns, table).has_value();
-    auto text = VendedAccessText(*catalog, metadata_text, write, ctx.now_ms, note);
+    auto text = VendedAccessText(*catalog, metadata_text, write, ctx.now_ms, answer.audit_note);
     if (!text) return Fail(text.error());
     access = std::move(*text);
+    if (!access.empty()) answer.vended_access = write ? "read-write" : "read-only";
     return std::nullopt;
   }
 
@@ -535,10 +535,10 @@ Response Rename(Call& c) {
                            dest->second, c.route->kind)) {
     return *d;
   }
-  auto s = view ? c.catalog->RenameView(c.ctx, source->first, source->second, dest->first,
-                                        dest->second)
-                : c.catalog->RenameTable(c.ctx, source->first, source->second, dest->first,
-                                         dest->second);
+  auto s =
+      view
+          ? c.catalog->RenameView(c.ctx, source->first, source->second, dest->first, dest->second)
+          : c.catalog->RenameTable(c.ctx, source->first, source->second, dest->first, dest->second);
   if (!s) return c.Fail(s.error());
   c.Changed(service::ChangeType::kRenamed, c.route->kind, source->first, source->second, "",
             std::make_pair(dest->first, dest->second));
@@ -557,7 +557,8 @@ Response CommitTransaction(Call& c) {
     const Json& change = (*changes)[i];
     const std::string where = fmt::format("table-changes[{}].", i);
     if (!change.is_object()) {
-      return BadRequest(InvalidArgument("Invalid field 'table-changes[{}]': expected an object", i));
+      return BadRequest(
+          InvalidArgument("Invalid field 'table-changes[{}]': expected an object", i));
     }
     auto id = IdentifierFromJson(change, "identifier", where);
     if (!id) return BadRequest(id.error());
@@ -715,7 +716,7 @@ Response CreateObject(Call& c) {
   Response r;
   std::string access;
   if (WantsVendedCredentials(c.request)) {
-    if (auto d = c.Vend(new_name, *created->metadata_text, access, r.audit_note)) return *d;
+    if (auto d = c.Vend(new_name, *created->metadata_text, access, r)) return *d;
   }
   SetLoadResult(r, *created, true, nullptr, &access);
   if (!stage) r.headers.emplace_back("ETag", ETagFor(created->metadata_location, "all"));
@@ -748,7 +749,7 @@ Response LoadCredentials(Call& c) {
   if (!table) return c.Fail(table.error());
   Response r;
   std::string access;
-  if (auto d = c.Vend(c.name, *table->metadata_text, access, r.audit_note)) return *d;
+  if (auto d = c.Vend(c.name, *table->metadata_text, access, r)) return *d;
   // `access` is `"config":{...},"storage-credentials":[...]`; this route answers only the list.
   const size_t list = access.find("\"storage-credentials\":");
   r.body = list == std::string::npos ? std::string("{\"storage-credentials\":[]}")
@@ -827,7 +828,7 @@ Response LoadTable(Call& c) {
   Response r;
   std::string access;
   if (WantsVendedCredentials(c.request)) {
-    if (auto d = c.Vend(c.name, *table->metadata_text, access, r.audit_note)) return *d;
+    if (auto d = c.Vend(c.name, *table->metadata_text, access, r)) return *d;
   }
   if (mode == "refs") {
     const std::string filtered = RefsOnly(*table->metadata_text);
@@ -884,12 +885,12 @@ const std::vector<Route>& Routes() {
        PostToken, std::nullopt, false},
       {"GET", api::PathPattern("/v1/{prefix}/namespaces"), K::kSchema, A::kLoadSchema, kHandler,
        true, ListNamespaces},
-      {"POST", api::PathPattern("/v1/{prefix}/namespaces"), K::kSchema, A::kCreateSchema,
-       kHandler, true, CreateNamespace},
+      {"POST", api::PathPattern("/v1/{prefix}/namespaces"), K::kSchema, A::kCreateSchema, kHandler,
+       true, CreateNamespace},
       {"GET", api::PathPattern("/v1/{prefix}/namespaces/{namespace}"), K::kSchema, A::kLoadSchema,
        kPath, true, LoadNamespace},
-      {"HEAD", api::PathPattern("/v1/{prefix}/namespaces/{namespace}"), K::kSchema,
-       A::kLoadSchema, kPath, true, NamespaceExists},
+      {"HEAD", api::PathPattern("/v1/{prefix}/namespaces/{namespace}"), K::kSchema, A::kLoadSchema,
+       kPath, true, NamespaceExists},
       {"DELETE", api::PathPattern("/v1/{prefix}/namespaces/{namespace}"), K::kSchema,
        A::kManageSchema, kPath, true, DropNamespace},
       {"POST", api::PathPattern("/v1/{prefix}/namespaces/{namespace}/properties"), K::kSchema,
@@ -904,14 +905,14 @@ const std::vector<Route>& Routes() {
        A::kLoadTable, kPath, true, TableExists},
       {"POST", api::PathPattern("/v1/{prefix}/namespaces/{namespace}/tables/{table}"), K::kTable,
        A::kModifyTable, kPath, true, CommitTable, A::kCreateTable},
-      {"DELETE", api::PathPattern("/v1/{prefix}/namespaces/{namespace}/tables/{table}"),
-       K::kTable, A::kDropTable, kPath, true, DropTable},
+      {"DELETE", api::PathPattern("/v1/{prefix}/namespaces/{namespace}/tables/{table}"), K::kTable,
+       A::kDropTable, kPath, true, DropTable},
       {"POST", api::PathPattern("/v1/{prefix}/namespaces/{namespace}/register"), K::kTable,
        A::kCreateTable, kHandler, true, Register},
       {"POST", api::PathPattern("/v1/{prefix}/namespaces/{namespace}/tables/{table}/metrics"),
        K::kTable, A::kLoadTable, kHandler, true, ReportMetrics},
-      {"POST", api::PathPattern("/v1/{prefix}/tables/rename"), K::kTable, A::kDropTable,
-       kHandler, true, Rename},
+      {"POST", api::PathPattern("/v1/{prefix}/tables/rename"), K::kTable, A::kDropTable, kHandler,
+       true, Rename},
       {"POST", api::PathPattern("/v1/{prefix}/transactions/commit"), K::kTable, A::kModifyTable,
        kHandler, true, CommitTransaction},
       {"GET", api::PathPattern("/v1/{prefix}/namespaces/{namespace}/views"), K::kView,
@@ -986,9 +987,10 @@ Response IcebergApi::Handle(const Request& request, const governance::Principal&
   } catch (const nlohmann::json::exception& e) {
     // A reader that trusted a field's JSON type. The client learns only that its request was
     // malformed; the library's text (which names no field) is for the server log.
-    spdlog::warn("event=json_type_error interface=iceberg request_id={} method={} path=\"{}\" "
-                 "error=\"{}\"",
-                 request.request_id, request.method, request.path, e.what());
+    spdlog::warn(
+        "event=json_type_error interface=iceberg request_id={} method={} path=\"{}\" "
+        "error=\"{}\"",
+        request.request_id, request.method, request.path, e.what());
     return PlainErrorResponse(
         400, "BadRequestException",
         "Malformed request: a field of the request body has the wrong JSON type");
@@ -1015,7 +1017,12 @@ Response IcebergApi::Dispatch(const Request& request,
                               fmt::format("Method {} is not allowed on {}", method, request.path));
   };
   auto found = Match(method, *seg);
-  Call c{request, principal, objects_, authz_, service_, options_,
+  Call c{request,
+         principal,
+         objects_,
+         authz_,
+         service_,
+         options_,
          {principal.user, NowMillis(), request.via.empty() ? "iceberg" : request.via}};
   c.route = found.route;
   c.params = std::move(found.params);

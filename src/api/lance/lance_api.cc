@@ -285,6 +285,7 @@ Result<OrderedJson> StorageOptions(Call& c, const model::Table& table, bool writ
   response.audit_note =
       fmt::format("vended {} {} credentials for {}", Join(vendor->providers(), ","),
                   write ? "read-write" : "read-only", location->second);
+  response.vended_access = write ? "read-write" : "read-only";
   return options;
 }
 
