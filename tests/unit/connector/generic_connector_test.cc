@@ -149,9 +149,9 @@ TEST_F(GenericConnectorTest, ATableLocationOverlapsNoOtherTable) {
   auto inside = tables_->CreateTable(ctx_, "s", Lance("b", {{"location", Location(*a) + "/b"}}));
   EXPECT_THAT(inside, HasErrorMessage("overlaps"));
   auto above_dir = root_ / "s" / "group";
-  ASSERT_THAT(tables_->CreateTable(ctx_, "s",
-                                   Lance("c", {{"location", (above_dir / "c").string()}})),
-              IsOk());
+  ASSERT_THAT(
+      tables_->CreateTable(ctx_, "s", Lance("c", {{"location", (above_dir / "c").string()}})),
+      IsOk());
   auto above = tables_->CreateTable(ctx_, "s", Lance("d", {{"location", above_dir.string()}}));
   EXPECT_THAT(above, HasErrorMessage("overlaps"));
   // A sibling whose name merely starts the same is its own place.
