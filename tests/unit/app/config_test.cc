@@ -33,7 +33,7 @@ TEST(Config, EveryKeyIsAccepted) {
     if (key.find("timeout") != std::string::npos) value = "1000";
     if (key == "cairn.authenticators") value = "simple";
     if (key == "cairn.authorization.enable" || key == "cairn.mcp.enable" ||
-        key == "cairn.mcp.allow-writes")
+        key == "cairn.mcp.allow-writes" || key == "cairn.metrics.enable")
       value = "true";
     if (key == "cairn.audit.max-file-bytes") value = "65536";
     if (key == "cairn.lineage.forward.url") value = "http://127.0.0.1:5000";
@@ -51,6 +51,8 @@ TEST(Config, BadValuesNameTheKey) {
   EXPECT_THAT(SetConfigValue(c, "cairn.mcp.allow-writes", "yes"),
               HasErrorMessage("cairn.mcp.allow-writes"));
   EXPECT_THAT(SetConfigValue(c, "cairn.log.level", "loud"), HasErrorMessage("cairn.log.level"));
+  EXPECT_THAT(SetConfigValue(c, "cairn.metrics.enable", "1"),
+              HasErrorMessage("cairn.metrics.enable"));
   for (const char* url : {"ftp://host", "marquez:5000", "http://a b", "file:///etc/passwd"}) {
     EXPECT_THAT(SetConfigValue(c, "cairn.lineage.forward.url", url),
                 HasErrorMessage("cairn.lineage.forward.url"))
