@@ -28,6 +28,7 @@
 #include "service/authenticator.h"
 #include "service/authorizer.h"
 #include "service/metadata_service.h"
+#include "store/backup.h"
 #include "store/metadata_store.h"
 
 #ifndef CAIRN_VERSION
@@ -221,6 +222,34 @@ int Serve(Config config) {
   return 0;
 }
 
+// `cairn backup --to F` (when `backup_to` is set) or `cairn restore --from F`.
+int BackupOrRestore(const Config& config, const std::string& backup_to,
+                    const std::string& restore_from) {
+  const char* verb = backup_to.empty() ? "restore" : "backup";
+  if (config.store_type != "sqlite") {
+    std::cerr << "cairn " << verb << ": the store is " << config.store_type
+              << "; back it up with the database's own tools (docs/operations.md)\n";
+    return 2;
+  }
+  const std::string db = config.sqlite_path.empty()
+                             ? (std::filesystem::path(config.data_dir) / "cairn.db").string()
+                             : config.sqlite_path;
+  auto done = backup_to.empty() ? store::RestoreSqliteStore(restore_from, db)
+                                : store::BackupSqliteStore(db, backup_to);
+  if (!done) {
+    std::cerr << "cairn " << verb << ": " << done.error().message << "\n";
+    return done.error().code == ErrorCode::kInvalidArgument ||
+                   done.error().code == ErrorCode::kAlreadyExists ||
+                   done.error().code == ErrorCode::kNotFound
+               ? 2
+               : 1;
+  }
+  std::cout << (backup_to.empty() ? "restored " : "backed up to ") << done->path << " ("
+            << done->bytes << " bytes, " << done->rows << " objects, store schema "
+            << done->schema_version << ")\n";
+  return 0;
+}
+
 }  // namespace
 
 int Main(int argc, char** argv) {
@@ -236,6 +265,20 @@ int Main(int argc, char** argv) {
   serve->add_option("--port", port, "Port to listen on (default 8090; 0 picks a free port)");
   serve->add_option("--data-dir", data_dir, "Data directory (default ./data)");
   cli.add_subcommand("version", "Print the version");
+  // Backup and restore of the embedded store (docs/operations.md#backup-and-restore).
+  std::string backup_to;
+  std::string restore_from;
+  auto* backup = cli.add_subcommand(
+      "backup", "Copy the embedded SQLite store to a new file, consistently, while it serves");
+  backup->add_option("--to", backup_to, "The backup file to create (never overwritten)")
+      ->required();
+  auto* restore = cli.add_subcommand(
+      "restore", "Replace the embedded SQLite store with a backup (no server may be running)");
+  restore->add_option("--from", restore_from, "The backup file")->required();
+  for (auto* sub : {backup, restore}) {
+    sub->add_option("--config", config_file, "The server's config file (key = value lines)");
+    sub->add_option("--data-dir", data_dir, "The server's data directory (default ./data)");
+  }
   // The client commands (docs/cli.md); subcommands added from here on take the global client
   // options (--server, credentials, --metalake, --output) after their name too.
   ClientCommands client_commands(cli);
@@ -283,6 +326,9 @@ int Main(int argc, char** argv) {
     config.port = port;
   }
   if (!data_dir.empty()) config.data_dir = data_dir;
+  if (backup->parsed() || restore->parsed()) {
+    return BackupOrRestore(config, backup->parsed() ? backup_to : "", restore_from);
+  }
   return Serve(std::move(config));
 }
 
