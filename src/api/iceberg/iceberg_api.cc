@@ -487,6 +487,26 @@ struct Call {
   bool creating = false;  // a commit to a table that does not exist yet (a create transaction)
 };
 
+// A lookup (GET or HEAD) of a table or view that does not exist, by a caller who may use its
+// schema, answers 404 instead of the denial: engines look every name up as a view before they
+// look it up as a table (Trino does), and a reader of tables who holds no view privilege must
+// hear "no such view" to go on. A caller who may not use the schema learns nothing (403 for a
+// name that exists or not); one who may use it can tell a missing name from a denied one.
+std::optional<Response> MissingToReader(Call& c, Action action) {
+  if (action != Action::kLoadTable && action != Action::kLoadView) return std::nullopt;
+  const bool head = c.request.method == "HEAD";
+  if (c.name.empty() || (!head && c.request.method != "GET")) return std::nullopt;
+  const bool view = action == Action::kLoadView;
+  auto row = view ? c.catalog->ViewRow(c.ns, c.name) : c.catalog->TableRow(c.ns, c.name);
+  if (row || row.error().code != ErrorCode::kNotFound) return std::nullopt;
+  if (c.Authorize(Action::kLoadSchema, c.ns)) return std::nullopt;
+  if (head) return ExistsResponse(row);
+  return c.Fail(view ? NotFound(EntityKind::kView, "View does not exist: {}.{}",
+                                connector::NamespaceText(c.ns), c.name)
+                     : NotFound(EntityKind::kTable, "Table does not exist: {}.{}",
+                                connector::NamespaceText(c.ns), c.name));
+}
+
 // ---- Handlers: one per route ------------------------------------------------------------------
 
 Response GetConfig(Call& c) {
@@ -1062,7 +1082,10 @@ Response IcebergApi::Dispatch(const Request& request,
       action = *c.route->action_if_absent;
       c.creating = true;
     }
-    if (auto d = c.Authorize(action, c.ns, c.name, c.route->kind)) return *d;
+    if (auto d = c.Authorize(action, c.ns, c.name, c.route->kind)) {
+      if (auto missing = MissingToReader(c, action)) return *missing;
+      return *d;
+    }
   }
   return c.route->handler(c);
 }
