@@ -1,0 +1,231 @@
+"""A real Trino server (coordinator and worker in one) on 127.0.0.1 for the engines suite.
+
+Since Trino 477 the server tarball is not on Maven Central, so the server is assembled from it:
+the runtime dependencies of `io.trino:trino-main` (tests/harness/trino/server-pom.xml) started by
+TrinoMain.java, and the Iceberg connector from those of `io.trino:trino-iceberg`
+(iceberg-pom.xml) with the `META-INF/services/io.trino.spi.Plugin` entry the published jar
+lacks. The jars go to CAIRN_TOOLS_DIR/trino-<version> (default ~/.cache/cairn/trino-<version>)
+once per machine. Trino 483 runs on Java 25: CAIRN_TRINO_JAVA_HOME, else the Temurin 25 JDK in
+/usr/lib/jvm, else JAVA_HOME if it is 25 or newer.
+
+Catalogs are made at run time (`catalog.management=dynamic`, kept in memory): each test suite
+points a catalog of its own at its own Cairn with `CREATE CATALOG ... USING iceberg WITH (...)`.
+
+  python3 tests/harness/trino_server.py start DIR   start a server with its files in DIR; prints its
+                                            URL and writes it to DIR/url
+  python3 tests/harness/trino_server.py stop DIR    stop it
+  python3 tests/harness/trino_server.py install     only fetch the jars
+
+As a module: `TrinoServer(dir).start()` / `.stop()`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+import zipfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent / "trino"
+SERVER_POM = HERE / "server-pom.xml"
+ICEBERG_POM = HERE / "iceberg-pom.xml"
+MAIN = HERE / "TrinoMain.java"
+VERSION = re.search(r"<trino.version>([^<]+)</trino.version>", SERVER_POM.read_text()).group(1)
+TOOLS_DIR = Path(os.environ.get("CAIRN_TOOLS_DIR", Path.home() / ".cache" / "cairn"))
+HOME = TOOLS_DIR / f"trino-{VERSION}"
+PLUGIN_CLASS = "io.trino.plugin.iceberg.IcebergPlugin"
+MIN_JAVA = 25
+
+
+def _log(msg: str) -> None:
+    print(f"trino_server.py: {msg}", file=sys.stderr, flush=True)
+
+
+def _copy_dependencies(pom: Path, dest: Path) -> None:
+    tmp = dest.with_name(dest.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    # Maven's output goes to stderr: `start` prints only the URL on stdout.
+    subprocess.run(["mvn", "-q", "-B", "--no-transfer-progress", "-Dstyle.color=never", "-f",
+                    str(pom), "dependency:copy-dependencies", f"-DoutputDirectory={tmp}",
+                    "-DincludeScope=runtime"], check=True, stdout=sys.stderr)
+    shutil.rmtree(dest, ignore_errors=True)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp.rename(dest)
+
+
+def install() -> Path:
+    """HOME with server/ (trino-main and its dependencies) and plugin/iceberg/."""
+    stamp = HOME / ".complete"
+    if stamp.exists():
+        return HOME
+    if shutil.which("mvn") is None:
+        raise RuntimeError("Maven (mvn) is needed once to fetch Trino's jars")
+    _log(f"fetching Trino {VERSION} from Maven Central into {HOME} (once per machine)")
+    _copy_dependencies(SERVER_POM, HOME / "server")
+    plugin = HOME / "plugin" / "iceberg"
+    _copy_dependencies(ICEBERG_POM, plugin)
+    # The plugin class loader finds the plugin through this service entry.
+    with zipfile.ZipFile(plugin / "cairn-trino-iceberg-plugin-entry.jar", "w") as jar:
+        jar.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\r\n\r\n")
+        jar.writestr("META-INF/services/io.trino.spi.Plugin", PLUGIN_CLASS + "\n")
+    stamp.write_text(VERSION + "\n")
+    return HOME
+
+
+def _java_version(java: Path) -> int:
+    try:
+        out = subprocess.run([str(java), "-version"], capture_output=True, text=True,
+                             timeout=30).stderr
+    except OSError:
+        return 0
+    m = re.search(r'version "(\d+)', out)
+    return int(m.group(1)) if m else 0
+
+
+def java() -> str:
+    """A `java` of version 25 or newer, with the jdk.incubator.vector module Trino needs."""
+    candidates = []
+    if os.environ.get("CAIRN_TRINO_JAVA_HOME"):
+        candidates.append(Path(os.environ["CAIRN_TRINO_JAVA_HOME"]))
+    candidates += sorted(Path("/usr/lib/jvm").glob("temurin-*-jdk*"), reverse=True)
+    if os.environ.get("JAVA_HOME"):
+        candidates.append(Path(os.environ["JAVA_HOME"]))
+    for home in candidates:
+        exe = home / "bin" / "java"
+        if exe.is_file() and _java_version(exe) >= MIN_JAVA:
+            return str(exe)
+    raise RuntimeError(f"Trino {VERSION} needs a JDK {MIN_JAVA}+ (set CAIRN_TRINO_JAVA_HOME); "
+                       f"looked at {', '.join(map(str, candidates)) or 'nothing'}")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class TrinoServer:
+    def __init__(self, data_dir: Path, port: int | None = None):
+        self.dir = Path(data_dir)
+        self.port = port or _free_port()
+        self.proc: subprocess.Popen | None = None
+        self.pid: int | None = None
+
+    @classmethod
+    def attach(cls, data_dir: Path) -> "TrinoServer":
+        d = Path(data_dir)
+        srv = cls(d, int((d / "port").read_text()))
+        pid = d / "pid"
+        srv.pid = int(pid.read_text()) if pid.exists() else None
+        return srv
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def _ready(self) -> bool:
+        try:
+            with urllib.request.urlopen(f"{self.url}/v1/info", timeout=2) as r:
+                return b'"starting":false' in r.read().replace(b" ", b"")
+        except OSError:
+            return False
+
+    def start(self, timeout: float = 180.0) -> "TrinoServer":
+        home = install()
+        exe = java()
+        self.dir.mkdir(parents=True, exist_ok=True)
+        conf = self.dir / "config.properties"
+        conf.write_text("\n".join([
+            "coordinator=true",
+            "node-scheduler.include-coordinator=true",
+            f"http-server.http.port={self.port}",
+            f"discovery.uri={self.url}",
+            "catalog.management=dynamic",
+            "catalog.store=memory",
+            f"plugin.dir={home / 'plugin'}",
+            "query.max-memory=1GB",
+            "query.max-memory-per-node=1GB",
+            # Two cores: fewer threads than Trino's defaults for a large machine.
+            "task.concurrency=2",
+            "task.max-worker-threads=8",
+            "",
+        ]))
+        log = open(self.dir / "trino.log", "ab")
+        self.proc = subprocess.Popen(
+            [exe, "-Xms512m", "-Xmx2g", "-XX:+UseG1GC", "-XX:+ExitOnOutOfMemoryError",
+             "--add-modules=jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED",
+             "--sun-misc-unsafe-memory-access=allow", "-XX:+EnableDynamicAgentLoading",
+             "-Djdk.attach.allowAttachSelf=true", "-Dfile.encoding=UTF-8",
+             f"-Dconfig={conf}", "-Dnode.environment=test", "-Dnode.id=cairn-test",
+             f"-Dnode.data-dir={self.dir / 'data'}", "-Dlog.enable-color=false",
+             f"-Dcairn.trino.version={VERSION}",
+             "-cp", str(home / "server" / "*"), str(MAIN)],
+            stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            start_new_session=True, cwd=self.dir)
+        self.pid = self.proc.pid
+        deadline = time.monotonic() + timeout
+        while not self._ready():
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"Trino exited with {self.proc.returncode}; "
+                                   f"see {self.dir}/trino.log")
+            if time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError(f"Trino not ready after {timeout}s; see {self.dir}/trino.log")
+            time.sleep(0.5)
+        (self.dir / "url").write_text(self.url + "\n")
+        (self.dir / "port").write_text(f"{self.port}\n")
+        (self.dir / "pid").write_text(f"{self.pid}\n")
+        return self
+
+    def stop(self) -> None:
+        pid = self.proc.pid if self.proc is not None else self.pid
+        if pid is None:
+            return
+        try:
+            os.killpg(pid, signal.SIGTERM)
+            for _ in range(300):
+                os.kill(pid, 0)
+                if self.proc is not None and self.proc.poll() is not None:
+                    break
+                time.sleep(0.1)
+            else:
+                os.killpg(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        if self.proc is not None:
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                pass
+        self.proc = None
+        self.pid = None
+        (self.dir / "pid").unlink(missing_ok=True)
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) == 2 and argv[1] == "install":
+        print(install())
+        return 0
+    if len(argv) != 3 or argv[1] not in ("start", "stop"):
+        _log("usage: trino_server.py {start|stop} DIR | install")
+        return 2
+    d = Path(argv[2])
+    if argv[1] == "start":
+        srv = TrinoServer(d).start()
+        srv.proc = None  # outlives this script; `stop` finds it by its pid file
+        print(srv.url)
+        return 0
+    if (d / "port").exists():
+        TrinoServer.attach(d).stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
