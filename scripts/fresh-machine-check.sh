@@ -3,8 +3,9 @@
 #
 # It builds a clean Debian 12 (bookworm) root with debootstrap, puts in it what a new machine
 # of this project's kind ships (gcc/g++/make, cmake, ninja, GoogleTest without gmock, Debian's
-# CPython with venv, pip and pytest, git, curl; the Go toolchain from the host's /usr/local/go,
-# bound read-only; no JDK, Maven or PostgreSQL, which `make test` installs itself), copies in
+# CPython with venv, pip and pytest, git, curl; the Go toolchain from the host's /usr/local/go
+# and the second JDK (Temurin) from its /usr/lib/jvm/temurin-*, both bound read-only; no
+# OpenJDK, Maven or PostgreSQL, which `make test` installs itself), copies in
 # the COMMITTED files of HEAD (`git archive HEAD`: uncommitted changes do not count), and runs
 # `make run PORT=<free port>` in a chroot as root. It passes once
 # http://127.0.0.1:<port>/api/version answers 200 with a JSON body, then stops the server.
@@ -350,6 +351,12 @@ if [[ $with_go -eq 1 ]]; then
     say "no /usr/local/go on this host: the root has no Go toolchain"
   fi
 fi
+# The machine's second JDK (Temurin 25, which Trino needs), bound read-only where it lives.
+for jdk in /usr/lib/jvm/temurin-*-jdk*; do
+  [[ -x "$jdk/bin/java" ]] || continue
+  bind "$jdk" "$root$jdk" ro
+  go_desc+=", $(basename "$jdk")"
+done
 ccache_desc="cold ccache"
 if [[ -n "$ccache_dir" ]]; then
   mkdir -p "$ccache_dir"

@@ -16,8 +16,8 @@
 #    CAIRN_TEST_PG_URL set, so unit tests share the same PostgreSQL lifetime.
 # 4. Runs pytest on tests/e2e once per store in CAIRN_E2E_STORES (default "sqlite postgres").
 # 5. Then, per store, the suites named in CAIRN_ICEBERG_SUITES (default
-#    "pytest rck upstream security storage federation jdbc schemathesis"): tests/iceberg (pytest +
-#    PyIceberg),
+#    "pytest rck upstream security storage federation jdbc schemathesis engines"): tests/iceberg
+#    (pytest + PyIceberg),
 #    tests/rck/run.sh (Iceberg's REST Compatibility Kit, needs mvn + a JDK 17),
 #    tests/iceberg/pyiceberg_upstream/run.py (PyIceberg's own test_catalog.py), tests/security
 #    (authentication, the authorization access matrix, audit), tests/storage (S3 warehouses,
@@ -28,7 +28,11 @@
 #    tests/harness/mariadb.sh, started once for the run and exported as
 #    CAIRN_TEST_MYSQL_{HOST,PORT,USER,PASSWORD,SOCKET}) and tests/schemathesis/run.py
 #    (generated requests over Cairn's descriptions of /api, /iceberg and /lance, bounded to about 4
-#    minutes; no 5xx allowed; once per run, with the first store, like federation).
+#    minutes; no 5xx allowed; once per run, with the first store, like federation) and
+#    tests/engines (one Trino 483 per run, tests/harness/trino_server.py, jars from Maven
+#    Central, on the Temurin 25 JDK, against a Cairn with authorization on and the run's MinIO,
+#    and dbt-trino with dbt-ol from a venv of their own, .venv-dbt; once per run, with the first
+#    store).
 #    Skipped when test paths were named on the command line.
 #
 # Environment: CAIRN_BIN (default build/cairn), CAIRN_E2E_STORES, CAIRN_ICEBERG_SUITES, PYTHON
@@ -80,7 +84,7 @@ for a in "${pytest_args[@]}"; do
     break
   fi
 done
-ICEBERG_SUITES="${CAIRN_ICEBERG_SUITES:-pytest rck upstream security storage federation jdbc schemathesis}"
+ICEBERG_SUITES="${CAIRN_ICEBERG_SUITES:-pytest rck upstream security storage federation jdbc schemathesis engines}"
 if [[ ${#default_paths[@]} -eq 0 ]]; then
   log "test paths given: Iceberg REST suites skipped"
   ICEBERG_SUITES=""
@@ -265,8 +269,31 @@ for store in $STORES; do
         (cd "$REPO" && env "${extra_env[@]}" "$VENV/bin/python" tests/schemathesis/run.py)
         src=$?
         ;;
+      engines)
+        # Once per run: one Trino for every scenario.
+        if [[ "$store" != "${STORES%% *}" ]]; then
+          log "suite engines already ran with store=${STORES%% *}"
+          continue
+        fi
+        # dbt, dbt-trino and dbt-ol pin what the main venv does not take: a venv of their own.
+        dbt_req="$REPO/tests/engines/dbt/requirements.txt"
+        dbt_venv="$REPO/.venv-dbt"
+        dbt_hash="$(sha256sum <"$dbt_req" | cut -d' ' -f1)"
+        if [[ ! -x "$dbt_venv/bin/dbt-ol" ||
+              "$(cat "$dbt_venv/.requirements.sha256" 2>/dev/null)" != "$dbt_hash" ]]; then
+          log "installing dbt into $dbt_venv"
+          { "${PYTHON:-python3}" -m venv "$dbt_venv" &&
+            "$dbt_venv/bin/python" -m pip install --disable-pip-version-check -q -r "$dbt_req" &&
+            echo "$dbt_hash" >"$dbt_venv/.requirements.sha256"; } || log "dbt install failed"
+        fi
+        (cd "$REPO" && env "${extra_env[@]}" CAIRN_DBT_VENV="$dbt_venv" \
+          "$VENV/bin/python" -m pytest tests/engines \
+          -p no:cacheprovider -s "${pytest_args[@]}")
+        src=$?
+        [[ $src -eq 5 && ${#pytest_args[@]} -gt 0 ]] && src=0
+        ;;
       *)
-        log "unknown suite '$suite' in CAIRN_ICEBERG_SUITES (pytest rck upstream security storage federation jdbc schemathesis)"
+        log "unknown suite '$suite' in CAIRN_ICEBERG_SUITES (pytest rck upstream security storage federation jdbc schemathesis engines)"
         src=1
         ;;
     esac

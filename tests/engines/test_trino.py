@@ -25,9 +25,9 @@ WRITER = ["USE_CATALOG", "CREATE_SCHEMA", "USE_SCHEMA", "CREATE_TABLE", "SELECT_
 class TrinoCatalog:
     """A Trino catalog over one lake, for one principal, dropped after the test."""
 
-    def __init__(self, server, lake: Lake, user: str):
+    def __init__(self, server, lake: Lake, user: str, name: str | None = None):
         self.server = server
-        self.name = unique("cairn")
+        self.name = name or unique("cairn")
         self.user = user
         props = ", ".join(f'"{k}" = \'{v}\''
                           for k, v in lake.trino_catalog_properties(user).items())
