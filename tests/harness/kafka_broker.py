@@ -21,13 +21,14 @@ import base64
 import os
 import re
 import shutil
-import signal
 import socket
 import subprocess
 import sys
 import time
 import uuid
 from pathlib import Path
+
+from process_group import stop_group
 
 HERE = Path(__file__).resolve().parent
 POM = HERE / "kafka" / "pom.xml"
@@ -185,22 +186,7 @@ class KafkaBroker:
         pid = self.proc.pid if self.proc is not None else self.pid
         if pid is None:
             return
-        try:
-            os.killpg(pid, signal.SIGTERM)
-            for _ in range(300):
-                os.kill(pid, 0)
-                if self.proc is not None and self.proc.poll() is not None:
-                    break
-                time.sleep(0.1)
-            else:
-                os.killpg(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        if self.proc is not None:
-            try:
-                self.proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                pass
+        stop_group(pid, self.proc)
         self.proc = None
         self.pid = None
         (self.dir / "pid").unlink(missing_ok=True)

@@ -24,7 +24,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -32,6 +31,8 @@ import time
 import urllib.request
 import zipfile
 from pathlib import Path
+
+from process_group import stop_group
 
 HERE = Path(__file__).resolve().parent / "trino"
 SERVER_POM = HERE / "server-pom.xml"
@@ -188,22 +189,7 @@ class TrinoServer:
         pid = self.proc.pid if self.proc is not None else self.pid
         if pid is None:
             return
-        try:
-            os.killpg(pid, signal.SIGTERM)
-            for _ in range(300):
-                os.kill(pid, 0)
-                if self.proc is not None and self.proc.poll() is not None:
-                    break
-                time.sleep(0.1)
-            else:
-                os.killpg(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        if self.proc is not None:
-            try:
-                self.proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                pass
+        stop_group(pid, self.proc)
         self.proc = None
         self.pid = None
         (self.dir / "pid").unlink(missing_ok=True)
