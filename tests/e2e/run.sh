@@ -31,8 +31,8 @@
 #    minutes; no 5xx allowed; once per run, with the first store, like federation) and
 #    tests/engines (one Trino 483 per run, tests/harness/trino_server.py, jars from Maven
 #    Central, on the Temurin 25 JDK, against a Cairn with authorization on and the run's MinIO,
-#    and dbt-trino with dbt-ol from a venv of their own, .venv-dbt; once per run, with the first
-#    store).
+#    dbt-trino with dbt-ol from a venv of their own, .venv-dbt, and Spark 3.5 (pyspark, Iceberg's
+#    runtime jars from Maven Central); once per run, with the first store).
 #    Skipped when test paths were named on the command line.
 #
 # Environment: CAIRN_BIN (default build/cairn), CAIRN_E2E_STORES, CAIRN_ICEBERG_SUITES, PYTHON

@@ -16,7 +16,6 @@ import os
 import time
 import uuid
 from dataclasses import dataclass
-from pathlib import Path
 
 import boto3
 import jwt
