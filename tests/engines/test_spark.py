@@ -24,6 +24,10 @@ def spark(tmp_path_factory):
     from pyspark.sql import SparkSession
 
     os.environ.setdefault("PYSPARK_PYTHON", "python3")
+    # Spark resolves the machine's own hostname at start unless told where it lives; a machine
+    # whose hostname is in no resolver (a fresh container) would fail there.
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    os.environ.setdefault("SPARK_LOCAL_HOSTNAME", "localhost")
     work = tmp_path_factory.mktemp("spark")
     session = (SparkSession.builder.master("local[1]").appName("cairn-engines")
                .config("spark.jars.packages", PACKAGES)

@@ -88,16 +88,18 @@ def test_view_lifecycle(ice, catalog, ns):
     assert r.status_code in (200, 204), r.text
     assert sorted(catalog.list_views(ns)) == [(ns, "v1"), (ns, "v3")]
 
-    # Dropping a view keeps its metadata files (no purge for views in Iceberg REST): it can be
-    # registered again from the last one.
+    # Dropping a view deletes its metadata files, the replaced version's too, and only its own.
     def local(location):
         from pathlib import Path
         return Path(location.removeprefix("file://").removeprefix("file:"))
     second_location = ice.rest("GET", ice.view_path(ns, "v1")).json()["metadata-location"]
     other_location = ice.rest("GET", ice.view_path(ns, "v3")).json()["metadata-location"]
     assert local(first_location).exists() and local(second_location).exists()
+    stranger = local(second_location).parent / "00009-notes.metadata.json"
+    stranger.write_text('{"view-uuid": "someone-else"}')
     catalog.drop_view(ident)
-    assert local(first_location).exists() and local(second_location).exists()
+    assert not local(first_location).exists() and not local(second_location).exists()
+    assert stranger.exists()
     assert local(other_location).exists()
     assert not catalog.view_exists(ident)
     with pytest.raises(NoSuchViewError):
@@ -105,6 +107,18 @@ def test_view_lifecycle(ice, catalog, ns):
     with pytest.raises(NoSuchViewError):
         catalog.drop_view(ident)
     assert catalog.list_views(ns) == [(ns, "v3")]
+
+
+def test_a_view_with_gc_disabled_keeps_its_file_and_registers_again(ice, catalog, ns):
+    ident = (ns, "kept")
+    catalog.create_view(ident, VIEW_SCHEMA, version(ns, "SELECT 1"),
+                        properties={"gc.enabled": "false"})
+    location = ice.rest("GET", ice.view_path(ns, "kept")).json()["metadata-location"]
+    catalog.drop_view(ident)
+    r = ice.rest("POST", f"namespaces/{ns}/register-view",
+                 {"name": "kept", "metadata-location": location})
+    assert r.status_code == 200, r.text
+    assert catalog.load_view(ident).properties.get("gc.enabled") == "false"
 
 
 def test_view_errors_over_http(ice, catalog, ns):

@@ -1585,9 +1585,47 @@ Result<bool> IcebergCatalog::DropView(const Namespace& ns, std::string_view name
     if (row.error().code == ErrorCode::kNotFound) return false;
     return std::move(row).error();
   }
-  // The metadata files stay, as a table's do when it is dropped without purge: Iceberg REST has
-  // no purge for views, and a dropped view can be registered again from its metadata file.
-  return store_.Delete(row->id);
+  std::optional<iceberg::Json> metadata;
+  if (row->location) {
+    if (auto text = ReadText(storage_, files_, *row->location)) {
+      auto parsed = json::ParseOrderedJsonOrDiscarded(*text);
+      if (!parsed.is_discarded() && parsed.is_object()) metadata = std::move(parsed);
+    }
+  }
+  CAIRN_ASSIGN_OR_RETURN(bool dropped, store_.Delete(row->id));
+  if (dropped && row->location && metadata) DropViewFiles(*row->location, *metadata);
+  return dropped;
+}
+
+void IcebergCatalog::DropViewFiles(const std::string& metadata_location,
+                                   const iceberg::Json& metadata) {
+  // A view is nothing but its metadata files, and each one holds the whole version history, so
+  // a dropped view leaves nothing behind (as Iceberg's own catalogs do, `gc.enabled=false`
+  // keeps them). Taken are the current file and the earlier versions beside it that carry this
+  // view's uuid, and only within the view's own location: never a file another view (or
+  // anything else) owns.
+  if (PathProperty(metadata, "gc.enabled") == "false") return;
+  const std::string view_location(StringMember(metadata, "location"));
+  const std::string uuid(StringMember(metadata, "view-uuid"));
+  if (view_location.empty() || !storage::LocationWithin(metadata_location, view_location)) return;
+  std::vector<std::string> doomed = {metadata_location};
+  const auto slash = metadata_location.rfind('/');
+  auto io = storage::FileIOFor(metadata_location, storage_);
+  if (!uuid.empty() && slash != std::string::npos && io) {
+    const std::string dir = metadata_location.substr(0, slash);
+    if (auto names = (*io)->List(dir)) {
+      for (const auto& name : *names) {
+        const std::string location = dir + "/" + name;
+        if (location == metadata_location || !iceberg::ParseMetadataFileVersion(location)) continue;
+        auto text = (*io)->Read(location);
+        if (!text) continue;
+        auto other = json::ParseOrderedJsonOrDiscarded(*text);
+        if (!other.is_discarded() && StringMember(other, "view-uuid") == uuid)
+          doomed.push_back(location);
+      }
+    }
+  }
+  DeleteQuietly(storage_, files_, doomed);
 }
 
 }  // namespace cairn::connector

@@ -238,6 +238,9 @@ class IcebergCatalog {
   // then the directories under its location that this left empty. Nothing else.
   void PurgeFiles(const std::string& metadata_location,
                   const std::optional<nlohmann::ordered_json>& metadata);
+  // Deletes a dropped view's metadata files: the current one and the earlier versions of the
+  // same view beside it, within the view's location, unless its `gc.enabled` is false.
+  void DropViewFiles(const std::string& metadata_location, const nlohmann::ordered_json& metadata);
 
   // kInvalidArgument naming `field` unless `location` lies under an allowed location.
   Status CheckAllowed(std::string_view field, std::string_view location) const;
