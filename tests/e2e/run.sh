@@ -31,8 +31,9 @@
 #    minutes; no 5xx allowed; once per run, with the first store, like federation) and
 #    tests/engines (one Trino 483 per run, tests/harness/trino_server.py, jars from Maven
 #    Central, on the Temurin 25 JDK, against a Cairn with authorization on and the run's MinIO,
-#    dbt-trino with dbt-ol from a venv of their own, .venv-dbt, and Spark 3.5 (pyspark, Iceberg's
-#    runtime jars from Maven Central); once per run, with the first store).
+#    dbt-trino with dbt-ol from a venv of their own, .venv-dbt, Spark 3.5 (pyspark, Iceberg's
+#    runtime jars from Maven Central), and DataHub's CLI with integrations/datahub in
+#    .venv-datahub; once per run, with the first store).
 #    Skipped when test paths were named on the command line.
 #
 # Environment: CAIRN_BIN (default build/cairn), CAIRN_E2E_STORES, CAIRN_ICEBERG_SUITES, PYTHON
@@ -60,6 +61,28 @@ while [[ $# -gt 0 ]]; do
 done
 
 log() { echo "run.sh: $*" >&2; }
+
+# side_venv DIR REQUIREMENTS EXE [PACKAGE_DIR]: a venv of its own for tools whose pins clash with
+# the main venv's, with PACKAGE_DIR (a package of this repository) installed into it; made again
+# when the requirements or the package's sources change.
+side_venv() {
+  local dir="$1" req="$2" exe="$3" pkg="${4:-}" hash
+  hash="$({ cat "$req"
+            if [[ -n "$pkg" ]]; then
+              find "$pkg" -type f \( -name '*.py' -o -name '*.toml' \) -not -path '*/build/*' \
+                -print0 | sort -z | xargs -0 cat
+            fi; } | sha256sum | cut -d' ' -f1)"
+  if [[ -x "$dir/bin/$exe" && "$(cat "$dir/.requirements.sha256" 2>/dev/null)" == "$hash" ]]; then
+    return 0
+  fi
+  log "installing $req${pkg:+ and $pkg} into $dir"
+  { "${PYTHON:-python3}" -m venv "$dir" &&
+    "$dir/bin/python" -m pip install --disable-pip-version-check -q -r "$req" &&
+    { [[ -z "$pkg" ]] ||
+      "$dir/bin/python" -m pip install --disable-pip-version-check -q --no-deps \
+        --no-build-isolation --force-reinstall "$pkg"; } &&
+    echo "$hash" >"$dir/.requirements.sha256"; } || log "install into $dir failed"
+}
 
 # --- venv -------------------------------------------------------------------------------------
 want_hash="$(cat "$REQ" "$REQ_NODEPS" | sha256sum | cut -d' ' -f1)"
@@ -275,18 +298,13 @@ for store in $STORES; do
           log "suite engines already ran with store=${STORES%% *}"
           continue
         fi
-        # dbt, dbt-trino and dbt-ol pin what the main venv does not take: a venv of their own.
-        dbt_req="$REPO/tests/engines/dbt/requirements.txt"
-        dbt_venv="$REPO/.venv-dbt"
-        dbt_hash="$(sha256sum <"$dbt_req" | cut -d' ' -f1)"
-        if [[ ! -x "$dbt_venv/bin/dbt-ol" ||
-              "$(cat "$dbt_venv/.requirements.sha256" 2>/dev/null)" != "$dbt_hash" ]]; then
-          log "installing dbt into $dbt_venv"
-          { "${PYTHON:-python3}" -m venv "$dbt_venv" &&
-            "$dbt_venv/bin/python" -m pip install --disable-pip-version-check -q -r "$dbt_req" &&
-            echo "$dbt_hash" >"$dbt_venv/.requirements.sha256"; } || log "dbt install failed"
-        fi
-        (cd "$REPO" && env "${extra_env[@]}" CAIRN_DBT_VENV="$dbt_venv" \
+        # dbt (dbt-core, dbt-trino, dbt-ol) and DataHub's CLI pin what the main venv does not
+        # take (acryl-datahub: pyiceberg<0.12): a venv each. DataHub's gets the Cairn source.
+        side_venv "$REPO/.venv-dbt" "$REPO/tests/engines/dbt/requirements.txt" dbt-ol
+        side_venv "$REPO/.venv-datahub" "$REPO/tests/engines/datahub/requirements.txt" datahub \
+          "$REPO/integrations/datahub"
+        (cd "$REPO" && env "${extra_env[@]}" CAIRN_DBT_VENV="$REPO/.venv-dbt" \
+          CAIRN_DATAHUB_VENV="$REPO/.venv-datahub" \
           "$VENV/bin/python" -m pytest tests/engines \
           -p no:cacheprovider -s "${pytest_args[@]}")
         src=$?

@@ -1,0 +1,1 @@
+"""A DataHub ingestion source for Cairn (`source.type: cairn`)."""
