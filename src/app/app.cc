@@ -52,9 +52,47 @@ std::string CompileDate() {
   return fmt::format("{:02}/{:02}/{} {}", day, month, date.substr(7, 4), __TIME__);
 }
 
+// A host only this machine can reach: plain HTTP there never crosses a network.
+bool IsLoopback(const std::string& host) {
+  return host.rfind("127.", 0) == 0 || host == "::1" || host == "localhost";
+}
+
+// The listener's transport settings taken together; kInvalidArgument naming the key.
+Status CheckTransport(const Config& config) {
+  const auto& tls = config.tls;
+  if (tls.cert_file.empty() != tls.key_file.empty()) {
+    return InvalidArgument(
+        "cairn.server.tls.cert-file and cairn.server.tls.key-file go together: set both");
+  }
+  if (!tls.enabled() && !tls.client_ca_file.empty()) {
+    return InvalidArgument(
+        "cairn.server.tls.client-ca-file needs TLS: set cairn.server.tls.cert-file and key-file");
+  }
+  const bool certificate_auth =
+      std::find(config.authenticators.begin(), config.authenticators.end(), "certificate") !=
+      config.authenticators.end();
+  if (certificate_auth && tls.client_ca_file.empty()) {
+    return InvalidArgument(
+        "cairn.authenticators lists 'certificate': set cairn.server.tls.client-ca-file, the CA "
+        "that signs client certificates");
+  }
+  if (!tls.enabled() && !config.plain_http && !IsLoopback(config.host)) {
+    return InvalidArgument(
+        "cairn.server.host is {} (not a loopback address) and TLS is not configured: set "
+        "cairn.server.tls.cert-file and cairn.server.tls.key-file, or "
+        "cairn.server.plain-http=true to serve plain HTTP there (behind a proxy that ends TLS)",
+        config.host);
+  }
+  return Ok();
+}
+
 int Serve(Config config) {
   InitLogging(config.log_level);
   const auto started = std::chrono::steady_clock::now();
+  if (auto transport = CheckTransport(config); !transport) {
+    spdlog::error("event=startup_failed reason=\"{}\"", transport.error().message);
+    return 1;
+  }
   std::error_code ec;
   std::filesystem::create_directories(config.data_dir, ec);
   if (ec) {
@@ -185,6 +223,7 @@ int Serve(Config config) {
   options.idle_timeout_ms = config.idle_timeout_ms;
   options.shutdown_grace_ms = config.shutdown_grace_ms;
   options.request_deadline_ms = config.request_deadline_ms;
+  options.tls = config.tls;
 
   Router router{gravitino,
                 iceberg,
@@ -211,8 +250,11 @@ int Serve(Config config) {
   const auto ready_us = std::chrono::duration_cast<std::chrono::microseconds>(
                             std::chrono::steady_clock::now() - started)
                             .count();
-  spdlog::info("event=ready host={} port={} store={} data_dir=\"{}\" workers={} startup_micros={}",
-               config.host, server.port(), config.store_type, config.data_dir, workers, ready_us);
+  spdlog::info(
+      "event=ready host={} port={} scheme={} store={} data_dir=\"{}\" workers={} "
+      "startup_micros={}",
+      config.host, server.port(), config.tls.enabled() ? "https" : "http", config.store_type,
+      config.data_dir, workers, ready_us);
   spdlog::default_logger()->flush();
   server.Run();
   (*audit)->Sync();

@@ -12,6 +12,12 @@ const std::vector<std::string>& ConfigKeys() {
   static const std::vector<std::string> keys = {
       "cairn.server.host",
       "cairn.server.port",
+      "cairn.server.tls.cert-file",
+      "cairn.server.tls.key-file",
+      "cairn.server.tls.client-ca-file",
+      "cairn.server.tls.client-auth",
+      "cairn.server.tls.reload-interval-ms",
+      "cairn.server.plain-http",
       "cairn.data-dir",
       "cairn.server.workers",
       "cairn.store.type",
@@ -90,6 +96,24 @@ Status SetConfigValue(Config& c, const std::string& key, const std::string& raw)
   } else if (key == "cairn.server.port") {
     CAIRN_ASSIGN_OR_RETURN(auto v, ParseNumber(key, value, 0, 65535));
     c.port = static_cast<int>(v);
+  } else if (key == "cairn.server.tls.cert-file") {
+    c.tls.cert_file = value;
+  } else if (key == "cairn.server.tls.key-file") {
+    c.tls.key_file = value;
+  } else if (key == "cairn.server.tls.client-ca-file") {
+    c.tls.client_ca_file = value;
+  } else if (key == "cairn.server.tls.client-auth") {
+    if (value != "optional" && value != "required")
+      return InvalidArgument("Config key '{}' must be 'optional' or 'required', got '{}'", key,
+                             value);
+    c.tls.require_client_cert = value == "required";
+  } else if (key == "cairn.server.tls.reload-interval-ms") {
+    CAIRN_ASSIGN_OR_RETURN(auto v, ParseNumber(key, value, 0, 86'400'000));
+    c.tls.reload_interval_ms = static_cast<int>(v);
+  } else if (key == "cairn.server.plain-http") {
+    if (value != "true" && value != "false")
+      return InvalidArgument("Config key '{}' must be true or false", key);
+    c.plain_http = value == "true";
   } else if (key == "cairn.data-dir") {
     if (value.empty()) return InvalidArgument("Config key '{}' must not be empty", key);
     c.data_dir = value;
@@ -128,9 +152,10 @@ Status SetConfigValue(Config& c, const std::string& key, const std::string& raw)
     c.authenticators.clear();
     for (const auto& a : Split(value, ',')) {
       const std::string name(Trim(a));
-      if (name != "simple" && name != "basic" && name != "oauth2") {
+      if (name != "simple" && name != "basic" && name != "oauth2" && name != "certificate") {
         return InvalidArgument(
-            "Config key '{}' lists an unknown authenticator '{}'; expected simple, basic, oauth2",
+            "Config key '{}' lists an unknown authenticator '{}'; expected simple, basic, "
+            "oauth2, certificate",
             key, name);
       }
       c.authenticators.push_back(name);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "http/server.h"
 #include "service/lineage_forwarder.h"
 
 namespace cairn::app {
@@ -16,6 +17,8 @@ namespace cairn::app {
 struct Config {
   std::string host = "127.0.0.1";
   int port = 8090;
+  http::TlsOptions tls;     // TLS on the listener when tls.cert_file is set
+  bool plain_http = false;  // plain HTTP on a host that is not a loopback address
   std::string data_dir = "./data";
   int workers = 0;  // 0: max(2, cores)
   std::string store_type = "sqlite";

@@ -292,7 +292,8 @@ http::Response Router::Handle(const http::Request& request) const {
   http::Response response;
   bool authenticated = true;
   if (!SkipsAuthentication(request)) {
-    auto p = authenticator.Authenticate(request.Header("Authorization"));
+    auto p = authenticator.Authenticate(request.Header("Authorization"),
+                                        request.client_certificate_cn);
     if (p) {
       principal = std::move(*p);
     } else {

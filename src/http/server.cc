@@ -7,6 +7,7 @@
 
 #include <array>
 #include <atomic>
+#include <filesystem>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -16,6 +17,8 @@
 #include <thread>
 #include <vector>
 
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
 #include <spdlog/spdlog.h>
 #include <sys/syscall.h>
 
@@ -31,8 +34,83 @@ namespace bhttp = boost::beast::http;
 using asio::awaitable;
 using asio::use_awaitable;
 using asio::ip::tcp;
+namespace ssl = boost::asio::ssl;
+using TlsStream = beast::ssl_stream<beast::tcp_stream>;
 
 namespace {
+
+// A TLS context from the configured files: TLS 1.2 or later, forward-secret AEAD suites for
+// 1.2 (1.3's are all such), client certificates checked against the client CA when one is set.
+Result<std::shared_ptr<ssl::context>> MakeTlsContext(const TlsOptions& o) {
+  auto ctx = std::make_shared<ssl::context>(ssl::context::tls_server);
+  boost::system::error_code ec;
+  ctx->set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 |
+                       ssl::context::no_sslv3 | ssl::context::no_tlsv1 |
+                       ssl::context::no_tlsv1_1 | ssl::context::single_dh_use,
+                   ec);
+  SSL_CTX* native = ctx->native_handle();
+  SSL_CTX_set_min_proto_version(native, TLS1_2_VERSION);
+  SSL_CTX_set_cipher_list(native,
+                          "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:"
+                          "ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384:"
+                          "ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305");
+  SSL_CTX_set_options(native, SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE);
+  ctx->use_certificate_chain_file(o.cert_file, ec);
+  if (ec) {
+    return InvalidArgument("cairn.server.tls.cert-file '{}' is not a usable PEM certificate: {}",
+                           o.cert_file, ec.message());
+  }
+  ctx->use_private_key_file(o.key_file, ssl::context::pem, ec);
+  if (ec) {
+    return InvalidArgument(
+        "cairn.server.tls.key-file '{}' is not a usable PEM private key of "
+        "cairn.server.tls.cert-file: {}",
+        o.key_file, ec.message());
+  }
+  if (SSL_CTX_check_private_key(native) != 1) {
+    return InvalidArgument(
+        "cairn.server.tls.key-file '{}' is not the key of cairn.server.tls.cert-file '{}'",
+        o.key_file, o.cert_file);
+  }
+  if (!o.client_ca_file.empty()) {
+    ctx->load_verify_file(o.client_ca_file, ec);
+    STACK_OF(X509_NAME)* names = SSL_load_client_CA_file(o.client_ca_file.c_str());
+    if (ec || names == nullptr) {
+      return InvalidArgument("cairn.server.tls.client-ca-file '{}' holds no usable PEM "
+                             "certificate{}",
+                             o.client_ca_file, ec ? ": " + ec.message() : "");
+    }
+    SSL_CTX_set_client_CA_list(native, names);  // named to clients choosing a certificate
+    ctx->set_verify_mode(ssl::verify_peer | (o.require_client_cert
+                                                 ? ssl::verify_fail_if_no_peer_cert
+                                                 : ssl::verify_none),
+                         ec);
+    static const unsigned char kSessionContext[] = "cairn";
+    SSL_CTX_set_session_id_context(native, kSessionContext, sizeof(kSessionContext) - 1);
+  }
+  return ctx;
+}
+
+// The subject's common name of the certificate the handshake verified; empty when there is
+// none (no client CA, or the client sent no certificate).
+std::string VerifiedPeerCommonName(SSL* ssl) {
+  X509* cert = SSL_get_peer_certificate(ssl);
+  if (cert == nullptr) return {};
+  std::string cn;
+  if (SSL_get_verify_result(ssl) == X509_V_OK) {
+    X509_NAME* subject = X509_get_subject_name(cert);
+    const int index = X509_NAME_get_index_by_NID(subject, NID_commonName, -1);
+    if (index >= 0) {
+      ASN1_STRING* data = X509_NAME_ENTRY_get_data(X509_NAME_get_entry(subject, index));
+      unsigned char* utf8 = nullptr;
+      const int len = ASN1_STRING_to_UTF8(&utf8, data);
+      if (len > 0) cn.assign(reinterpret_cast<const char*>(utf8), static_cast<size_t>(len));
+      OPENSSL_free(utf8);
+    }
+  }
+  X509_free(cert);
+  return cn;
+}
 
 std::string NextRequestId() {
   static const std::string prefix = RandomUuid().substr(0, 8);
@@ -101,6 +179,12 @@ class Server::Impl {
         signals_(control_, SIGINT, SIGTERM) {}
 
   Status Listen() {
+    if (options_.tls.enabled()) {
+      CAIRN_ASSIGN_OR_RETURN(auto ctx, MakeTlsContext(options_.tls));
+      std::lock_guard lock(tls_mu_);
+      tls_ctx_ = std::move(ctx);
+      tls_stamp_ = TlsFileStamp();
+    }
     boost::system::error_code ec;
     auto address = asio::ip::make_address(options_.host, ec);
     if (ec) return InvalidArgument("cairn.server.host '{}' is not an IP address", options_.host);
@@ -125,6 +209,12 @@ class Server::Impl {
         BeginShutdown();
       }
     });
+    if (options_.tls.enabled()) {
+      boost::system::error_code ec;
+      hangup_.add(SIGHUP, ec);
+      WaitForHangup();
+      if (options_.tls.reload_interval_ms > 0) WatchTlsFiles();
+    }
     asio::co_spawn(control_, AcceptLoop(), asio::detached);
     slots_[0].alive.store(true, std::memory_order_release);  // this thread
     for (int i = 1; i < base_threads_; ++i) StartThread(/*spare=*/false);
@@ -318,12 +408,77 @@ class Server::Impl {
     return response;
   }
 
+  // ---- TLS files ----
+  // The change times of the three files, to notice a new certificate without a signal.
+  std::vector<std::filesystem::file_time_type> TlsFileStamp() const {
+    std::vector<std::filesystem::file_time_type> out;
+    for (const auto* f : {&options_.tls.cert_file, &options_.tls.key_file,
+                          &options_.tls.client_ca_file}) {
+      std::error_code ec;
+      out.push_back(f->empty() ? std::filesystem::file_time_type{}
+                               : std::filesystem::last_write_time(*f, ec));
+    }
+    return out;
+  }
+
+  // Rebuilds the TLS context from the files; a file that cannot be used leaves the current
+  // context serving (a half-written certificate is never put in front of clients).
+  void ReloadTls(std::string_view why) {
+    auto stamp = TlsFileStamp();
+    auto ctx = MakeTlsContext(options_.tls);
+    if (!ctx) {
+      spdlog::error("event=tls_reload_failed trigger={} error=\"{}\" action=kept_current", why,
+                    ctx.error().message);
+      std::lock_guard lock(tls_mu_);
+      tls_stamp_ = std::move(stamp);  // not tried again until a file changes again
+      return;
+    }
+    std::lock_guard lock(tls_mu_);
+    tls_ctx_ = std::move(*ctx);
+    tls_stamp_ = std::move(stamp);
+    ++tls_generation_;
+    spdlog::info("event=tls_reloaded trigger={} generation={}", why, tls_generation_);
+  }
+
+  // On control_.
+  void WaitForHangup() {
+    hangup_.async_wait([this](const boost::system::error_code& ec, int) {
+      if (ec || stopping_) return;
+      ReloadTls("SIGHUP");
+      WaitForHangup();
+    });
+  }
+
+  // On control_.
+  void WatchTlsFiles() {
+    auto timer = std::make_shared<asio::steady_timer>(control_);
+    timer->expires_after(std::chrono::milliseconds(options_.tls.reload_interval_ms));
+    timer->async_wait([this, timer](const boost::system::error_code& ec) {
+      if (ec || stopping_) return;
+      bool changed = false;
+      {
+        std::lock_guard lock(tls_mu_);
+        changed = TlsFileStamp() != tls_stamp_;
+      }
+      if (changed) ReloadTls("file_change");
+      WatchTlsFiles();
+    });
+    tls_watch_ = timer;
+  }
+
+  std::shared_ptr<ssl::context> CurrentTlsContext() {
+    std::lock_guard lock(tls_mu_);
+    return tls_ctx_;
+  }
+
   // On control_.
   void BeginShutdown() {
     if (stopping_.exchange(true)) return;
     boost::system::error_code ec;
     acceptor_.close(ec);
     signals_.cancel(ec);
+    hangup_.cancel(ec);
+    if (tls_watch_) tls_watch_->cancel();
     {
       std::lock_guard<std::mutex> lock(mu_);
       for (const auto& c : connections_) {
@@ -392,7 +547,12 @@ class Server::Impl {
         std::lock_guard<std::mutex> lock(mu_);
         connections_.push_back(connection);
       }
-      asio::co_spawn(strand, Session(std::move(socket), connection), asio::detached);
+      if (options_.tls.enabled()) {
+        asio::co_spawn(strand, TlsSession(std::move(socket), connection, CurrentTlsContext()),
+                       asio::detached);
+      } else {
+        asio::co_spawn(strand, Session(std::move(socket), connection), asio::detached);
+      }
     }
   }
 
@@ -436,22 +596,68 @@ class Server::Impl {
     return res;
   }
 
+  static std::string RemoteOf(beast::tcp_stream& stream) {
+    boost::system::error_code ec;
+    auto ep = stream.socket().remote_endpoint(ec);
+    return ec ? std::string() : ep.address().to_string();
+  }
+
   awaitable<void> Session(tcp::socket socket, std::shared_ptr<Connection> self) {
     beast::tcp_stream stream(std::move(socket));
     self->stream = &stream;
-    std::string remote;
-    {
-      boost::system::error_code ec;
-      auto ep = stream.socket().remote_endpoint(ec);
-      if (!ec) remote = ep.address().to_string();
+    const std::string remote = RemoteOf(stream);
+    co_await Serve(stream, *self, remote, std::string());
+    Close(stream, self);
+  }
+
+  // `ctx` is held for as long as the connection lives: a reload replaces the server's current
+  // context, never the one an open connection uses.
+  awaitable<void> TlsSession(tcp::socket socket, std::shared_ptr<Connection> self,
+                             std::shared_ptr<ssl::context> ctx) {
+    TlsStream stream(beast::tcp_stream(std::move(socket)), *ctx);
+    beast::tcp_stream& tcp = beast::get_lowest_layer(stream);
+    self->stream = &tcp;
+    const std::string remote = RemoteOf(tcp);
+    boost::system::error_code ec;
+    tcp.expires_after(std::chrono::milliseconds(std::min(options_.idle_timeout_ms, 10'000)));
+    co_await stream.async_handshake(ssl::stream_base::server,
+                                    asio::redirect_error(use_awaitable, ec));
+    if (ec) {
+      // A client that does not trust us, a certificate we do not trust, plain HTTP on a TLS
+      // port, a scanner: nothing to answer in any protocol's format.
+      spdlog::info("event=tls_handshake_failed remote={} error=\"{}\"", remote, ec.message());
+    } else {
+      co_await Serve(stream, *self, remote, VerifiedPeerCommonName(stream.native_handle()));
+      tcp.expires_after(std::chrono::seconds(1));
+      co_await stream.async_shutdown(asio::redirect_error(use_awaitable, ec));
     }
+    Close(tcp, self);
+  }
+
+  void Close(beast::tcp_stream& stream, const std::shared_ptr<Connection>& self) {
+    boost::system::error_code ignored;
+    stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    stream.socket().close(ignored);
+    self->stream = nullptr;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      connections_.remove(self);
+    }
+    if (stopping_) asio::post(control_, [this] { MaybeFinish(); });
+  }
+
+  // Reads requests from one connection and answers them until it closes, errs or idles out.
+  template <class Stream>
+  awaitable<void> Serve(Stream& stream, Connection& self, const std::string& remote,
+                        const std::string& client_cn) {
+    beast::tcp_stream& tcp = beast::get_lowest_layer(stream);
     beast::flat_buffer buffer;
     const auto idle = std::chrono::milliseconds(options_.idle_timeout_ms);
     while (!stopping_) {
       bhttp::request_parser<bhttp::string_body> parser;
       parser.body_limit(options_.max_body_bytes);
       parser.header_limit(static_cast<std::uint32_t>(options_.max_header_bytes));
-      stream.expires_after(idle);
+      tcp.expires_after(idle);
       boost::system::error_code ec;
       co_await bhttp::async_read(stream, buffer, parser, asio::redirect_error(use_awaitable, ec));
       if (ec) {
@@ -492,19 +698,20 @@ class Server::Impl {
           partial.remote_address = remote;
           partial.received = std::chrono::steady_clock::now();
           auto res = ToBeast(RenderError(status, message, partial), 11, false, partial.request_id);
-          stream.expires_after(std::chrono::seconds(10));
+          tcp.expires_after(std::chrono::seconds(10));
           co_await bhttp::async_write(stream, res, asio::redirect_error(use_awaitable, ec));
           co_await Drain(stream);
         }
         break;
       }
-      self->busy = true;
+      self.busy = true;
       auto& req = parser.get();
       Request request;
       request.method = std::string(req.method_string());
       request.target = std::string(req.target());
       request.request_id = NextRequestId();
       request.remote_address = remote;
+      request.client_certificate_cn = client_cn;
       for (const auto& field : req) {
         request.headers.emplace(std::string(field.name_string()), std::string(field.value()));
       }
@@ -517,7 +724,7 @@ class Server::Impl {
       if (!ParseTarget(request.target, request.path, request.query)) {
         response = RenderError(400, "Malformed percent-encoding in the request target", request);
       } else {
-        stream.expires_never();
+        tcp.expires_never();
         response = RunHandler(request);  // inline: this strand's thread runs it
       }
       const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(
@@ -528,30 +735,26 @@ class Server::Impl {
           request.request_id, remote, request.method, request.path, response.status, micros);
       auto res =
           ToBeast(std::move(response), version, keep_alive && !stopping_, request.request_id);
-      stream.expires_after(idle);
+      tcp.expires_after(idle);
       co_await bhttp::async_write(stream, res, asio::redirect_error(use_awaitable, ec));
-      self->busy = false;
+      self.busy = false;
       if (ec || !keep_alive) break;
     }
-    boost::system::error_code ignored;
-    stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
-    stream.socket().close(ignored);
-    self->stream = nullptr;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      connections_.remove(self);
-    }
-    if (stopping_) asio::post(control_, [this] { MaybeFinish(); });
   }
 
   // After an early error response, read and discard what the client is still sending (bounded)
   // so it sees our response instead of a connection reset.
-  static awaitable<void> Drain(beast::tcp_stream& stream) {
+  template <class Stream>
+  static awaitable<void> Drain(Stream& stream) {
     boost::system::error_code ec;
-    stream.socket().shutdown(tcp::socket::shutdown_send, ec);
+    beast::tcp_stream& tcp = beast::get_lowest_layer(stream);
+    // Plain TCP can half-close; TLS cannot (its close is a message of its own, sent after).
+    if constexpr (std::is_same_v<Stream, beast::tcp_stream>) {
+      tcp.socket().shutdown(tcp::socket::shutdown_send, ec);
+    }
     std::array<char, 64 * 1024> scratch{};
     size_t total = 0;
-    stream.expires_after(std::chrono::seconds(5));
+    tcp.expires_after(std::chrono::seconds(5));
     while (total < 256 * 1024 * 1024) {
       const size_t n = co_await stream.async_read_some(asio::buffer(scratch),
                                                        asio::redirect_error(use_awaitable, ec));
@@ -575,6 +778,12 @@ class Server::Impl {
   Strand control_;
   tcp::acceptor acceptor_;
   asio::signal_set signals_;
+  asio::signal_set hangup_{control_};  // SIGHUP, with TLS only
+  std::mutex tls_mu_;
+  std::shared_ptr<ssl::context> tls_ctx_;                    // guarded by tls_mu_
+  std::vector<std::filesystem::file_time_type> tls_stamp_;  // guarded by tls_mu_
+  uint64_t tls_generation_ = 0;                               // guarded by tls_mu_
+  std::shared_ptr<asio::steady_timer> tls_watch_;             // control_ only
   std::mutex mu_;
   std::list<std::shared_ptr<Connection>> connections_;  // guarded by mu_
   std::atomic<bool> stopping_{false};

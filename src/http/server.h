@@ -12,6 +12,20 @@
 
 namespace cairn::http {
 
+/// TLS on the listener. With `cert_file` empty the server speaks plain HTTP.
+struct TlsOptions {
+  std::string cert_file;       // PEM: the server's certificate, then its chain
+  std::string key_file;        // PEM: its private key
+  std::string client_ca_file;  // PEM: set, clients may present a certificate one of these signed
+  bool require_client_cert = false;  // with client_ca_file: a handshake without one fails
+  // The three files' change times are checked this often and the context rebuilt when one
+  // changed (SIGHUP does it at once); 0: on SIGHUP only. New connections get the new context,
+  // open ones keep theirs.
+  int reload_interval_ms = 5000;
+
+  bool enabled() const { return !cert_file.empty(); }
+};
+
 struct ServerOptions {
   std::string host = "127.0.0.1";
   int port = 8090;  // 0 picks a free port
@@ -24,6 +38,7 @@ struct ServerOptions {
   int shutdown_grace_ms = 15'000;  // in-flight requests may finish within this
   // A handler's work that runs past this is abandoned with a 503 (common/deadline.h); 0: none.
   int request_deadline_ms = 60'000;
+  TlsOptions tls;
 };
 
 /// Handles one request on one of the server's threads. Must not throw (a throw becomes a 500).
@@ -46,7 +61,8 @@ class Server {
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;
 
-  /// Binds and listens. kUnavailable when the address cannot be bound.
+  /// Loads the TLS files (when configured), binds and listens. kInvalidArgument when a TLS file
+  /// cannot be used; kUnavailable when the address cannot be bound.
   Status Listen();
   /// The bound port (after Listen).
   int port() const;

@@ -27,6 +27,8 @@ struct Request {
   std::string body;
   std::string request_id;
   std::string remote_address;
+  /// The common name of the client certificate a TLS handshake verified (empty: none).
+  std::string client_certificate_cn;
   /// Not from the wire: the interface a request made in memory on behalf of another one comes
   /// through (an MCP tool's call of the Gravitino API is "mcp"), for the changes it publishes.
   /// Empty: the path's own interface. Always a string literal.

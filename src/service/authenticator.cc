@@ -48,6 +48,8 @@ Result<std::unique_ptr<Authenticator>> Authenticator::Make(AuthnConfig config,
   for (const auto& name : a->config_.authenticators) {
     if (name == "simple") {
       a->simple_ = true;
+    } else if (name == "certificate") {
+      a->certificate_ = true;
     } else if (name == "basic") {
       a->basic_ = true;
     } else if (name == "oauth2") {
@@ -68,7 +70,8 @@ Result<std::unique_ptr<Authenticator>> Authenticator::Make(AuthnConfig config,
       a->jwt_.emplace(std::move(*verifier));
     } else {
       return InvalidArgument(
-          "Unknown authenticator '{}' in cairn.authenticators; expected simple, basic or oauth2",
+          "Unknown authenticator '{}' in cairn.authenticators; expected simple, basic, oauth2 "
+          "or certificate",
           name);
     }
   }
@@ -76,7 +79,7 @@ Result<std::unique_ptr<Authenticator>> Authenticator::Make(AuthnConfig config,
     return InvalidArgument(
         "cairn.authenticators: 'simple' and 'basic' both take Basic credentials; configure one");
   }
-  if (!a->simple_ && !a->basic_ && !a->jwt_)
+  if (!a->simple_ && !a->basic_ && !a->jwt_ && !a->certificate_)
     return InvalidArgument("cairn.authenticators must not be empty");
   return a;
 }
@@ -103,11 +106,27 @@ Status Authenticator::EnsureBasicUser(const std::string& name, const std::string
   return s;
 }
 
-Result<Principal> Authenticator::Authenticate(
-    const std::optional<std::string>& authorization) const {
+Result<Principal> Authenticator::Authenticate(const std::optional<std::string>& authorization,
+                                              std::string_view client_certificate_cn) const {
+  if (certificate_ && !client_certificate_cn.empty()) {
+    // A verified client certificate names the caller, unless the request also carries
+    // credentials a verifying authenticator checks (a password under `basic`, a token under
+    // `oauth2`): those name whom a certified service calls for. `simple` verifies nothing, so
+    // it never overrides a certificate.
+    const std::string_view header = authorization ? Trim(*authorization) : std::string_view();
+    const std::string scheme = ToLower(header.substr(0, header.find(' ')));
+    const bool verified_header = (scheme == "basic" && basic_) || (scheme == "bearer" && jwt_);
+    if (!verified_header) {
+      if (HasControlCharacter(client_certificate_cn))
+        return Unauthenticated("The client certificate's common name is not a principal name");
+      return Principal{std::string(client_certificate_cn), {}};
+    }
+  }
   if (!authorization || Trim(*authorization).empty()) {
     if (simple_) return Principal{"anonymous", {}};
-    return Unauthenticated("Authentication is required: send an Authorization header");
+    return Unauthenticated(certificate_ && !jwt_ && !basic_
+                               ? "Authentication is required: present a client certificate"
+                               : "Authentication is required: send an Authorization header");
   }
   std::string_view header = Trim(*authorization);
   const size_t space = header.find(' ');

@@ -18,7 +18,8 @@ namespace cairn::service {
 
 struct AuthnConfig {
   /// Tried in this order: `simple` (user name of Basic auth, no password; no header = anonymous),
-  /// `basic` (local users with salted PBKDF2 password hashes), `oauth2` (Bearer JWTs).
+  /// `basic` (local users with salted PBKDF2 password hashes), `oauth2` (Bearer JWTs),
+  /// `certificate` (the common name of a client certificate the TLS handshake verified).
   std::vector<std::string> authenticators = {"simple"};
   security::JwtConfig jwt;
   std::string jwks_file;
@@ -35,7 +36,11 @@ class Authenticator {
   static Result<std::unique_ptr<Authenticator>> Make(AuthnConfig config,
                                                      store::MetadataStore& store);
 
-  Result<governance::Principal> Authenticate(const std::optional<std::string>& authorization) const;
+  /// `client_certificate_cn`: the common name of the client certificate the TLS handshake
+  /// verified, if any; with the `certificate` authenticator it is the principal of a request
+  /// that sends no Authorization header.
+  Result<governance::Principal> Authenticate(const std::optional<std::string>& authorization,
+                                             std::string_view client_certificate_cn = {}) const;
   /// The `WWW-Authenticate` value of a 401.
   std::string Challenge() const;
 
@@ -58,6 +63,7 @@ class Authenticator {
   store::MetadataStore& store_;
   bool simple_ = false;
   bool basic_ = false;
+  bool certificate_ = false;
   std::optional<security::JwtVerifier> jwt_;
 
   // A successful PBKDF2 check is remembered briefly by a digest of the credentials, so keep-alive

@@ -169,10 +169,13 @@ def cairn_binary(copy_to: Path | None = None) -> Path:
 
 
 def start_cairn(name: str, env: dict, data_dir: Path, log_dir: Path,
-                binary: Path | None = None) -> Server:
+                binary: Path | None = None, ca_file: Path | None = None) -> Server:
     """Starts `binary serve` (default: CAIRN_BIN) on a free port (3 tries) with the CAIRN_*
     settings `env` on top of this process's environment without its CAIRN_* variables
-    (CAIRN_LOG_LEVEL defaults to this process's, else info). Output: log_dir/cairn-<name>.log."""
+    (CAIRN_LOG_LEVEL defaults to this process's, else info). Output: log_dir/cairn-<name>.log.
+    With `ca_file` the server speaks HTTPS (its certificate signed by that CA)."""
+    scheme = "https" if ca_file else "http"
+    verify = str(ca_file) if ca_file else True
     binary = cairn_binary() if binary is None else binary
     full_env = {k: v for k, v in os.environ.items() if not k.startswith("CAIRN_")}
     full_env["CAIRN_LOG_LEVEL"] = os.environ.get("CAIRN_LOG_LEVEL", "info")
@@ -192,10 +195,11 @@ def start_cairn(name: str, env: dict, data_dir: Path, log_dir: Path,
                 last_err = f"cairn exited early with code {proc.returncode}"
                 break
             try:
-                r = requests.get(f"http://127.0.0.1:{port}/api/version", timeout=2)
+                r = requests.get(f"{scheme}://127.0.0.1:{port}/api/version", timeout=2,
+                                 verify=verify)
                 if r.status_code == 200:
-                    return Server(f"http://127.0.0.1:{port}", port, Path(data_dir), log_path,
-                                  proc, full_env)
+                    return Server(f"{scheme}://127.0.0.1:{port}", port, Path(data_dir),
+                                  log_path, proc, full_env)
             except requests.RequestException:
                 pass
             time.sleep(0.1)
@@ -210,10 +214,10 @@ def start_cairn(name: str, env: dict, data_dir: Path, log_dir: Path,
 
 @contextmanager
 def running_cairn(name: str, env: dict, data_dir: Path, log_dir: Path,
-                  binary: Path | None = None) -> Iterator[Server]:
+                  binary: Path | None = None, ca_file: Path | None = None) -> Iterator[Server]:
     """start_cairn for the duration of a `with` block; stopped (exit 0 required) after it, its
     data dir removed unless CAIRN_E2E_KEEP_DATA=1 or the stop failed."""
-    srv = start_cairn(name, env, data_dir, log_dir, binary)
+    srv = start_cairn(name, env, data_dir, log_dir, binary, ca_file)
     try:
         yield srv
     except BaseException:

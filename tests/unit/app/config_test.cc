@@ -33,8 +33,10 @@ TEST(Config, EveryKeyIsAccepted) {
     if (key.find("timeout") != std::string::npos) value = "1000";
     if (key == "cairn.authenticators") value = "simple";
     if (key == "cairn.authorization.enable" || key == "cairn.mcp.enable" ||
-        key == "cairn.mcp.allow-writes" || key == "cairn.metrics.enable")
+        key == "cairn.mcp.allow-writes" || key == "cairn.metrics.enable" ||
+        key == "cairn.server.plain-http")
       value = "true";
+    if (key == "cairn.server.tls.client-auth") value = "required";
     if (key == "cairn.audit.max-file-bytes") value = "65536";
     if (key == "cairn.lineage.forward.url") value = "http://127.0.0.1:5000";
     EXPECT_THAT(SetConfigValue(c, key, value), IsOk()) << key;
@@ -62,6 +64,13 @@ TEST(Config, BadValuesNameTheKey) {
               HasErrorMessage("cairn.lineage.forward.api-key"));
   EXPECT_THAT(SetConfigValue(c, "cairn.lineage.forward.url", "https://marquez.internal:5000"),
               IsOk());
+  EXPECT_THAT(SetConfigValue(c, "cairn.server.tls.client-auth", "sometimes"),
+              HasErrorMessage("cairn.server.tls.client-auth"));
+  EXPECT_THAT(SetConfigValue(c, "cairn.server.plain-http", "yes"),
+              HasErrorMessage("cairn.server.plain-http"));
+  EXPECT_THAT(SetConfigValue(c, "cairn.authenticators", "simple,kerberos"),
+              HasErrorMessage("certificate"));
+  EXPECT_THAT(SetConfigValue(c, "cairn.authenticators", "certificate,oauth2"), IsOk());
 }
 
 TEST(Config, IcebergCacheBounds) {
