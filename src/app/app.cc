@@ -225,6 +225,7 @@ int Serve(Config config) {
   options.request_deadline_ms = config.request_deadline_ms;
   options.tls = config.tls;
 
+  RequestLimiter limiter(config.limits);
   Router router{gravitino,
                 iceberg,
                 admin,
@@ -235,7 +236,8 @@ int Serve(Config config) {
                 config.service_admins,
                 config.mcp_enabled ? &mcp : nullptr,
                 &lance,
-                metrics.get()};
+                metrics.get(),
+                &limiter};
   auto handler = [&router](const http::Request& request) { return router.Handle(request); };
   auto renderer = [&router](int status, std::string_view message, const http::Request& partial) {
     return router.RenderTransportError(status, message, partial);

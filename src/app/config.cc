@@ -18,6 +18,11 @@ const std::vector<std::string>& ConfigKeys() {
       "cairn.server.tls.client-auth",
       "cairn.server.tls.reload-interval-ms",
       "cairn.server.plain-http",
+      "cairn.limits.principal.max-in-flight",
+      "cairn.limits.principal.requests-per-second",
+      "cairn.limits.principal.burst",
+      "cairn.limits.interface.max-in-flight",
+      "cairn.limits.interface.requests-per-second",
       "cairn.data-dir",
       "cairn.server.workers",
       "cairn.store.type",
@@ -114,6 +119,37 @@ Status SetConfigValue(Config& c, const std::string& key, const std::string& raw)
     if (value != "true" && value != "false")
       return InvalidArgument("Config key '{}' must be true or false", key);
     c.plain_http = value == "true";
+  } else if (key == "cairn.limits.principal.max-in-flight") {
+    CAIRN_ASSIGN_OR_RETURN(auto v, ParseNumber(key, value, 0, 1'000'000));
+    c.limits.per_principal.max_in_flight = static_cast<int>(v);
+  } else if (key == "cairn.limits.principal.requests-per-second" ||
+             key == "cairn.limits.principal.burst") {
+    char* end = nullptr;
+    const double v = std::strtod(value.c_str(), &end);
+    if (value.empty() || end != value.c_str() + value.size() || !(v >= 0) || v > 1e9)
+      return InvalidArgument("Config key '{}' must be a number in [0, 1e9], got '{}'", key, value);
+    (key == "cairn.limits.principal.burst" ? c.limits.per_principal.burst
+                                           : c.limits.per_principal.per_second) = v;
+  } else if (key == "cairn.limits.interface.max-in-flight" ||
+             key == "cairn.limits.interface.requests-per-second") {
+    const bool in_flight = key == "cairn.limits.interface.max-in-flight";
+    CAIRN_ASSIGN_OR_RETURN(auto values,
+                           ParseInterfaceValues(key, value, in_flight ? 1'000'000 : 1e9));
+    for (auto& rule : c.limits.per_interface) {  // the value names every limited interface
+      if (in_flight) {
+        rule.max_in_flight = 0;
+      } else {
+        rule.per_second = 0;
+      }
+    }
+    for (const auto& [interface, v] : values) {
+      auto& rule = c.limits.per_interface[static_cast<size_t>(interface)];
+      if (in_flight) {
+        rule.max_in_flight = static_cast<int>(v);
+      } else {
+        rule.per_second = v;
+      }
+    }
   } else if (key == "cairn.data-dir") {
     if (value.empty()) return InvalidArgument("Config key '{}' must not be empty", key);
     c.data_dir = value;

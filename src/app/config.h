@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "app/request_limits.h"
 #include "http/server.h"
 #include "service/lineage_forwarder.h"
 
@@ -19,6 +20,7 @@ struct Config {
   int port = 8090;
   http::TlsOptions tls;     // TLS on the listener when tls.cert_file is set
   bool plain_http = false;  // plain HTTP on a host that is not a loopback address
+  RequestLimitOptions limits;  // none by default
   std::string data_dir = "./data";
   int workers = 0;  // 0: max(2, cores)
   std::string store_type = "sqlite";

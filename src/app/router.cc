@@ -3,6 +3,7 @@
 
 #include <map>
 #include <set>
+#include <variant>
 
 #include <nlohmann/json.hpp>
 
@@ -44,6 +45,22 @@ std::string_view InterfaceName(Interface i) {
       return "http";
   }
   return "http";
+}
+
+LimitedInterface ToLimited(Interface i) {
+  switch (i) {
+    case Interface::kGravitino:
+      return LimitedInterface::kGravitino;
+    case Interface::kIceberg:
+      return LimitedInterface::kIceberg;
+    case Interface::kLance:
+      return LimitedInterface::kLance;
+    case Interface::kMcp:
+      return LimitedInterface::kMcp;
+    case Interface::kService:
+      return LimitedInterface::kService;
+  }
+  return LimitedInterface::kService;
 }
 
 bool SkipsAuthentication(const http::Request& r) {
@@ -307,6 +324,28 @@ http::Response Router::Handle(const http::Request& request) const {
                      : api::gravitino::ErrorResponse(e, api::gravitino::Operation{});
       response.headers.emplace_back("WWW-Authenticate", authenticator.Challenge());
     }
+  }
+  // Limits apply to authenticated callers, after authentication (so a principal is known) and
+  // before anything else: a refused request costs no store, storage or connector work.
+  RequestLimiter::Ticket ticket;
+  if (authenticated && limiter != nullptr && limiter->enabled() && !SkipsAuthentication(request)) {
+    auto admitted = limiter->Admit(ToLimited(interface), principal.user);
+    if (auto* refused = std::get_if<RequestLimiter::Refusal>(&admitted)) {
+      const Error e{ErrorCode::kTooManyRequests, EntityKind::kNone, refused->message};
+      response = interface == Interface::kIceberg ? api::iceberg::ErrorResponse(e)
+                 : interface == Interface::kLance
+                     ? api::lance::LanceApi::ErrorResponse(e, request.path)
+                 : interface == Interface::kMcp
+                     ? api::mcp::McpApi::TransportError(429, e.message)
+                     : api::gravitino::ErrorResponse(e, api::gravitino::Operation{});
+      response.headers.emplace_back("Retry-After", std::to_string(refused->retry_after_s));
+      if (metrics != nullptr) {
+        metrics->ObserveLimited(InterfaceName(interface), refused->limit);
+      }
+      Audit(request, principal.user, authenticated, response);
+      return response;
+    }
+    ticket = std::move(std::get<RequestLimiter::Ticket>(admitted));
   }
   if (authenticated) {
     // Federated catalogs may pass the caller's own credentials on to their remote.

@@ -8,6 +8,7 @@
 #include "api/iceberg/iceberg_api.h"
 #include "api/lance/lance_api.h"
 #include "api/mcp/mcp_api.h"
+#include "app/request_limits.h"
 #include "app/server_metrics.h"
 #include "governance/audit.h"
 #include "message/message.h"
@@ -30,6 +31,7 @@ struct Router {
   const api::mcp::McpApi* mcp = nullptr;  // null when the MCP endpoint is off (then /mcp is 404)
   const api::lance::LanceApi* lance = nullptr;  // the Lance REST service under /lance
   ServerMetrics* metrics = nullptr;             // counts every request; serves /metrics (null: 404)
+  RequestLimiter* limiter = nullptr;            // per-principal and per-interface limits (429)
 
   http::Response Handle(const http::Request& request) const;
 

@@ -69,6 +69,11 @@ ServerMetrics::ServerMetrics(Sources sources)
           "Object changes made durable, by interface, object kind and change (created, altered, "
           "dropped, renamed, committed).",
           {"interface", "kind", "change"})),
+      limited_(registry_.AddCounter(
+          "cairn_requests_limited_total",
+          "Requests refused with 429 by a request limit, by interface and limit "
+          "(principal_in_flight, principal_rate, interface_in_flight, interface_rate).",
+          {"interface", "limit"})),
       start_time_s_(NowSeconds()) {
   if (sources_.events != nullptr) {
     subscription_ = sources_.events->Subscribe([this](const service::ObjectChange& change) {

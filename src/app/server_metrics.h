@@ -34,6 +34,12 @@ class ServerMetrics {
   void ObserveRequest(std::string_view interface, std::string_view operation, int status,
                       double seconds, std::string_view vended_access);
 
+  /// A request refused by a limit (`limit`: principal_in_flight, principal_rate,
+  /// interface_in_flight, interface_rate).
+  void ObserveLimited(std::string_view interface, std::string_view limit) {
+    limited_.With({interface, limit}).Inc();
+  }
+
   /// Every metric in the text exposition format (version 0.0.4).
   std::string Render() const { return registry_.Render(); }
 
@@ -46,6 +52,7 @@ class ServerMetrics {
   metrics::Family<metrics::Histogram>& latency_;
   metrics::Family<metrics::Counter>& vended_;
   metrics::Family<metrics::Counter>& changes_;
+  metrics::Family<metrics::Counter>& limited_;
   service::EventStream::Subscription subscription_;
   const double start_time_s_;
 };

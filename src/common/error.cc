@@ -33,6 +33,8 @@ std::string_view ErrorCodeName(ErrorCode code) {
       return "ConnectionFailed";
     case ErrorCode::kUnavailable:
       return "Unavailable";
+    case ErrorCode::kTooManyRequests:
+      return "TooManyRequests";
     case ErrorCode::kInternal:
       return "Internal";
   }

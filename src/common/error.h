@@ -26,6 +26,7 @@ enum class ErrorCode {
   kUnsupported,       // the provider or protocol does not support the operation
   kConnectionFailed,  // a source could not be reached while testing a connection
   kUnavailable,       // a dependency is down or busy; retrying later may succeed
+  kTooManyRequests,   // the caller (or its interface) is over a request limit; retry later
   kInternal,          // a bug or an unexpected failure
 };
 

@@ -129,6 +129,8 @@ ErrorMapping MapError(const Error& error) {
       // A catalog's source (e.g. a federated catalog's remote) that cannot be reached.
       if (e == EntityKind::kCatalog) return {503, 1007, "ConnectionFailedException"};
       return {503, 1002, "RuntimeException"};
+    case ErrorCode::kTooManyRequests:
+      return {429, 1002, "RuntimeException"};  // as Gravitino's own 429 (lineage) answers
     case ErrorCode::kInternal:
       return {500, 1002, "RuntimeException"};
   }

@@ -46,6 +46,8 @@ ErrorMapping MapError(const Error& error) {
       return {502, "ServiceFailureException"};
     case ErrorCode::kUnavailable:
       return {503, "ServiceUnavailableException"};
+    case ErrorCode::kTooManyRequests:
+      return {429, "TooManyRequestsException"};
     case ErrorCode::kInternal:
       return {500, "ServiceFailureException"};
   }

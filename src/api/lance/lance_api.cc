@@ -44,6 +44,7 @@ enum Code {
   kUnauthenticated = 16,
   kServiceUnavailable = 17,
   kInternalCode = 18,
+  kThrottling = 21,
 };
 
 struct Mapped {
@@ -76,6 +77,8 @@ Mapped MapError(const Error& e) {
     case ErrorCode::kConnectionFailed:
     case ErrorCode::kUnavailable:
       return {503, kServiceUnavailable};
+    case ErrorCode::kTooManyRequests:
+      return {429, kThrottling};
     case ErrorCode::kCommitStateUnknown:
     case ErrorCode::kInternal:
       break;

@@ -37,6 +37,7 @@ TEST(Config, EveryKeyIsAccepted) {
         key == "cairn.server.plain-http")
       value = "true";
     if (key == "cairn.server.tls.client-auth") value = "required";
+    if (key.rfind("cairn.limits.interface.", 0) == 0) value = "mcp=1";
     if (key == "cairn.audit.max-file-bytes") value = "65536";
     if (key == "cairn.lineage.forward.url") value = "http://127.0.0.1:5000";
     EXPECT_THAT(SetConfigValue(c, key, value), IsOk()) << key;
