@@ -32,6 +32,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import random
 import resource
@@ -44,7 +45,7 @@ DRIVER = os.path.join(BENCH, ".build", "driver")
 NCPU = os.cpu_count() or 1
 SERVER_CPU, LOAD_CPU = ("0", "1") if NCPU >= 2 else ("0", "0")
 TARGETS = ["cairn-sqlite", "cairn-postgres", "reference", "nginx"]
-WORKLOADS = ["load", "create", "commit", "list", "tags", "lineage"]
+WORKLOADS = ["load", "create", "commit", "list", "tags", "lineage", "isolation"]
 
 
 class HarnessError(Exception):
@@ -307,6 +308,7 @@ class Cairn(Server):
         os.makedirs(self.data, exist_ok=True)
         self.pg_url = None
         self.authz = False  # start with CAIRN_AUTHORIZATION_ENABLE=true (simple authenticator, admin = service admin)
+        self.extra_env = {}  # more CAIRN_* settings for the next start (request limits, say)
         if store == "postgres":
             out = subprocess.run(pinned(SERVER_CPU, [os.path.join(REPO, "tests/harness/pg.sh"), "start", pg_dir]),
                                  capture_output=True, text=True)
@@ -321,6 +323,7 @@ class Cairn(Server):
         if self.authz:
             env.update(CAIRN_AUTHORIZATION_ENABLE="true", CAIRN_AUTHORIZATION_SERVICE_ADMINS="admin",
                        CAIRN_AUTHENTICATORS="simple")
+        env.update(self.extra_env)
         return [self.binary, "serve", "--host", "127.0.0.1", "--port", str(self.port), "--data-dir", self.data], env
 
     def prepare(self):
@@ -459,6 +462,87 @@ def commit_workloads(srv, p, tmp):
     return out
 
 
+ISOLATION_LIMITS = {"CAIRN_LIMITS_PRINCIPAL_REQUESTS_PER_SECOND": "2000",
+                    "CAIRN_LIMITS_PRINCIPAL_BURST": "2000"}
+
+
+def isolation_workload(srv, p, tmp):
+    """Two principals: `writer` commits fast appends (4 threads, 16 tables), `flood` loads another
+    table from 64 keep-alive connections as fast as they go. The writer's commit latency alone, under the
+    flood with a per-principal rate limit (2000 requests/s each: far above the writer's own rate),
+    and under the flood with no limit. The flooder's answers are counted by class: 429s, never 5xx."""
+    out = {}
+    sch = os.path.join(tmp, "schema.json")
+    tables = [f"iso_{i}" for i in range(16)]
+    tf = os.path.join(tmp, f"{srv.name}-iso.tables")
+    with open(tf, "w") as f:
+        f.write("\n".join(tables) + "\n")
+    writer, flood = basic("writer"), basic("flood")
+    flood_path = f"{srv.base}/namespaces/iso/tables/iso_read"  # a table the writer does not write
+
+    def commits(tag):
+        acks = os.path.join(tmp, f"{srv.name}-iso-{tag}.acks")
+        return driver("commit", "--port", srv.port, "--base", srv.base, "--ns", "iso", "--tables", tf,
+                      "--threads", 4, "--seconds", p["commit_s"], "--mode", "distinct", "--acks-out", acks,
+                      "--data-dir", os.path.join(tmp, f"{srv.name}-iso-{tag}-files"),
+                      "--auth", writer["Authorization"])
+
+    def flooded(tag):
+        box = {}
+        os.environ["BENCH_PATH"], os.environ["BENCH_AUTH"] = flood_path, flood["Authorization"]
+        lua = os.path.join(BENCH, "wrk", "flood.lua")
+        t = threading.Thread(target=lambda: box.update(run_json(
+            ["wrk", "-t1", "-c64", f"-d{int(p['commit_s']) + 2}s", "--timeout", "10s", "-s", lua,
+             f"http://127.0.0.1:{srv.port}"])))
+        t.start()
+        time.sleep(1.0)  # the flood is at full rate before the writer starts
+        r = commits(tag)
+        t.join()
+        os.environ.pop("BENCH_AUTH", None)
+        r["flood"] = box
+        return r
+
+    for limited in (True, False):
+        srv.stop()
+        srv.extra_env = dict(ISOLATION_LIMITS) if limited else {}
+        try:
+            srv.start()
+        finally:
+            srv.extra_env = {}
+        srv.prepare()
+        ok(srv.port, "POST", f"{srv.base}/namespaces", {"namespace": ["iso"]}, expect=(200, 409))
+        for n in tables + ["iso_read"]:
+            ok(srv.port, "POST", f"{srv.base}/namespaces/iso/tables",
+               {"name": n, "schema": json.load(open(sch)), "properties": {"format-version": "2"}},
+               expect=(200, 409))
+        if limited:
+            out["alone"] = commits("alone")
+            out["flood_limited"] = flooded("limited")
+        else:
+            out["flood_unlimited"] = flooded("unlimited")
+    for k in ("flood_limited", "flood_unlimited"):
+        out[k]["p99_vs_alone"] = ratio(out[k]["p99_ms"], out["alone"]["p99_ms"])
+    fl = out["flood_limited"]["flood"]
+    log(f"  isolation: writer commit p99 alone {out['alone']['p99_ms']:.1f} ms, under a limited flood "
+        f"{out['flood_limited']['p99_ms']:.1f} ms ({out['flood_limited']['p99_vs_alone']:.2f}×), unlimited "
+        f"{out['flood_unlimited']['p99_ms']:.1f} ms ({out['flood_unlimited']['p99_vs_alone']:.2f}×); flooder "
+        f"{fl.get('status_429', 0)} × 429, {fl.get('status_5xx', 0)} × 5xx, {fl.get('ok', 0)} served")
+    fu = out["flood_unlimited"]["flood"]
+    out["summary"] = {
+        "alone_p99_ms": out["alone"]["p99_ms"], "alone_per_s": out["alone"]["throughput"],
+        "limited_p99_ms": out["flood_limited"]["p99_ms"], "limited_per_s": out["flood_limited"]["throughput"],
+        "unlimited_p99_ms": out["flood_unlimited"]["p99_ms"],
+        "unlimited_per_s": out["flood_unlimited"]["throughput"],
+        "limited_vs_alone": out["flood_limited"]["p99_vs_alone"],
+        "unlimited_vs_alone": out["flood_unlimited"]["p99_vs_alone"],
+        "flood_429": fl.get("status_429", 0), "flood_5xx": fl.get("status_5xx", 0) + fu.get("status_5xx", 0),
+        "flood_served_per_s": fl.get("ok", 0) / max(fl.get("duration_us", 1) / 1e6, 1e-9),
+        "flood_unlimited_per_s": fu.get("ok", 0) / max(fu.get("duration_us", 1) / 1e6, 1e-9)}
+    srv.stop()
+    srv.start()
+    return out
+
+
 def bench_server(srv, p, tmp, is_ref, res):
     """Fills res as it goes, so a failure late in the run keeps the numbers measured before it."""
     res["loadavg_start"] = open("/proc/loadavg").read().split()[:3]
@@ -503,6 +587,9 @@ def bench_server(srv, p, tmp, is_ref, res):
         log(f"  createTable: {r['ok']} in {r['seconds']:.1f}s = {r['throughput']:.0f}/s")
     if "commit" in wl:
         res.update(commit_workloads(srv, p, tmp))
+    if "isolation" in wl and not is_ref:
+        res["isolation"] = isolation_workload(srv, p, tmp)
+        res["isolation_summary"] = res["isolation"]["summary"]
     if "list" not in wl:
         res["loadavg_end"] = open("/proc/loadavg").read().split()[:3]
         srv.stop()
@@ -911,6 +998,16 @@ ROWS = [  # (key, metric, label)
     ("lineage", "nodes_median", "lineage graph at depth 5: nodes (median)"),
     ("lineage", "page_p50_ms", "lineage graph at depth 5: p50 ms per page of 100"),
     ("lineage", "page_p99_ms", "lineage graph at depth 5: p99 ms per page of 100"),
+    ("isolation_summary", "alone_p99_ms", "isolation: writer's commits alone (4 threads): p99 ms"),
+    ("isolation_summary", "alone_per_s", "isolation: writer's commits alone: commits/s"),
+    ("isolation_summary", "limited_p99_ms", "isolation: writer's commits beside a flood limited to 2000/s: p99 ms"),
+    ("isolation_summary", "limited_per_s", "isolation: writer's commits beside a limited flood: commits/s"),
+    ("isolation_summary", "unlimited_p99_ms", "isolation: writer's commits beside an unlimited flood: p99 ms"),
+    ("isolation_summary", "unlimited_per_s", "isolation: writer's commits beside an unlimited flood: commits/s"),
+    ("isolation_summary", "flood_served_per_s", "isolation: flooder's loadTables served/s, limited"),
+    ("isolation_summary", "flood_unlimited_per_s", "isolation: flooder's loadTables served/s, unlimited"),
+    ("isolation_summary", "flood_429", "isolation: flooder's 429 answers (limited)"),
+    ("isolation_summary", "flood_5xx", "isolation: flooder's 5xx answers"),
     ("startup", "ready_ms_median", "start-up to ready: ms (median)"),
     ("startup", "idle_rss_mb", "idle RSS: MB"),
     ("startup", "rss_after_tables_mb", "RSS after loading the tables: MB"),
@@ -1039,6 +1136,12 @@ def targets_table(results):
     lg = g(s, "lineage", "page_p99_ms")
     add(f"lineage graph at depth 5, per page p99 < 10 ms ({fmt(g(s, 'lineage', 'events'))} events)",
         f"{lg:.2f} ms" if lg else "N/A", lg < 10 if lg else None)
+    iv = g(s, "isolation_summary", "limited_vs_alone")
+    add("isolation: writer's commit p99 beside a limited flood ≤ 2× alone, flooder gets 429s and no 5xx",
+        f"{iv:.2f}×, {g(s, 'isolation_summary', 'flood_429')} × 429, {g(s, 'isolation_summary', 'flood_5xx')} × 5xx"
+        if iv else "N/A",
+        (iv <= 2 and g(s, "isolation_summary", "flood_429") > 0 and g(s, "isolation_summary", "flood_5xx") == 0)
+        if iv else None)
     rd = g(s, "startup", "ready_ms_median")
     add("ready < 100 ms from exec", f"{rd:.0f} ms" if rd else "N/A", rd < 100 if rd else None)
     rss = g(s, "startup", "idle_rss_mb")

@@ -23,6 +23,7 @@ const std::vector<std::string>& ConfigKeys() {
       "cairn.limits.principal.burst",
       "cairn.limits.interface.max-in-flight",
       "cairn.limits.interface.requests-per-second",
+      "cairn.limits.refusal-delay-ms",
       "cairn.data-dir",
       "cairn.server.workers",
       "cairn.store.type",
@@ -119,6 +120,9 @@ Status SetConfigValue(Config& c, const std::string& key, const std::string& raw)
     if (value != "true" && value != "false")
       return InvalidArgument("Config key '{}' must be true or false", key);
     c.plain_http = value == "true";
+  } else if (key == "cairn.limits.refusal-delay-ms") {
+    CAIRN_ASSIGN_OR_RETURN(auto v, ParseNumber(key, value, 0, 10'000));
+    c.limits.refusal_delay_ms = static_cast<int>(v);
   } else if (key == "cairn.limits.principal.max-in-flight") {
     CAIRN_ASSIGN_OR_RETURN(auto v, ParseNumber(key, value, 0, 1'000'000));
     c.limits.per_principal.max_in_flight = static_cast<int>(v);

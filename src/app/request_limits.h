@@ -33,6 +33,8 @@ std::string_view LimitedInterfaceName(LimitedInterface i);
 
 struct RequestLimitOptions {
   LimitRule per_principal;  // each principal on its own (every interface together)
+  // A refusal's answer is held back this long (at most its Retry-After), on its connection only.
+  int refusal_delay_ms = 1000;
   std::array<LimitRule, static_cast<size_t>(LimitedInterface::kCount)> per_interface{};
 
   bool any() const;
@@ -78,6 +80,7 @@ class RequestLimiter {
   std::variant<Ticket, Refusal> Admit(LimitedInterface interface, const std::string& principal);
 
   bool enabled() const { return enabled_; }
+  int refusal_delay_ms() const { return options_.refusal_delay_ms; }
 
  private:
   using Clock = std::chrono::steady_clock;

@@ -339,6 +339,7 @@ http::Response Router::Handle(const http::Request& request) const {
                      ? api::mcp::McpApi::TransportError(429, e.message)
                      : api::gravitino::ErrorResponse(e, api::gravitino::Operation{});
       response.headers.emplace_back("Retry-After", std::to_string(refused->retry_after_s));
+      response.hold_ms = std::min(limiter->refusal_delay_ms(), refused->retry_after_s * 1000);
       if (metrics != nullptr) {
         metrics->ObserveLimited(InterfaceName(interface), refused->limit);
       }

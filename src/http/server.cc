@@ -733,6 +733,11 @@ class Server::Impl {
       spdlog::info(
           "event=request request_id={} remote={} method={} path=\"{}\" status={} micros={}",
           request.request_id, remote, request.method, request.path, response.status, micros);
+      if (response.hold_ms > 0 && !stopping_) {
+        asio::steady_timer hold(co_await asio::this_coro::executor);
+        hold.expires_after(std::chrono::milliseconds(response.hold_ms));
+        co_await hold.async_wait(asio::redirect_error(use_awaitable, ec));
+      }
       auto res =
           ToBeast(std::move(response), version, keep_alive && !stopping_, request.request_id);
       tcp.expires_after(idle);

@@ -61,6 +61,10 @@ struct Response {
   bool audit_lookup = false;  // with audit_status: the call only read, so a 404 is `not_found`
   /// Not sent: "read-only" or "read-write" when the answer carries vended storage keys (metrics).
   std::string_view vended_access;
+  /// Not sent: the server holds the answer back this long on its connection (holding no thread)
+  /// before sending it: a refused request's 429, so a client that ignores Retry-After cannot
+  /// spin on refusals at the server's expense.
+  int hold_ms = 0;
 
   size_t BodySize() const {
     return body.size() + (spliced ? spliced->size() : 0) + body_tail.size();
