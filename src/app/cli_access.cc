@@ -472,6 +472,88 @@ int LineageWalk(Session& s, std::string_view direction) {
 int LineageUpstream(Session& s) { return LineageWalk(s, "upstream"); }
 int LineageDownstream(Session& s) { return LineageWalk(s, "downstream"); }
 
+// ---- coverage --------------------------------------------------------------------------------
+
+// One count as "n/of (pct%)", or "-" when nothing counts.
+std::string CoverageCell(int64_t n, int64_t of) {
+  if (of == 0) return "-";
+  return fmt::format("{}/{} ({:.0f}%)", n, of, 100.0 * static_cast<double>(n) /
+                                                   static_cast<double>(of));
+}
+
+int64_t Count(const json& counts, const char* key) {
+  const json& v = Member(counts, key);
+  return v.is_number_integer() ? v.get<int64_t>() : 0;
+}
+
+// Every page of the report, with totals per catalog and for the metalake.
+int CoverageReport(Session& s) {
+  std::string ml;
+  if (int rc = s.Metalake(ml)) return rc;
+  std::string base = fmt::format("/api/metalakes/{}/coverage?pageSize=1000", PercentEncode(ml));
+  const std::vector<std::string> scope =
+      s.args().name.empty() ? std::vector<std::string>{} : Split(s.args().name, '.');
+  if (scope.size() > 2) return s.Usage("--name takes catalog or catalog.schema");
+  if (!scope.empty()) base += "&" + QueryParam("catalog", scope[0]);
+  if (scope.size() == 2) base += "&" + QueryParam("schema", scope[1]);
+  static constexpr const char* kKeys[] = {"objects", "withOwner", "withDescription", "withTags",
+                                          "withLineage", "lineageApplicable"};
+  json schemas = json::array();
+  std::string token;
+  for (int page = 0; page < 10000; ++page) {
+    json reply;
+    const std::string path = token.empty() ? base : base + "&" + QueryParam("pageToken", token);
+    if (int rc = s.Call("GET", path, nullptr, reply)) return rc;
+    if (const json& list = Member(reply, "schemas"); list.is_array()) {
+      for (const auto& row : list) schemas.push_back(row);
+    }
+    const json& next = Member(reply, "nextPageToken");
+    if (!next.is_string() || next.get<std::string>().empty()) break;
+    token = next.get<std::string>();
+  }
+  std::map<std::string, json> by_catalog;
+  json zero = json::object();
+  for (const char* k : kKeys) zero[k] = 0;
+  json total = zero;
+  for (const auto& row : schemas) {
+    json& c = by_catalog.try_emplace(CellText(Member(row, "catalog")), zero).first->second;
+    for (const char* k : kKeys) {
+      c[k] = c[k].get<int64_t>() + Count(row, k);
+      total[k] = total[k].get<int64_t>() + Count(row, k);
+    }
+  }
+  if (s.json_output()) {
+    json catalogs = json::object();
+    for (auto& [name, counts] : by_catalog) catalogs[name] = counts;
+    PrintJsonDocument(s.out(), json{{"metalake", ml},
+                                    {"schemas", schemas},
+                                    {"catalogs", catalogs},
+                                    {"total", total}});
+    return kExitOk;
+  }
+  auto cells = [](const std::string& catalog, const std::string& schema, const json& c) {
+    const int64_t n = Count(c, "objects");
+    return std::vector<std::string>{catalog,
+                                    schema,
+                                    std::to_string(n),
+                                    CoverageCell(Count(c, "withOwner"), n),
+                                    CoverageCell(Count(c, "withDescription"), n),
+                                    CoverageCell(Count(c, "withTags"), n),
+                                    CoverageCell(Count(c, "withLineage"),
+                                                 Count(c, "lineageApplicable"))};
+  };
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& row : schemas) {
+    rows.push_back(cells(CellText(Member(row, "catalog")), CellText(Member(row, "schema")), row));
+  }
+  for (const auto& [name, counts] : by_catalog) rows.push_back(cells(name, "(all)", counts));
+  rows.push_back(cells("(all)", "(all)", total));
+  PrintTable(s.out(),
+             {"CATALOG", "SCHEMA", "OBJECTS", "OWNER", "DESCRIPTION", "TAGS", "LINEAGE (tables)"},
+             rows);
+  return kExitOk;
+}
+
 }  // namespace
 
 void AddAccessCommands(CommandTree& tree) {
@@ -560,6 +642,13 @@ void AddAccessCommands(CommandTree& tree) {
     cmd->add_option("-n,--name", a.name, "catalog.schema.table");
     cmd->add_option("--depth", a.depth, "Jobs between the table and the farthest dataset (1..20)");
   }
+
+  CLI::App* coverage = tree.Group("coverage", "Metadata coverage: owners, descriptions, tags, lineage");
+  CLI::App* report = tree.Leaf(coverage, "report",
+                               "Per schema, per catalog and for the metalake, the share of objects "
+                               "with an owner, a description, tags and lineage",
+                               CoverageReport);
+  report->add_option("-n,--name", a.name, "Only this catalog, or catalog.schema");
 }
 
 }  // namespace cairn::app::cli

@@ -122,13 +122,15 @@ std::vector<Route> TagRoutes();            // tags, and the tags of metadata obj
 std::vector<Route> PolicyRoutes();         // policies, and the policies of metadata objects
 std::vector<Route> StatisticsRoutes();     // statistics of tables and of their partitions
 std::vector<Route> LineageRoutes();        // OpenLineage events in, the lineage graph out
+std::vector<Route> CoverageRoutes();       // the metadata coverage report (a Cairn extension)
 
 /// The areas in the order they are matched: a new area (the routes of a new object kind) is one
 /// line here and its file.
 inline constexpr std::vector<Route> (*kRouteAreas[])() = {
     ServiceRoutes, ObjectRoutes,   FilesetRoutes,    ViewRoutes,
     ModelRoutes,   FunctionRoutes, TopicRoutes,      AccessControlRoutes,
-    TagRoutes,     PolicyRoutes,   StatisticsRoutes, LineageRoutes};
+    TagRoutes,     PolicyRoutes,   StatisticsRoutes, LineageRoutes,
+    CoverageRoutes};
 
 /// Every route of the API: the areas' rows, in order.
 const std::vector<Route>& Routes();
