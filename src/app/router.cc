@@ -63,6 +63,22 @@ LimitedInterface ToLimited(Interface i) {
   return LimitedInterface::kService;
 }
 
+// An error of the request's front stages (authenticate, limits) in its interface's format; MCP
+// answers it as a transport error with `mcp_status`.
+http::Response FrontError(Interface interface, const Error& e, int mcp_status,
+                          const std::string& path) {
+  switch (interface) {
+    case Interface::kIceberg:
+      return api::iceberg::ErrorResponse(e);
+    case Interface::kLance:
+      return api::lance::LanceApi::ErrorResponse(e, path);
+    case Interface::kMcp:
+      return api::mcp::McpApi::TransportError(mcp_status, e.message);
+    default:
+      return api::gravitino::ErrorResponse(e, api::gravitino::Operation{});
+  }
+}
+
 bool SkipsAuthentication(const http::Request& r) {
   return r.method == "CLOSE" || r.path == "/metrics" || r.path == "/health" ||
          r.path == "/health/live" || r.path == "/health/ready" || r.path == "/api/health" ||
@@ -315,13 +331,7 @@ http::Response Router::Handle(const http::Request& request) const {
       principal = std::move(*p);
     } else {
       authenticated = false;
-      const Error& e = p.error();
-      response = interface == Interface::kIceberg ? api::iceberg::ErrorResponse(e)
-                 : interface == Interface::kLance
-                     ? api::lance::LanceApi::ErrorResponse(e, request.path)
-                 : interface == Interface::kMcp
-                     ? api::mcp::McpApi::TransportError(401, e.message)
-                     : api::gravitino::ErrorResponse(e, api::gravitino::Operation{});
+      response = FrontError(interface, p.error(), 401, request.path);
       response.headers.emplace_back("WWW-Authenticate", authenticator.Challenge());
     }
   }
@@ -331,13 +341,9 @@ http::Response Router::Handle(const http::Request& request) const {
   if (authenticated && limiter != nullptr && limiter->enabled() && !SkipsAuthentication(request)) {
     auto admitted = limiter->Admit(ToLimited(interface), principal.user);
     if (auto* refused = std::get_if<RequestLimiter::Refusal>(&admitted)) {
-      const Error e{ErrorCode::kTooManyRequests, EntityKind::kNone, refused->message};
-      response = interface == Interface::kIceberg ? api::iceberg::ErrorResponse(e)
-                 : interface == Interface::kLance
-                     ? api::lance::LanceApi::ErrorResponse(e, request.path)
-                 : interface == Interface::kMcp
-                     ? api::mcp::McpApi::TransportError(429, e.message)
-                     : api::gravitino::ErrorResponse(e, api::gravitino::Operation{});
+      response = FrontError(interface,
+                            Error{ErrorCode::kTooManyRequests, EntityKind::kNone, refused->message},
+                            429, request.path);
       response.headers.emplace_back("Retry-After", std::to_string(refused->retry_after_s));
       response.hold_ms = std::min(limiter->refusal_delay_ms(), refused->retry_after_s * 1000);
       if (metrics != nullptr) {
