@@ -24,6 +24,7 @@ import requests
 from botocore.config import Config
 
 from cairn_server import Server, running_cairn, store_env
+from pki import Ca
 from trino_server import TrinoServer
 
 ADMIN = "admin"
@@ -70,9 +71,9 @@ def s3(s3_endpoint):
                         config=Config(s3={"addressing_style": "path"}))
 
 
-@pytest.fixture(scope="session")
-def cairn(tmp_path_factory) -> Server:
-    env_auth = {
+def engine_auth() -> dict:
+    """The suite's authentication and authorization settings, for every Cairn it starts."""
+    return {
         "CAIRN_AUTHORIZATION_ENABLE": "true",
         "CAIRN_AUTHORIZATION_SERVICE_ADMINS": ADMIN,
         "CAIRN_AUTHENTICATORS": "simple,oauth2",
@@ -80,15 +81,39 @@ def cairn(tmp_path_factory) -> Server:
         "CAIRN_AUTHENTICATOR_OAUTH2_ISSUER": ISSUER,
         "CAIRN_AUTHENTICATOR_OAUTH2_AUDIENCE": AUDIENCE,
     }
+
+
+@pytest.fixture(scope="session")
+def cairn(tmp_path_factory) -> Server:
     with store_env("cairn_engines") as env:
-        with running_cairn("engines", {**env, **env_auth}, tmp_path_factory.mktemp("cairn-data"),
+        with running_cairn("engines", {**env, **engine_auth()},
+                           tmp_path_factory.mktemp("cairn-data"),
                            tmp_path_factory.getbasetemp()) as srv:
             yield srv
 
 
 @pytest.fixture(scope="session")
-def trino_server(tmp_path_factory) -> TrinoServer:
-    srv = TrinoServer(tmp_path_factory.mktemp("trino")).start()
+def test_ca(tmp_path_factory) -> Ca:
+    """The run's own CA: it signs the HTTPS Cairn's certificate, and Trino trusts it."""
+    return Ca(tmp_path_factory.mktemp("ca"), "engines-test-ca")
+
+
+@pytest.fixture(scope="session")
+def https_cairn(tmp_path_factory, test_ca) -> Server:
+    """A second Cairn, like `cairn` but serving HTTPS only, its certificate signed by test_ca."""
+    cert, key, _ = test_ca.issue("127.0.0.1", server=True)
+    tls = {"CAIRN_SERVER_TLS_CERT_FILE": str(cert), "CAIRN_SERVER_TLS_KEY_FILE": str(key)}
+    with store_env("cairn_engines_tls") as env:
+        with running_cairn("engines-tls", {**env, **engine_auth(), **tls},
+                           tmp_path_factory.mktemp("cairn-tls-data"),
+                           tmp_path_factory.getbasetemp(), ca_file=test_ca.pem) as srv:
+            yield srv
+
+
+@pytest.fixture(scope="session")
+def trino_server(tmp_path_factory, test_ca) -> TrinoServer:
+    trust = test_ca.java_trust_store(tmp_path_factory.mktemp("trust") / "trust.p12")
+    srv = TrinoServer(tmp_path_factory.mktemp("trino"), trust_store=trust).start()
     try:
         yield srv
     finally:
@@ -98,10 +123,13 @@ def trino_server(tmp_path_factory) -> TrinoServer:
 class Admin:
     """The administrator's calls to Cairn's Gravitino API (`/api`)."""
 
-    def __init__(self, base: str):
+    def __init__(self, base: str, ca: str | None = None):
         self.base = base
         self.session = requests.Session()
         self.session.headers["Authorization"] = basic(ADMIN)
+        if ca:  # an HTTPS Cairn: trust its CA (REQUESTS_CA_BUNDLE would otherwise win)
+            self.session.trust_env = False
+            self.session.verify = ca
 
     def call(self, method: str, path: str, body=None) -> requests.Response:
         return self.session.request(method, f"{self.base}/api/{path}", json=body,
@@ -123,6 +151,7 @@ class Lake:
     metalake: str
     catalog: str
     prefix: str
+    ca: str | None = None  # the CA of an HTTPS Cairn
 
     @property
     def warehouse(self) -> str:
@@ -166,12 +195,12 @@ class Lake:
         return load_catalog(unique("py"), **{
             "type": "rest", "uri": f"{self.cairn.url}/iceberg", "warehouse": self.warehouse,
             "auth": {"type": "basic", "basic": {"username": ADMIN, "password": "x"}},
-            "header.X-Iceberg-Access-Delegation": "vended-credentials"})
+            "header.X-Iceberg-Access-Delegation": "vended-credentials",
+            **({"ssl": {"cabundle": self.ca}} if self.ca else {})})
 
 
-@pytest.fixture
-def lake(cairn, s3_endpoint) -> Lake:
-    admin = Admin(cairn.url)
+def make_lake(cairn: Server, s3_endpoint: str, ca: str | None = None):
+    admin = Admin(cairn.url, ca)
     ml, cat, prefix = unique("ml"), unique("ice"), unique("wh")
     admin.ok("POST", "metalakes", {"name": ml, "comment": "", "properties": {}})
     admin.ok("POST", f"metalakes/{ml}/catalogs", {
@@ -180,8 +209,19 @@ def lake(cairn, s3_endpoint) -> Lake:
                        "s3-endpoint": s3_endpoint, "s3-region": "us-east-1",
                        "s3-path-style-access": "true", "credential-providers": "s3-token",
                        "s3-access-key-id": "admin", "s3-secret-access-key": "password"}})
-    yield Lake(cairn, admin, s3_endpoint, ml, cat, prefix)
+    yield Lake(cairn, admin, s3_endpoint, ml, cat, prefix, ca)
     admin.call("DELETE", f"metalakes/{ml}?force=true")
+
+
+@pytest.fixture
+def lake(cairn, s3_endpoint) -> Lake:
+    yield from make_lake(cairn, s3_endpoint)
+
+
+@pytest.fixture
+def https_lake(https_cairn, s3_endpoint, test_ca) -> Lake:
+    """A lake on the HTTPS Cairn."""
+    yield from make_lake(https_cairn, s3_endpoint, str(test_ca.pem))
 
 
 def keys_under(s3, prefix: str) -> list[str]:

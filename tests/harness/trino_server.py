@@ -113,9 +113,15 @@ def _free_port() -> int:
 
 
 class TrinoServer:
-    def __init__(self, data_dir: Path, port: int | None = None):
+    def __init__(self, data_dir: Path, port: int | None = None,
+                 trust_store: Path | None = None, trust_store_password: str = "changeit"):
+        """`trust_store`: a PKCS#12 trust store that replaces the JVM's, so Trino's HTTPS clients
+        (the Iceberg REST catalog's) trust the test run's own CA."""
         self.dir = Path(data_dir)
         self.port = port or _free_port()
+        self.trust = ([f"-Djavax.net.ssl.trustStore={trust_store}",
+                       f"-Djavax.net.ssl.trustStorePassword={trust_store_password}",
+                       "-Djavax.net.ssl.trustStoreType=PKCS12"] if trust_store else [])
         self.proc: subprocess.Popen | None = None
         self.pid: int | None = None
 
@@ -166,7 +172,7 @@ class TrinoServer:
              "-Djdk.attach.allowAttachSelf=true", "-Dfile.encoding=UTF-8",
              f"-Dconfig={conf}", "-Dnode.environment=test", "-Dnode.id=cairn-test",
              f"-Dnode.data-dir={self.dir / 'data'}", "-Dlog.enable-color=false",
-             f"-Dcairn.trino.version={VERSION}",
+             f"-Dcairn.trino.version={VERSION}", *self.trust,
              "-cp", str(home / "server" / "*"), str(MAIN)],
             stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
             start_new_session=True, cwd=self.dir)
