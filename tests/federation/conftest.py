@@ -129,15 +129,16 @@ def oauth_env(keys, tmp_path_factory) -> dict:
 
 @pytest.fixture(scope="session")
 def start_server(tmp_path_factory, binary):
-    """start_server(name, env) -> a `cairn serve` with a store of its own; all still running are
+    """start_server(name, env, ca_file=None) -> a `cairn serve` with a store of its own (HTTPS
+    with ca_file, whose CA signed the certificate in env); all still running are
     stopped (SIGTERM, exit 0) at the end of the session."""
     started: list[Server] = []
     stores = ExitStack()
 
-    def start(name: str, env: dict) -> Server:
+    def start(name: str, env: dict, ca_file=None) -> Server:
         full = {**stores.enter_context(store_env("cairn_fed")), **env}
         srv = start_cairn(name, full, tmp_path_factory.mktemp(f"data-{name}"),
-                          tmp_path_factory.getbasetemp(), binary)
+                          tmp_path_factory.getbasetemp(), binary, ca_file)
         started.append(srv)
         return srv
 

@@ -416,3 +416,64 @@ def test_client_credentials_are_exchanged_at_the_remote(fed):
     ns = unique("ns")
     assert fed.rest("POST", name, "namespaces", {"namespace": [ns]}).status_code == 200
     assert (ns,) in fed.reference_pyiceberg().list_namespaces()
+
+
+def test_a_remote_over_https_is_verified_and_clear_text_credentials_are_refused(
+        fed, start_server, oauth_env, tmp_path_factory):
+    """The front verifies an HTTPS remote's certificate: refused against the system's CAs, served
+    with the catalog's `rest.tls.ca-file`. Credentials never go to another machine over plain
+    HTTP unless `rest.allow-insecure-credentials` says so (docs/federation.md)."""
+    import requests
+
+    from pki import Ca
+
+    ca = Ca(tmp_path_factory.mktemp("fed-ca"), "fed-remote-ca")
+    cert, key, _ = ca.issue("127.0.0.1", server=True)
+    remote = start_server("tls-remote", {**oauth_env, "CAIRN_SERVER_TLS_CERT_FILE": str(cert),
+                                         "CAIRN_SERVER_TLS_KEY_FILE": str(key)}, ca_file=ca.pem)
+    assert remote.url.startswith("https://")
+    wh = tmp_path_factory.mktemp("tls-remote-wh")
+    for path, body in (("metalakes", {"name": "tml", "properties": {}}),
+                       ("metalakes/tml/catalogs",
+                        {"name": "tcat", "type": "relational", "provider": "lakehouse-iceberg",
+                         "properties": {"catalog-backend": "managed", "warehouse": str(wh)}})):
+        r = requests.post(f"{remote.url}/api/{path}", json=body, headers=fed.auth(),
+                          verify=str(ca.pem), timeout=30)
+        assert r.status_code == 200, r.text
+    props = {"uri": f"{remote.url}/iceberg", "warehouse": "tml.tcat"}
+
+    # Without the remote's CA: the certificate is not trusted, the call fails, nothing is made.
+    untrusted = unique("untrusted")
+    r = fed.create_catalog(untrusted, props)
+    if r.status_code == 200:
+        r = fed.rest("GET", untrusted, "namespaces")
+        assert r.status_code == 503, r.text
+        assert "certificate" in error_of(r)["message"].lower(), r.text
+    else:
+        assert r.status_code in (400, 503) and "certificate" in r.text.lower(), r.text
+
+    # With it: the catalog works over HTTPS, and what it makes is on the remote.
+    trusted = unique("trusted")
+    r = fed.create_catalog(trusted, {**props, "rest.tls.ca-file": str(ca.pem)})
+    assert r.status_code == 200, r.text
+    ns = unique("ns")
+    r = fed.rest("POST", trusted, "namespaces", {"namespace": [ns], "properties": {}})
+    assert r.status_code == 200, r.text
+    r = requests.get(f"{remote.url}/iceberg/v1/tml.tcat/namespaces/{ns}", headers=fed.auth(),
+                     verify=str(ca.pem), timeout=30)
+    assert r.status_code == 200, r.text
+
+    r = fed.create_catalog(unique("noca"), {**props, "rest.tls.ca-file": "/nonexistent/ca.pem"})
+    assert r.status_code == 400 and "rest.tls.ca-file" in r.json()["message"], r.text
+
+    # Plain HTTP to another machine (never contacted: refused when the catalog is made).
+    far = {"uri": "http://192.0.2.10:8181", "rest.connect-timeout-ms": "1000"}
+    for extra in ({}, {"token": "t0k3n", "rest.forward-token": "false"},
+                  {"credential": "id:secret", "rest.forward-token": "false"}):
+        r = fed.create_catalog(unique("clear"), {**far, **extra})
+        assert r.status_code == 400, r.text
+        assert "rest.allow-insecure-credentials" in r.json()["message"], r.text
+    for extra in ({"rest.forward-token": "false"},  # nothing secret is sent
+                  {"rest.allow-insecure-credentials": "true"}):
+        r = fed.create_catalog(unique("clear"), {**far, **extra})
+        assert r.status_code == 200, r.text

@@ -2,6 +2,7 @@
 #include "connector/iceberg/iceberg_proxy.h"
 
 #include <array>
+#include <filesystem>
 
 #include "common/util.h"
 #include "json/json_util.h"
@@ -44,6 +45,22 @@ Result<long> MillisProperty(const model::Properties& props, const char* name, lo
                            name, it->second);
   }
   return static_cast<long>(*v);
+}
+
+// The host of an http(s) URL, without port or brackets.
+std::string_view UriHost(std::string_view uri) {
+  const size_t scheme = uri.find("://");
+  std::string_view rest = scheme == std::string_view::npos ? uri : uri.substr(scheme + 3);
+  rest = rest.substr(0, rest.find_first_of("/?#"));
+  if (!rest.empty() && rest.front() == '[') return rest.substr(1, rest.find(']') - 1);
+  return rest.substr(0, rest.find(':'));
+}
+
+// Plain HTTP to a host other than this machine: what is sent can be read on the way.
+bool ClearTextOffMachine(std::string_view uri) {
+  if (uri.rfind("http://", 0) != 0) return false;
+  const std::string_view host = UriHost(uri);
+  return !(host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0);
 }
 
 bool ValidHttpUri(const std::string& uri) {
@@ -115,12 +132,40 @@ Result<IcebergProxyOptions> ParseIcebergProxyOptions(const CatalogInfo& info) {
                          MillisProperty(p, "rest.connect-timeout-ms", o.connect_timeout_ms));
   CAIRN_ASSIGN_OR_RETURN(o.request_timeout_ms,
                          MillisProperty(p, "rest.request-timeout-ms", o.request_timeout_ms));
+  if (auto ca = p.find("rest.tls.ca-file"); ca != p.end() && !Trim(ca->second).empty()) {
+    o.ca_file = std::string(Trim(ca->second));
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(o.ca_file, ec)) {
+      return InvalidArgument(
+          "Property 'rest.tls.ca-file' = '{}' is not a readable file (a PEM CA bundle)",
+          o.ca_file);
+    }
+  }
+  CAIRN_ASSIGN_OR_RETURN(o.allow_insecure_credentials,
+                         BoolProperty(p, "rest.allow-insecure-credentials", false));
+  // Credentials (the catalog's token or secret, or each caller's forwarded token) never cross a
+  // network in clear text unless the catalog says so.
+  const bool sends_credentials = !o.token.empty() || !o.credential.empty() || o.forward_token;
+  if (sends_credentials && !o.allow_insecure_credentials) {
+    const bool token_endpoint_clear =
+        !o.credential.empty() &&
+        ClearTextOffMachine(o.oauth2_server_uri.empty() ? o.uri : o.oauth2_server_uri);
+    if (ClearTextOffMachine(o.uri) || token_endpoint_clear) {
+      return InvalidArgument(
+          "Property 'uri' = '{}' is plain HTTP to another machine, and the catalog sends "
+          "credentials to it (token, credential, or the callers' tokens with "
+          "rest.forward-token): use https://, or set 'rest.allow-insecure-credentials' to true",
+          o.uri);
+    }
+  }
   return o;
 }
 
 IcebergProxy::IcebergProxy(IcebergProxyOptions options)
     : options_(std::move(options)),
-      http_(HttpClientOptions{options_.connect_timeout_ms, options_.request_timeout_ms}) {}
+      http_(HttpClientOptions{options_.connect_timeout_ms, options_.request_timeout_ms,
+                              HttpClientOptions{}.max_idle_handles,
+                              HttpClientOptions{}.max_body_bytes, options_.ca_file}) {}
 
 std::string IcebergProxy::NamespacePath(const std::vector<std::string>& ns) {
   return HttpClient::Escape(Join(ns, "\x1f"));

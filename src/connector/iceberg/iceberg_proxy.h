@@ -31,6 +31,8 @@ struct IcebergProxyOptions {
   bool check_privileges = false;
   long connect_timeout_ms = 3000;
   long request_timeout_ms = 30000;
+  std::string ca_file;                      // rest.tls.ca-file: the remote's CA (PEM)
+  bool allow_insecure_credentials = false;  // credentials over plain HTTP off loopback
 };
 
 /// Validates and reads the properties (kInvalidArgument naming the property at fault).

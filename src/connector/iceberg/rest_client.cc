@@ -138,6 +138,9 @@ Result<HttpReply> HttpClient::Send(const HttpCall& call) {
   curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, options_.connect_timeout_ms);
   curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, options_.request_timeout_ms);
   curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
+  curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 1L);
+  curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 2L);
+  if (!options_.ca_file.empty()) curl_easy_setopt(h, CURLOPT_CAINFO, options_.ca_file.c_str());
   curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");
   if (shared_->share != nullptr) curl_easy_setopt(h, CURLOPT_SHARE, shared_->share);
   curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);

@@ -35,6 +35,9 @@ struct HttpClientOptions {
   long request_timeout_ms = 30000;
   size_t max_idle_handles = 16;
   size_t max_body_bytes = size_t{256} << 20;
+  // PEM CA bundle that HTTPS servers' certificates must chain to; empty: the system's. Peers
+  // and host names are always verified.
+  std::string ca_file;
 };
 
 /// A libcurl client for one remote server. Idle easy handles are pooled and one curl share holds

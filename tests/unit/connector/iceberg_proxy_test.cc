@@ -68,6 +68,35 @@ TEST(IcebergProxyOptions, RefusesBadFlagsAndTimeouts) {
       HasErrorMessage("rest.request-timeout-ms"));
 }
 
+TEST(IcebergProxyOptions, CredentialsNeverGoToAnotherMachineInClearText) {
+  const char* kAllow = "rest.allow-insecure-credentials";
+  // The callers' tokens are forwarded by default: plain HTTP off this machine is refused.
+  EXPECT_THAT(ParseIcebergProxyOptions(Info({{"uri", "http://catalog.example.com"}})),
+              HasErrorMessage(kAllow));
+  EXPECT_THAT(ParseIcebergProxyOptions(Info({{"uri", "http://10.0.0.5:8181"},
+                                             {"rest.forward-token", "false"},
+                                             {"token", "t"}})),
+              HasErrorMessage(kAllow));
+  // A secret for a token endpoint on plain HTTP, the catalog itself on HTTPS.
+  EXPECT_THAT(ParseIcebergProxyOptions(Info({{"uri", "https://catalog.example.com"},
+                                             {"rest.forward-token", "false"},
+                                             {"credential", "id:secret"},
+                                             {"oauth2-server-uri", "http://idp.example.com/t"}})),
+              HasErrorMessage(kAllow));
+  // Allowed: HTTPS, loopback, nothing secret to send, or said so.
+  EXPECT_THAT(ParseIcebergProxyOptions(Info({{"uri", "https://catalog.example.com"}})), IsOk());
+  for (const char* local : {"http://127.0.0.1:8181", "http://localhost:8181", "http://[::1]:81"}) {
+    EXPECT_THAT(ParseIcebergProxyOptions(Info({{"uri", local}, {"token", "t"}})), IsOk()) << local;
+  }
+  EXPECT_THAT(ParseIcebergProxyOptions(Info({{"uri", "http://catalog.example.com"},
+                                             {"rest.forward-token", "false"}})),
+              IsOk());
+  EXPECT_THAT(ParseIcebergProxyOptions(Info({{"uri", "http://catalog.example.com"}, {kAllow, "true"}})),
+              IsOk());
+  EXPECT_THAT(ParseIcebergProxyOptions(Info({{"uri", "https://h"}, {"rest.tls.ca-file", "/no/ca"}})),
+              HasErrorMessage("rest.tls.ca-file"));
+}
+
 TEST(IcebergProxy, NamespacesAreUnitSeparatedAndEncoded) {
   EXPECT_EQ(IcebergProxy::NamespacePath({"a", "b c"}), "a%1Fb%20c");
   EXPECT_EQ(HttpClient::Escape("x/y.z_~-"), "x%2Fy.z_~-");
