@@ -208,6 +208,10 @@ StorageOptions StorageOptions::FromProperties(
   if (auto* v = get("s3-secret-access-key")) out.s3.secret_access_key = *v;
   if (auto* v = get("s3-session-token")) out.s3.session_token = *v;
   if (auto* v = get("s3-path-style-access")) out.s3.path_style = (*v != "false");
+  if (auto* v = get("s3-tls-ca-file")) out.s3.ca_file = *v;
+  if (auto* v = get("s3-allow-insecure-credentials")) {
+    out.s3.allow_insecure_credentials = *v == "true";
+  }
   return out;
 }
 

@@ -14,7 +14,8 @@ namespace cairn::storage {
 
 /// How to reach S3-compatible storage. Built from catalog (or fileset) properties with the names
 /// Gravitino and Iceberg use: `s3-endpoint`, `s3-region`, `s3-access-key-id`,
-/// `s3-secret-access-key`, `s3-session-token`, `s3-path-style-access`.
+/// `s3-secret-access-key`, `s3-session-token`, `s3-path-style-access`; and Cairn's
+/// `s3-tls-ca-file`, `s3-allow-insecure-credentials`.
 struct S3Options {
   std::string
       endpoint;  // e.g. http://127.0.0.1:9000; empty means AWS (https://s3.<region>.amazonaws.com)
@@ -25,6 +26,12 @@ struct S3Options {
   bool path_style = true;
   int64_t timeout_ms = 10000;  // per attempt (connect + transfer)
   int max_attempts = 4;        // 5xx, throttling and transport errors are retried with backoff
+  // `s3-tls-ca-file`: PEM CA bundle an https endpoint's certificate must chain to (else the
+  // system's); the peer and host name are always verified.
+  std::string ca_file;
+  // `s3-allow-insecure-credentials`: sign requests to a plain-HTTP endpoint on another machine,
+  // where the keys' signatures and session token cross the network in clear text.
+  bool allow_insecure_credentials = false;
 };
 
 struct StorageOptions {

@@ -212,6 +212,19 @@ std::string S3Client::Url(const S3Request& request) const {
 
 Result<S3Response> S3Client::Send(const S3Request& request) const {
   const std::string url = Url(request);
+  if (!options_.access_key_id.empty() && !options_.allow_insecure_credentials &&
+      url.rfind("http://", 0) == 0) {
+    std::string_view host = std::string_view(url).substr(7);
+    host = host.substr(0, host.find('/'));
+    host = host.front() == '[' ? host.substr(1, host.find(']') - 1) : host.substr(0, host.find(':'));
+    if (!(host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0)) {
+      return InvalidArgument(
+          "Storage endpoint '{}' is plain HTTP to another machine: signed requests and session "
+          "tokens would cross the network in clear text. Use https://, or set "
+          "'s3-allow-insecure-credentials' to true",
+          endpoint_);
+    }
+  }
   const std::string sigv4 = fmt::format("aws:amz:{}:{}", options_.region, request.service);
   const std::string payload_hash = HexDigest("sha256", request.body);
   const bool has_body = request.method == "PUT" || request.method == "POST";
@@ -249,6 +262,9 @@ Result<S3Response> S3Client::Send(const S3Request& request) const {
     curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
     curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 1L);
+    curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 2L);
+    if (!options_.ca_file.empty()) curl_easy_setopt(curl, CURLOPT_CAINFO, options_.ca_file.c_str());
     curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(options_.timeout_ms));
     curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS,
                      static_cast<long>(std::min<int64_t>(options_.timeout_ms, 3000)));

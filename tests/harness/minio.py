@@ -19,6 +19,7 @@ import os
 import shutil
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import time
@@ -60,9 +61,11 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _healthy(port: int) -> bool:
+def _healthy(port: int, ca_file: Path | None = None) -> bool:
     try:
-        with socket.create_connection(("127.0.0.1", port), timeout=0.5) as s:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.5) as raw:
+            s = (ssl.create_default_context(cafile=str(ca_file)).wrap_socket(
+                raw, server_hostname="127.0.0.1") if ca_file else raw)
             s.sendall(b"GET /minio/health/live HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
             status_line = s.recv(64).split(b"\r\n", 1)[0]
             return b" 200" in status_line
@@ -70,10 +73,11 @@ def _healthy(port: int) -> bool:
         return False
 
 
-def _curl_s3(endpoint: str, method: str, path: str) -> int:
+def _curl_s3(endpoint: str, method: str, path: str, ca_file: Path | None = None) -> int:
     """A signed request with curl's own SigV4 (no Python S3 client needed here)."""
     out = subprocess.run(
         ["curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", "-X", method,
+         *(["--cacert", str(ca_file)] if ca_file else []),
          "--aws-sigv4", f"aws:amz:{REGION}:s3", "--user", f"{ROOT_USER}:{ROOT_PASSWORD}",
          "-H", "x-amz-content-sha256: e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
          f"{endpoint}{path}"],
@@ -82,14 +86,19 @@ def _curl_s3(endpoint: str, method: str, path: str) -> int:
 
 
 class MinioServer:
-    def __init__(self, data_dir: Path, port: int | None = None):
+    def __init__(self, data_dir: Path, port: int | None = None,
+                 tls: tuple[Path, Path, Path] | None = None):
+        """`tls`: (certificate, key, CA file): the server speaks HTTPS only, with that
+        certificate (for 127.0.0.1), which the CA signed."""
         self.dir = Path(data_dir)
         self.port = port or _free_port()
         self.proc: subprocess.Popen | None = None
+        self.tls = tls
+        self.ca_file = tls[2] if tls else None
 
     @property
     def endpoint(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return f"{'https' if self.tls else 'http'}://127.0.0.1:{self.port}"
 
     def start(self, timeout: float = 30.0) -> "MinioServer":
         binary = install()
@@ -97,12 +106,19 @@ class MinioServer:
         env = dict(os.environ, MINIO_ROOT_USER=ROOT_USER, MINIO_ROOT_PASSWORD=ROOT_PASSWORD,
                    MINIO_BROWSER="off", MINIO_UPDATE="off", MINIO_REGION=REGION)
         log = open(self.dir / "minio.log", "ab")
+        certs = []
+        if self.tls:
+            certs_dir = self.dir / "certs"
+            certs_dir.mkdir(parents=True, exist_ok=True)
+            shutil.copy(self.tls[0], certs_dir / "public.crt")
+            shutil.copy(self.tls[1], certs_dir / "private.key")
+            certs = ["--certs-dir", str(certs_dir)]
         self.proc = subprocess.Popen(
             [str(binary), "server", str(self.dir / "data"), "--address", f"127.0.0.1:{self.port}",
-             "--console-address", f"127.0.0.1:{_free_port()}", "--quiet"],
+             "--console-address", f"127.0.0.1:{_free_port()}", "--quiet", *certs],
             env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         deadline = time.monotonic() + timeout
-        while not _healthy(self.port):
+        while not _healthy(self.port, self.ca_file):
             if self.proc.poll() is not None:
                 raise RuntimeError(f"MinIO exited with {self.proc.returncode}; see {self.dir}/minio.log")
             if time.monotonic() > deadline:
@@ -110,10 +126,10 @@ class MinioServer:
                 raise RuntimeError(f"MinIO not healthy after {timeout}s; see {self.dir}/minio.log")
             time.sleep(0.1)
         # Healthy is not yet ready to write: under load MinIO answers 503 for a while longer.
-        code = _curl_s3(self.endpoint, "PUT", f"/{BUCKET}")
+        code = _curl_s3(self.endpoint, "PUT", f"/{BUCKET}", self.ca_file)
         while code == 503 and time.monotonic() < deadline:
             time.sleep(0.5)
-            code = _curl_s3(self.endpoint, "PUT", f"/{BUCKET}")
+            code = _curl_s3(self.endpoint, "PUT", f"/{BUCKET}", self.ca_file)
         if code not in (200, 409):
             self.stop()
             raise RuntimeError(f"creating bucket {BUCKET} answered HTTP {code}")
