@@ -52,11 +52,6 @@ std::string CompileDate() {
   return fmt::format("{:02}/{:02}/{} {}", day, month, date.substr(7, 4), __TIME__);
 }
 
-// A host only this machine can reach: plain HTTP there never crosses a network.
-bool IsLoopback(const std::string& host) {
-  return host.rfind("127.", 0) == 0 || host == "::1" || host == "localhost";
-}
-
 // The listener's transport settings taken together; kInvalidArgument naming the key.
 Status CheckTransport(const Config& config) {
   const auto& tls = config.tls;
@@ -76,7 +71,7 @@ Status CheckTransport(const Config& config) {
         "cairn.authenticators lists 'certificate': set cairn.server.tls.client-ca-file, the CA "
         "that signs client certificates");
   }
-  if (!tls.enabled() && !config.plain_http && !IsLoopback(config.host)) {
+  if (!tls.enabled() && !config.plain_http && !IsLoopbackHost(config.host)) {
     return InvalidArgument(
         "cairn.server.host is {} (not a loopback address) and TLS is not configured: set "
         "cairn.server.tls.cert-file and cairn.server.tls.key-file, or "

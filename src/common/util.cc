@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "common/util.h"
 
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <ctime>
@@ -126,6 +127,28 @@ std::optional<std::string> PercentDecode(std::string_view s) {
     i += 2;
   }
   return out;
+}
+
+bool IsLoopbackHost(std::string_view host) {
+  if (host == "localhost" || host == "::1") return true;
+  // 127.0.0.0/8 as an address literal only: a name such as 127.0.0.1.example.com is not one.
+  return host.rfind("127.", 0) == 0 &&
+         std::all_of(host.begin(), host.end(),
+                     [](char c) { return (c >= '0' && c <= '9') || c == '.'; }) &&
+         std::count(host.begin(), host.end(), '.') == 3;
+}
+
+bool IsClearTextToAnotherMachine(std::string_view url) {
+  if (url.rfind("http://", 0) != 0) return false;
+  std::string_view host = url.substr(7);
+  host = host.substr(0, host.find_first_of("/?#"));
+  if (const size_t at = host.rfind('@'); at != std::string_view::npos) host = host.substr(at + 1);
+  if (!host.empty() && host.front() == '[') {
+    host = host.substr(1, host.find(']') - 1);
+  } else {
+    host = host.substr(0, host.find(':'));
+  }
+  return !IsLoopbackHost(host);
 }
 
 std::string PercentEncode(std::string_view s) {

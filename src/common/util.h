@@ -35,6 +35,11 @@ std::optional<std::string> PercentDecode(std::string_view s);
 /// (letters, digits, `-._~`) as %XX, so `/`, `..`, `%` and NUL survive a round trip through
 /// PercentDecode.
 std::string PercentEncode(std::string_view s);
+/// True for a host only this machine reaches: `localhost`, `::1`, `127.x.x.x`.
+bool IsLoopbackHost(std::string_view host);
+/// True for an `http://` URL whose host is not a loopback host: what it carries can be read on
+/// the network.
+bool IsClearTextToAnotherMachine(std::string_view url);
 
 /// `s` with every control character (below 0x20, and 0x7f) written as `\xNN`, for messages and
 /// logs that must not carry them.

@@ -5,6 +5,8 @@
 
 #include <curl/curl.h>
 
+#include "common/util.h"
+
 namespace cairn::security {
 
 namespace {
@@ -25,6 +27,13 @@ Result<std::string> FetchJwks(const std::string& url, long timeout_ms) {
   if (url.rfind("https://", 0) != 0 && url.rfind("http://", 0) != 0) {
     return InvalidArgument("JWKS URL '{}' must be http:// or https://", url);
   }
+  // The keys decide who every caller is: they come over TLS, or from this machine.
+  if (IsClearTextToAnotherMachine(url)) {
+    return InvalidArgument(
+        "JWKS URL '{}' is plain HTTP to another machine, where anyone on the way could swap the "
+        "keys: use https://",
+        url);
+  }
   std::unique_ptr<CURL, decltype(&curl_easy_cleanup)> curl(curl_easy_init(), curl_easy_cleanup);
   if (!curl) return Unavailable("cannot initialise an HTTP client for the JWKS URL");
   std::string body;
@@ -33,6 +42,8 @@ Result<std::string> FetchJwks(const std::string& url, long timeout_ms) {
   curl_easy_setopt(curl.get(), CURLOPT_FOLLOWLOCATION, 0L);
   curl_easy_setopt(curl.get(), CURLOPT_TIMEOUT_MS, timeout_ms);
   curl_easy_setopt(curl.get(), CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(curl.get(), CURLOPT_SSL_VERIFYPEER, 1L);
+  curl_easy_setopt(curl.get(), CURLOPT_SSL_VERIFYHOST, 2L);
   curl_easy_setopt(curl.get(), CURLOPT_WRITEFUNCTION, Append);
   curl_easy_setopt(curl.get(), CURLOPT_WRITEDATA, &body);
   const CURLcode rc = curl_easy_perform(curl.get());

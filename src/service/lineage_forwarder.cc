@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "common/log.h"
+#include "common/util.h"
 #include "connector/iceberg/rest_client.h"
 
 namespace cairn::service {
@@ -40,6 +41,12 @@ Status ValidateForwardOptions(const LineageForwardOptions& o) {
   }
   if (o.timeout_ms <= 0)
     return InvalidArgument("cairn.lineage.forward.timeout-ms must be positive");
+  if (!o.api_key.empty() && IsClearTextToAnotherMachine(o.url)) {
+    return InvalidArgument(
+        "cairn.lineage.forward.url '{}' is plain HTTP to another machine and an api-key is set: "
+        "the key would cross the network in clear text; use https://",
+        o.url);
+  }
   if (o.queue_capacity == 0) return InvalidArgument("the lineage forward queue needs a capacity");
   return Ok();
 }

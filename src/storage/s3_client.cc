@@ -213,17 +213,12 @@ std::string S3Client::Url(const S3Request& request) const {
 Result<S3Response> S3Client::Send(const S3Request& request) const {
   const std::string url = Url(request);
   if (!options_.access_key_id.empty() && !options_.allow_insecure_credentials &&
-      url.rfind("http://", 0) == 0) {
-    std::string_view host = std::string_view(url).substr(7);
-    host = host.substr(0, host.find('/'));
-    host = host.front() == '[' ? host.substr(1, host.find(']') - 1) : host.substr(0, host.find(':'));
-    if (!(host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0)) {
-      return InvalidArgument(
-          "Storage endpoint '{}' is plain HTTP to another machine: signed requests and session "
-          "tokens would cross the network in clear text. Use https://, or set "
-          "'s3-allow-insecure-credentials' to true",
-          endpoint_);
-    }
+      IsClearTextToAnotherMachine(url)) {
+    return InvalidArgument(
+        "Storage endpoint '{}' is plain HTTP to another machine: signed requests and session "
+        "tokens would cross the network in clear text. Use https://, or set "
+        "'s3-allow-insecure-credentials' to true",
+        endpoint_);
   }
   const std::string sigv4 = fmt::format("aws:amz:{}:{}", options_.region, request.service);
   const std::string payload_hash = HexDigest("sha256", request.body);

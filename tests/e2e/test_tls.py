@@ -235,3 +235,12 @@ def test_bad_transport_settings_stop_the_start(pki, tmp_path):
     assert "cairn.server.tls.key-file" in out and "mismatch" in out
     out = start_refused({"CAIRN_AUTHENTICATORS": "certificate"}, "127.0.0.1", tmp_path)
     assert "cairn.server.tls.client-ca-file" in out
+    # Secrets and trust material never come or go over plain HTTP to another machine
+    # (192.0.2.10 is a documentation address: nothing is contacted).
+    out = start_refused({"CAIRN_AUTHENTICATORS": "oauth2",
+                         "CAIRN_AUTHENTICATOR_OAUTH2_JWKS_URL": "http://192.0.2.10/keys"},
+                        "127.0.0.1", tmp_path)
+    assert "http://192.0.2.10/keys" in out and "https://" in out
+    out = start_refused({"CAIRN_LINEAGE_FORWARD_URL": "http://192.0.2.10:5000",
+                         "CAIRN_LINEAGE_FORWARD_API_KEY": "k"}, "127.0.0.1", tmp_path)
+    assert "cairn.lineage.forward.url" in out and "clear text" in out

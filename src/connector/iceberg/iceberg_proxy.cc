@@ -47,22 +47,6 @@ Result<long> MillisProperty(const model::Properties& props, const char* name, lo
   return static_cast<long>(*v);
 }
 
-// The host of an http(s) URL, without port or brackets.
-std::string_view UriHost(std::string_view uri) {
-  const size_t scheme = uri.find("://");
-  std::string_view rest = scheme == std::string_view::npos ? uri : uri.substr(scheme + 3);
-  rest = rest.substr(0, rest.find_first_of("/?#"));
-  if (!rest.empty() && rest.front() == '[') return rest.substr(1, rest.find(']') - 1);
-  return rest.substr(0, rest.find(':'));
-}
-
-// Plain HTTP to a host other than this machine: what is sent can be read on the way.
-bool ClearTextOffMachine(std::string_view uri) {
-  if (uri.rfind("http://", 0) != 0) return false;
-  const std::string_view host = UriHost(uri);
-  return !(host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0);
-}
-
 bool ValidHttpUri(const std::string& uri) {
   std::string_view rest;
   if (uri.rfind("http://", 0) == 0) {
@@ -149,8 +133,8 @@ Result<IcebergProxyOptions> ParseIcebergProxyOptions(const CatalogInfo& info) {
   if (sends_credentials && !o.allow_insecure_credentials) {
     const bool token_endpoint_clear =
         !o.credential.empty() &&
-        ClearTextOffMachine(o.oauth2_server_uri.empty() ? o.uri : o.oauth2_server_uri);
-    if (ClearTextOffMachine(o.uri) || token_endpoint_clear) {
+        IsClearTextToAnotherMachine(o.oauth2_server_uri.empty() ? o.uri : o.oauth2_server_uri);
+    if (IsClearTextToAnotherMachine(o.uri) || token_endpoint_clear) {
       return InvalidArgument(
           "Property 'uri' = '{}' is plain HTTP to another machine, and the catalog sends "
           "credentials to it (token, credential, or the callers' tokens with "

@@ -65,6 +65,11 @@ TEST(Config, BadValuesNameTheKey) {
               HasErrorMessage("cairn.lineage.forward.api-key"));
   EXPECT_THAT(SetConfigValue(c, "cairn.lineage.forward.url", "https://marquez.internal:5000"),
               IsOk());
+  // An api-key never goes to another machine in clear text.
+  EXPECT_THAT(SetConfigValue(c, "cairn.lineage.forward.api-key", "k"), IsOk());
+  EXPECT_THAT(SetConfigValue(c, "cairn.lineage.forward.url", "http://marquez.internal:5000"),
+              HasErrorMessage("clear text"));
+  EXPECT_THAT(SetConfigValue(c, "cairn.lineage.forward.url", "http://127.0.0.1:5000"), IsOk());
   EXPECT_THAT(SetConfigValue(c, "cairn.server.tls.client-auth", "sometimes"),
               HasErrorMessage("cairn.server.tls.client-auth"));
   EXPECT_THAT(SetConfigValue(c, "cairn.server.plain-http", "yes"),

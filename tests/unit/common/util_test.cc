@@ -25,6 +25,18 @@ TEST(Util, RandomUuidIsVersion4AndUnique) {
   EXPECT_EQ(seen.size(), 1000U);
 }
 
+TEST(Util, ClearTextToAnotherMachineIsPlainHttpOffLoopback) {
+  EXPECT_TRUE(IsClearTextToAnotherMachine("http://minio.internal:9000"));
+  EXPECT_TRUE(IsClearTextToAnotherMachine("http://10.0.0.5/x"));
+  EXPECT_TRUE(IsClearTextToAnotherMachine("http://[2001:db8::1]:80/"));
+  EXPECT_TRUE(IsClearTextToAnotherMachine("http://127.0.0.1@evil.example.com/"));  // userinfo
+  EXPECT_TRUE(IsClearTextToAnotherMachine("http://127.0.0.1.evil.example.com/"));
+  for (const char* url : {"https://minio.internal", "http://127.0.0.1:9000", "http://localhost/",
+                          "http://[::1]:8181/v1", "http://evil.example.com@127.0.0.1:1/"}) {
+    EXPECT_FALSE(IsClearTextToAnotherMachine(url)) << url;
+  }
+}
+
 TEST(Util, PercentEncodeRoundTripsEveryByte) {
   EXPECT_EQ(PercentEncode("a-b._~Z9"), "a-b._~Z9");
   EXPECT_EQ(PercentEncode("a/b c?d%"), "a%2Fb%20c%3Fd%25");
