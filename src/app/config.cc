@@ -128,10 +128,8 @@ Status SetConfigValue(Config& c, const std::string& key, const std::string& raw)
     c.limits.per_principal.max_in_flight = static_cast<int>(v);
   } else if (key == "cairn.limits.principal.requests-per-second" ||
              key == "cairn.limits.principal.burst") {
-    char* end = nullptr;
-    const double v = std::strtod(value.c_str(), &end);
-    if (value.empty() || end != value.c_str() + value.size() || !(v >= 0) || v > 1e9)
-      return InvalidArgument("Config key '{}' must be a number in [0, 1e9], got '{}'", key, value);
+    CAIRN_ASSIGN_OR_RETURN(auto v,
+                           ParseLimitNumber(fmt::format("Config key '{}'", key), value, 1e9));
     (key == "cairn.limits.principal.burst" ? c.limits.per_principal.burst
                                            : c.limits.per_principal.per_second) = v;
   } else if (key == "cairn.limits.interface.max-in-flight" ||

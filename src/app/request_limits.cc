@@ -40,6 +40,17 @@ bool RequestLimitOptions::any() const {
                      [](const LimitRule& r) { return r.any(); });
 }
 
+Result<double> ParseLimitNumber(std::string_view what, std::string_view text, double max) {
+  const std::string number(Trim(text));
+  char* end = nullptr;
+  const double v = std::strtod(number.c_str(), &end);
+  if (number.empty() || end != number.c_str() + number.size() || !std::isfinite(v) || v < 0 ||
+      v > max) {
+    return InvalidArgument("{} must be a number in [0, {}], got '{}'", what, max, number);
+  }
+  return v;
+}
+
 Result<std::map<LimitedInterface, double>> ParseInterfaceValues(const std::string& key,
                                                                 std::string_view value,
                                                                 double max) {
@@ -56,15 +67,11 @@ Result<std::map<LimitedInterface, double>> ParseInterfaceValues(const std::strin
           "mcp, http), got '{}'",
           key, item);
     }
-    const std::string number(Trim(item.substr(eq + 1)));
-    char* end = nullptr;
-    const double v = std::strtod(number.c_str(), &end);
-    if (number.empty() || end != number.c_str() + number.size() || !std::isfinite(v) || v < 0 ||
-        v > max) {
-      return InvalidArgument("Config key '{}': the value of '{}' must be a number in [0, {}]",
-                             key, Trim(item.substr(0, eq)), max);
-    }
-    out[*interface] = v;
+    CAIRN_ASSIGN_OR_RETURN(
+        out[*interface],
+        ParseLimitNumber(fmt::format("Config key '{}': the value of '{}'", key,
+                                     Trim(item.substr(0, eq))),
+                         item.substr(eq + 1), max));
   }
   return out;
 }

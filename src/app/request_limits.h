@@ -40,6 +40,9 @@ struct RequestLimitOptions {
   bool any() const;
 };
 
+/// A limit's number (a rate, a burst): finite, in [0, max]; kInvalidArgument naming `what`.
+Result<double> ParseLimitNumber(std::string_view what, std::string_view text, double max);
+
 /// Parses `iceberg=64,mcp=4` (interface=value pairs, values in [0, max]); kInvalidArgument
 /// naming `key` and the bad part.
 Result<std::map<LimitedInterface, double>> ParseInterfaceValues(const std::string& key,

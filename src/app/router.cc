@@ -21,7 +21,8 @@ namespace cairn::app {
 
 namespace {
 
-enum class Interface { kGravitino, kIceberg, kLance, kMcp, kService };
+// The interface a request comes through, by its path (request limits name the same ones).
+using Interface = LimitedInterface;
 
 Interface InterfaceOf(std::string_view path) {
   if (path == "/iceberg" || path.rfind("/iceberg/", 0) == 0) return Interface::kIceberg;
@@ -31,37 +32,7 @@ Interface InterfaceOf(std::string_view path) {
   return Interface::kService;
 }
 
-std::string_view InterfaceName(Interface i) {
-  switch (i) {
-    case Interface::kGravitino:
-      return "gravitino";
-    case Interface::kIceberg:
-      return "iceberg";
-    case Interface::kLance:
-      return "lance";
-    case Interface::kMcp:
-      return "mcp";
-    case Interface::kService:
-      return "http";
-  }
-  return "http";
-}
-
-LimitedInterface ToLimited(Interface i) {
-  switch (i) {
-    case Interface::kGravitino:
-      return LimitedInterface::kGravitino;
-    case Interface::kIceberg:
-      return LimitedInterface::kIceberg;
-    case Interface::kLance:
-      return LimitedInterface::kLance;
-    case Interface::kMcp:
-      return LimitedInterface::kMcp;
-    case Interface::kService:
-      return LimitedInterface::kService;
-  }
-  return LimitedInterface::kService;
-}
+std::string_view InterfaceName(Interface i) { return LimitedInterfaceName(i); }
 
 // An error of the request's front stages (authenticate, limits) in its interface's format; MCP
 // answers it as a transport error with `mcp_status`.
@@ -339,7 +310,7 @@ http::Response Router::Handle(const http::Request& request) const {
   // before anything else: a refused request costs no store, storage or connector work.
   RequestLimiter::Ticket ticket;
   if (authenticated && limiter != nullptr && limiter->enabled() && !SkipsAuthentication(request)) {
-    auto admitted = limiter->Admit(ToLimited(interface), principal.user);
+    auto admitted = limiter->Admit(interface, principal.user);
     if (auto* refused = std::get_if<RequestLimiter::Refusal>(&admitted)) {
       response = FrontError(interface,
                             Error{ErrorCode::kTooManyRequests, EntityKind::kNone, refused->message},

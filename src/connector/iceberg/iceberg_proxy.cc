@@ -147,9 +147,13 @@ Result<IcebergProxyOptions> ParseIcebergProxyOptions(const CatalogInfo& info) {
 
 IcebergProxy::IcebergProxy(IcebergProxyOptions options)
     : options_(std::move(options)),
-      http_(HttpClientOptions{options_.connect_timeout_ms, options_.request_timeout_ms,
-                              HttpClientOptions{}.max_idle_handles,
-                              HttpClientOptions{}.max_body_bytes, options_.ca_file}) {}
+      http_([this] {
+        HttpClientOptions http;
+        http.connect_timeout_ms = options_.connect_timeout_ms;
+        http.request_timeout_ms = options_.request_timeout_ms;
+        http.ca_file = options_.ca_file;
+        return http;
+      }()) {}
 
 std::string IcebergProxy::NamespacePath(const std::vector<std::string>& ns) {
   return HttpClient::Escape(Join(ns, "\x1f"));
