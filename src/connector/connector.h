@@ -53,6 +53,10 @@ class CallerAuthorizationScope {
 /// The header set by the innermost CallerAuthorizationScope of this thread, if any.
 std::optional<std::string> CallerAuthorization();
 
+/// A catalog property that is "true" or "false" (any case); absent: `fallback`. kInvalidArgument
+/// naming the property otherwise.
+Result<bool> BoolProperty(const model::Properties& props, std::string_view name, bool fallback);
+
 /// Who is calling and when; connectors stamp audit fields from it.
 struct CallContext {
   std::string principal = "anonymous";

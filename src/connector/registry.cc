@@ -19,6 +19,14 @@ thread_local std::optional<std::string> t_caller_authorization;
 
 }  // namespace
 
+Result<bool> BoolProperty(const model::Properties& props, std::string_view name, bool fallback) {
+  auto it = props.find(std::string(name));
+  if (it == props.end()) return fallback;
+  if (EqualsIgnoreCase(it->second, "true")) return true;
+  if (EqualsIgnoreCase(it->second, "false")) return false;
+  return InvalidArgument("Property '{}' must be true or false, not '{}'", name, it->second);
+}
+
 CallerAuthorizationScope::CallerAuthorizationScope(std::optional<std::string> authorization)
     : previous_(std::move(t_caller_authorization)) {
   t_caller_authorization = std::move(authorization);

@@ -107,10 +107,15 @@ def configs_cli(bootstrap: str, *args: str, check: bool = True) -> subprocess.Co
 
 class KafkaBroker:
     def __init__(self, data_dir: Path, port: int | None = None,
-                 controller_port: int | None = None):
+                 controller_port: int | None = None,
+                 tls_keystore: tuple[Path, str] | None = None):
+        """`tls_keystore`, a PKCS#12 key store and its password: the broker also has an SSL
+        listener (`tls_bootstrap`) serving that certificate."""
         self.dir = Path(data_dir)
         self.port = port or _free_port()
         self.controller_port = controller_port or _free_port()
+        self.tls_keystore = tls_keystore
+        self.tls_port = _free_port() if tls_keystore else None
         self.proc: subprocess.Popen | None = None
         self.pid: int | None = None
 
@@ -127,17 +132,29 @@ class KafkaBroker:
     def bootstrap(self) -> str:
         return f"127.0.0.1:{self.port}"
 
+    @property
+    def tls_bootstrap(self) -> str:
+        return f"127.0.0.1:{self.tls_port}"
+
     def _config(self) -> Path:
         conf = self.dir / "server.properties"
+        listeners = [f"PLAINTEXT://127.0.0.1:{self.port}"]
+        tls = []
+        if self.tls_keystore:
+            listeners.append(f"SSL://127.0.0.1:{self.tls_port}")
+            store, password = self.tls_keystore
+            tls = ["inter.broker.listener.name=PLAINTEXT", "ssl.keystore.type=PKCS12",
+                   f"ssl.keystore.location={store}", f"ssl.keystore.password={password}",
+                   f"ssl.key.password={password}"]
         conf.write_text("\n".join([
             "process.roles=broker,controller",
             "node.id=1",
             f"controller.quorum.voters=1@127.0.0.1:{self.controller_port}",
-            f"listeners=PLAINTEXT://127.0.0.1:{self.port},"
-            f"CONTROLLER://127.0.0.1:{self.controller_port}",
-            f"advertised.listeners=PLAINTEXT://127.0.0.1:{self.port}",
+            f"listeners={','.join(listeners)},CONTROLLER://127.0.0.1:{self.controller_port}",
+            f"advertised.listeners={','.join(listeners)}",
             "controller.listener.names=CONTROLLER",
-            "listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT",
+            "listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SSL:SSL",
+            *tls,
             f"log.dirs={self.dir / 'data'}",
             "num.partitions=1",
             "offsets.topic.replication.factor=1",

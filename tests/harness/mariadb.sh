@@ -9,6 +9,9 @@
 #                          same line to DIR/conn. Idempotent: prints the line when running.
 #   mariadb.sh stop DIR    stop the server in DIR (no-op when it is not running).
 #
+# With MARIADB_TLS_CERT and MARIADB_TLS_KEY (PEM files) set, `start` also serves TLS with that
+# certificate, and creates the user `cairn_tls` (same password) that may only connect over TLS.
+#
 # Runs as the current user (`--user=$(id -un)`, also as root), so no service account is needed.
 set -euo pipefail
 
@@ -48,6 +51,12 @@ do_start() {
     "$INSTALL_DB" --no-defaults --user="$me" --datadir="$dir/data" --auth-root-authentication-method=socket \
       --skip-test-db >"$dir/install.log" 2>&1 || { cat "$dir/install.log" >&2; die "mariadb-install-db failed"; }
   fi
+  local tls_opts=() tls_user=""
+  if [[ -n "${MARIADB_TLS_CERT:-}" && -n "${MARIADB_TLS_KEY:-}" ]]; then
+    tls_opts=(--ssl-cert="$MARIADB_TLS_CERT" --ssl-key="$MARIADB_TLS_KEY")
+    tls_user="CREATE USER IF NOT EXISTS '${USER_NAME}_tls'@'127.0.0.1' IDENTIFIED BY '$USER_PW' REQUIRE SSL;
+      GRANT ALL PRIVILEGES ON *.* TO '${USER_NAME}_tls'@'127.0.0.1';"
+  fi
   local attempt port
   for attempt in 1 2 3 4 5; do
     port="$(free_port)"
@@ -56,7 +65,7 @@ do_start() {
       --port="$port" --socket="$dir/mysqld.sock" --pid-file="$dir/mysqld.pid" \
       --log-error="$dir/mysqld.err" --skip-name-resolve --innodb-buffer-pool-size=32M \
       --innodb-log-file-size=16M --innodb-flush-log-at-trx-commit=0 --max-connections=300 \
-      --character-set-server=utf8mb4 --collation-server=utf8mb4_general_ci \
+      --character-set-server=utf8mb4 --collation-server=utf8mb4_general_ci "${tls_opts[@]}" \
       >/dev/null 2>&1 &
     local i
     for i in $(seq 1 100); do
@@ -64,7 +73,8 @@ do_start() {
         sock_client -e "CREATE USER IF NOT EXISTS '$USER_NAME'@'127.0.0.1' IDENTIFIED BY '$USER_PW';
           CREATE USER IF NOT EXISTS '$USER_NAME'@'localhost' IDENTIFIED BY '$USER_PW';
           GRANT ALL PRIVILEGES ON *.* TO '$USER_NAME'@'127.0.0.1' WITH GRANT OPTION;
-          GRANT ALL PRIVILEGES ON *.* TO '$USER_NAME'@'localhost' WITH GRANT OPTION;" ||
+          GRANT ALL PRIVILEGES ON *.* TO '$USER_NAME'@'localhost' WITH GRANT OPTION;
+          $tls_user" ||
           die "cannot create the test user"
         echo "127.0.0.1 $port $USER_NAME $USER_PW $dir/mysqld.sock" | tee "$dir/conn"
         return 0

@@ -7,6 +7,9 @@
 #   pg.sh stop DIR    stop the cluster in DIR (no-op when it is not running).
 #   pg.sh url DIR     print the URL of a running cluster.
 #
+# With PG_TLS_CERT and PG_TLS_KEY (PEM files) set, `start` also serves TLS with that certificate
+# (copied into DIR/tls); clients choose with sslmode as usual.
+#
 # When run as root, initdb/postgres run as the `postgres` OS user (via runuser) and DIR is
 # chowned to it. Everything is idempotent: `start` on a running cluster just prints the URL.
 set -euo pipefail
@@ -84,6 +87,16 @@ do_start() {
   fi
   as_pg mkdir -p "$dir/sock"
 
+  local tls_opts=""
+  if [[ -n "${PG_TLS_CERT:-}" && -n "${PG_TLS_KEY:-}" ]]; then
+    mkdir -p "$dir/tls"
+    cp "$PG_TLS_CERT" "$dir/tls/server.crt"
+    cp "$PG_TLS_KEY" "$dir/tls/server.key"
+    chmod 600 "$dir/tls/server.key"
+    [[ "$(id -u)" -eq 0 ]] && chown -R postgres: "$dir/tls"
+    tls_opts="-c ssl=on -c ssl_cert_file=$dir/tls/server.crt -c ssl_key_file=$dir/tls/server.key"
+  fi
+
   local attempt port
   for attempt in 1 2 3 4 5; do
     port="$(free_port)"
@@ -93,7 +106,7 @@ do_start() {
     fi
     if as_pg "$PG_BIN/pg_ctl" -D "$dir/data" -l "$dir/postgres.log" -w -t 60 \
       -o "-c listen_addresses=127.0.0.1 -p $port -k $dir/sock -c fsync=off \
-          -c synchronous_commit=off -c full_page_writes=off -c max_connections=200" \
+          -c synchronous_commit=off -c full_page_writes=off -c max_connections=200 $tls_opts" \
       start >/dev/null 2>&1; then
       echo "$port" >"$dir/port"
       [[ "$(id -u)" -eq 0 ]] && chown postgres: "$dir/port"

@@ -16,6 +16,13 @@ from cryptography.hazmat.primitives.serialization import pkcs12
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 
+def _alt_name(host: str) -> x509.GeneralName:
+    try:
+        return x509.IPAddress(ipaddress.ip_address(host))
+    except ValueError:
+        return x509.DNSName(host)
+
+
 class Ca:
     """A certificate authority of the test, writing PEM files into `folder`."""
 
@@ -35,8 +42,9 @@ class Ca:
         self.pem = folder / f"{name}.pem"
         self.pem.write_bytes(self.cert.public_bytes(serialization.Encoding.PEM))
 
-    def issue(self, name: str, server: bool) -> tuple[Path, Path, int]:
-        """A leaf certificate for `name` (a server's for 127.0.0.1 and localhost, or a
+    def issue(self, name: str, server: bool,
+              hosts: tuple[str, ...] = ("localhost", "127.0.0.1")) -> tuple[Path, Path, int]:
+        """A leaf certificate for `name` (a server's for `hosts`, names or addresses, or a
         client's): its PEM files and serial number."""
         key = ec.generate_private_key(ec.SECP256R1())
         now = datetime.datetime.now(datetime.timezone.utc)
@@ -51,8 +59,7 @@ class Ca:
                         else ExtendedKeyUsageOID.CLIENT_AUTH]), False))
         if server:
             builder = builder.add_extension(x509.SubjectAlternativeName(
-                [x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
-                False)
+                [_alt_name(h) for h in hosts]), False)
         cert = builder.sign(self.key, hashes.SHA256())
         tag = uuid.uuid4().hex[:8]
         cert_path, key_path = self.folder / f"{name}-{tag}.crt", self.folder / f"{name}-{tag}.key"
@@ -61,6 +68,17 @@ class Ca:
                                                serialization.PrivateFormat.PKCS8,
                                                serialization.NoEncryption()))
         return cert_path, key_path, serial
+
+    def pkcs12_key_store(self, cert_path: Path, key_path: Path, path: Path,
+                         password: str = "changeit") -> Path:
+        """A PKCS#12 key store of one certificate `issue` made (and this CA above it), for a
+        JVM server such as Kafka."""
+        cert = x509.load_pem_x509_certificate(cert_path.read_bytes())
+        key = serialization.load_pem_private_key(key_path.read_bytes(), password=None)
+        path.write_bytes(pkcs12.serialize_key_and_certificates(
+            b"server", key, cert, [self.cert],
+            serialization.BestAvailableEncryption(password.encode())))
+        return path
 
     def java_trust_store(self, path: Path, password: str = "changeit") -> Path:
         """A PKCS#12 trust store holding this CA, as the JVM's javax.net.ssl.trustStore."""

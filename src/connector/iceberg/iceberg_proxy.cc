@@ -28,14 +28,6 @@ constexpr std::array<std::string_view, 9> kForwardedHeaders = {"Content-Type",
 constexpr std::array<std::string_view, 4> kReturnedHeaders = {"ETag", "Cache-Control",
                                                               "Idempotency-Key", "Retry-After"};
 
-Result<bool> BoolProperty(const model::Properties& props, const char* name, bool fallback) {
-  auto it = props.find(name);
-  if (it == props.end()) return fallback;
-  if (EqualsIgnoreCase(it->second, "true")) return true;
-  if (EqualsIgnoreCase(it->second, "false")) return false;
-  return InvalidArgument("Property '{}' must be true or false, not '{}'", name, it->second);
-}
-
 Result<long> MillisProperty(const model::Properties& props, const char* name, long fallback) {
   auto it = props.find(name);
   if (it == props.end()) return fallback;

@@ -2,6 +2,8 @@
 #include "connector/jdbc/jdbc_connector.h"
 
 #include <algorithm>
+#include <filesystem>
+#include <span>
 
 #include "common/util.h"
 #include "connector/external_rows.h"
@@ -20,6 +22,8 @@ constexpr const char* kPassword = "jdbc-password";
 constexpr const char* kDatabase = "jdbc-database";
 constexpr const char* kPoolMin = "jdbc.pool.min-size";
 constexpr const char* kPoolMax = "jdbc.pool.max-size";
+constexpr const char* kTlsCaFile = "jdbc-tls-ca-file";
+constexpr const char* kAllowInsecure = "jdbc-allow-insecure-credentials";
 
 Result<int> PoolSize(const model::Properties& props, const char* key, int fallback) {
   auto it = props.find(key);
@@ -30,6 +34,85 @@ Result<int> PoolSize(const model::Properties& props, const char* key, int fallba
                            it->second);
   }
   return static_cast<int>(*n);
+}
+
+// The TLS mode a URL's query asks for: PostgreSQL's `sslmode` (libpq's and pgJDBC's values);
+// MySQL's `sslMode` (Connector/J's and MariaDB Connector/J's values) or the older `useSSL`.
+// nullopt: the parameter is not one of these.
+Result<std::optional<TlsMode>> UrlTlsMode(Flavor flavor, std::string_view key,
+                                          std::string_view value) {
+  struct Name {
+    std::string_view text;
+    TlsMode mode;
+  };
+  static constexpr Name kPg[] = {{"disable", TlsMode::kDisable},    {"allow", TlsMode::kAllow},
+                                 {"prefer", TlsMode::kPrefer},      {"require", TlsMode::kRequire},
+                                 {"verify-ca", TlsMode::kVerifyCa}, {"verify-full", TlsMode::kVerifyFull}};
+  static constexpr Name kMy[] = {
+      {"disabled", TlsMode::kDisable},        {"disable", TlsMode::kDisable},
+      {"preferred", TlsMode::kPrefer},        {"required", TlsMode::kRequire},
+      {"trust", TlsMode::kRequire},           {"verify_ca", TlsMode::kVerifyCa},
+      {"verify-ca", TlsMode::kVerifyCa},      {"verify_identity", TlsMode::kVerifyFull},
+      {"verify-full", TlsMode::kVerifyFull}};
+  std::span<const Name> names;
+  if (flavor == Flavor::kPostgres && key == "sslmode") {
+    names = kPg;
+  } else if (flavor == Flavor::kMysql && EqualsIgnoreCase(key, "sslMode")) {
+    names = kMy;
+  } else if (flavor == Flavor::kMysql && EqualsIgnoreCase(key, "useSSL")) {
+    if (EqualsIgnoreCase(value, "true")) return std::optional<TlsMode>(TlsMode::kRequire);
+    if (EqualsIgnoreCase(value, "false")) return std::optional<TlsMode>(TlsMode::kDisable);
+    return InvalidArgument("Property '{}': useSSL must be true or false, not '{}'", kUrl, value);
+  } else {
+    return std::optional<TlsMode>();
+  }
+  for (const auto& n : names) {
+    if (EqualsIgnoreCase(value, n.text)) return std::optional<TlsMode>(n.mode);
+  }
+  std::string known;
+  for (const auto& n : names) known += (known.empty() ? "" : ", ") + std::string(n.text);
+  return InvalidArgument("Property '{}': {}={} is not a TLS mode (one of {})", kUrl, key, value,
+                         known);
+}
+
+// Settles how the connection is protected. Credentials go to another machine only over TLS that
+// verifies the server, unless the catalog allows otherwise: a password sent to an unverified
+// server is a password given to whoever answers.
+Status SettleTls(const model::Properties& props, std::optional<TlsMode> asked,
+                 ConnectOptions& c) {
+  if (auto it = props.find(kTlsCaFile); it != props.end() && !Trim(it->second).empty()) {
+    const std::string file(Trim(it->second));
+    if (!c.tls_ca_file.empty() && c.tls_ca_file != file) {
+      return InvalidArgument("Property '{}' ('{}') and the URL's sslrootcert ('{}') disagree",
+                             kTlsCaFile, file, c.tls_ca_file);
+    }
+    c.tls_ca_file = file;
+  }
+  if (!c.tls_ca_file.empty()) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(c.tls_ca_file, ec)) {
+      return InvalidArgument("Property '{}' = '{}' is not a readable file (a PEM CA bundle)",
+                             kTlsCaFile, c.tls_ca_file);
+    }
+  }
+  const bool here = IsLoopbackHost(c.host);
+  if (asked) {
+    c.tls = *asked;
+  } else if (!c.tls_ca_file.empty() || !here) {
+    c.tls = TlsMode::kVerifyFull;
+  } else {
+    c.tls = TlsMode::kSourceDefault;
+  }
+  CAIRN_ASSIGN_OR_RETURN(bool allow_insecure, BoolProperty(props, kAllowInsecure, false));
+  if (!here && !Verifies(c.tls) && !allow_insecure) {
+    return InvalidArgument(
+        "Property '{}': the connection to {} would not verify the server's certificate, and "
+        "'{}' would be sent to whoever answers; use a verifying TLS mode (PostgreSQL "
+        "sslmode=verify-full, MySQL sslMode=VERIFY_IDENTITY, the default), with '{}' for a "
+        "private CA, or set '{}' to true",
+        kUrl, c.host, kPassword, kTlsCaFile, kAllowInsecure);
+  }
+  return Ok();
 }
 
 }  // namespace
@@ -105,6 +188,7 @@ Result<JdbcSettings> ParseJdbcProperties(Flavor flavor, const model::Properties&
   auto decoded = PercentDecode(path);
   if (!decoded) return InvalidArgument("Property '{}' has a bad database name", kUrl);
   const std::string url_db = *decoded;
+  std::optional<TlsMode> tls_mode;
   for (const auto& kv : Split(query, '&')) {
     auto eq = kv.find('=');
     if (eq == std::string::npos) continue;
@@ -113,8 +197,16 @@ Result<JdbcSettings> ParseJdbcProperties(Flavor flavor, const model::Properties&
       return InvalidArgument("Property '{}': put credentials in '{}' and '{}', not in the URL",
                              kUrl, kUser, kPassword);
     }
-    if (flavor == Flavor::kPostgres && key == "sslmode") s.connect.sslmode = kv.substr(eq + 1);
+    const std::string value = kv.substr(eq + 1);
+    CAIRN_ASSIGN_OR_RETURN(auto mode, UrlTlsMode(flavor, key, value));
+    if (mode) tls_mode = mode;
+    if (flavor == Flavor::kPostgres && key == "sslrootcert") {
+      auto file = PercentDecode(value);
+      if (!file || file->empty()) return InvalidArgument("Property '{}' has a bad sslrootcert", kUrl);
+      s.connect.tls_ca_file = *file;
+    }
   }
+  CAIRN_RETURN_IF_ERROR(SettleTls(props, tls_mode, s.connect));
   s.url = text.substr(0, text.find('?'));
 
   auto user = get(kUser);

@@ -19,6 +19,16 @@ namespace cairn::connector::jdbc {
 using Row = std::vector<std::optional<std::string>>;  // text values; nullopt is SQL NULL
 using Rows = std::vector<Row>;
 
+/// How a connection to the source is protected, weakest first. kSourceDefault leaves it to the
+/// client library (libpq: TLS when the server offers it, unverified; MariaDB: plain TCP) and is
+/// the default only toward this machine; toward any other the default is kVerifyFull.
+enum class TlsMode { kSourceDefault, kDisable, kAllow, kPrefer, kRequire, kVerifyCa, kVerifyFull };
+
+/// True for the modes that check the server's certificate against a trusted CA.
+inline bool Verifies(TlsMode mode) {
+  return mode == TlsMode::kVerifyCa || mode == TlsMode::kVerifyFull;
+}
+
 /// Where and how to connect, from a catalog's jdbc-* properties.
 struct ConnectOptions {
   std::string host = "127.0.0.1";
@@ -26,7 +36,8 @@ struct ConnectOptions {
   std::string database;  // PostgreSQL: the database; MySQL: empty (a catalog spans databases)
   std::string user;
   std::string password;
-  std::string sslmode;        // PostgreSQL only, from the URL's query; empty: libpq's default
+  TlsMode tls = TlsMode::kSourceDefault;
+  std::string tls_ca_file;    // PEM CAs a verifying mode trusts; empty: the system's bundle
   int connect_timeout_s = 5;  // libpq counts whole seconds, at least 2
   int io_timeout_s = 30;      // how long one statement may take before the connection is dropped
 };
@@ -50,6 +61,10 @@ class Session {
   /// A cheap round trip that tells whether the connection still works.
   virtual bool Ping() = 0;
 };
+
+/// The CA bundle a verifying mode checks the server against: the catalog's, else the system's
+/// (OpenSSL's default file, or $SSL_CERT_FILE).
+std::string TrustedCaFile(const ConnectOptions& options);
 
 using SessionFactory = std::function<Result<std::unique_ptr<Session>>()>;
 

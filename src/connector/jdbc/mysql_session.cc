@@ -123,6 +123,16 @@ Result<std::unique_ptr<Session>> ConnectMysql(const ConnectOptions& o) {
   // Literals are written with backslash escapes; make sure the session reads them that way.
   mysql_options(conn, MYSQL_INIT_COMMAND,
                 "SET SESSION sql_mode = REPLACE(@@sql_mode, 'NO_BACKSLASH_ESCAPES', '')");
+  // MariaDB Connector/C has no "prefer": any mode from require up insists on TLS, and it checks
+  // the certificate and the host name together, so verify-ca is checked as verify-full.
+  const std::string ca_file = TrustedCaFile(o);
+  if (o.tls >= TlsMode::kRequire) {
+    my_bool enforce = 1;
+    my_bool verify = Verifies(o.tls) ? 1 : 0;
+    mysql_options(conn, MYSQL_OPT_SSL_ENFORCE, &enforce);
+    mysql_options(conn, MYSQL_OPT_SSL_VERIFY_SERVER_CERT, &verify);
+    if (verify) mysql_options(conn, MYSQL_OPT_SSL_CA, ca_file.c_str());
+  }
   const std::string host = o.host == "localhost" ? "127.0.0.1" : o.host;
   if (mysql_real_connect(conn, host.c_str(), o.user.c_str(), o.password.c_str(), nullptr,
                          static_cast<unsigned int>(o.port > 0 ? o.port : 3306), nullptr,

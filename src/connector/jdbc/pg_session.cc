@@ -189,9 +189,19 @@ Result<std::unique_ptr<Session>> ConnectPostgres(const ConnectOptions& o) {
                                      "cairn",
                                      server_options.c_str(),
                                      "UTF8"};
-  if (!o.sslmode.empty()) {
+  // libpq's own names for the modes; kSourceDefault leaves sslmode to libpq (prefer).
+  static constexpr const char* kModes[] = {nullptr,   "disable",   "allow",      "prefer",
+                                           "require", "verify-ca", "verify-full"};
+  const std::string ca_file = TrustedCaFile(o);
+  if (const char* mode = kModes[static_cast<int>(o.tls)]; mode != nullptr) {
     keys.push_back("sslmode");
-    values.push_back(o.sslmode.c_str());
+    values.push_back(mode);
+  }
+  // A verifying mode checks against the catalog's CA bundle or the system's (libpq's own default,
+  // ~/.postgresql/root.crt, is not where a server keeps its trust).
+  if (Verifies(o.tls) || !o.tls_ca_file.empty()) {
+    keys.push_back("sslrootcert");
+    values.push_back(ca_file.c_str());
   }
   keys.push_back(nullptr);
   values.push_back(nullptr);

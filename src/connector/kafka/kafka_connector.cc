@@ -37,7 +37,14 @@ constexpr int64_t kMaxReplicationFactor = 100;
 // Kafka's topic name rule.
 constexpr size_t kMaxTopicNameBytes = 249;
 // Catalog properties that are Cairn's or Gravitino's, never the client's.
-constexpr std::string_view kNotClientProperties[] = {"in-use", "gravitino.bypass."};
+constexpr std::string_view kAllowInsecure = "kafka.allow-insecure-credentials";
+constexpr std::string_view kNotClientProperties[] = {"in-use", "gravitino.bypass.",
+                                                     kAllowInsecure};
+// Client properties that would make the server run a program or load code of the catalog
+// creator's choosing (librdkafka runs the kinit command through a shell).
+constexpr std::string_view kRefusedClientProperties[] = {
+    "plugin.library.paths", "sasl.kerberos.kinit.cmd", "ssl.engine.location", "ssl.engine.id",
+    "ssl.providers"};
 
 struct HandleDeleter {
   void operator()(rd_kafka_t* rk) const {
@@ -65,6 +72,70 @@ using Metadata = std::unique_ptr<const rd_kafka_metadata_t, MetadataDeleter>;
 bool IsClientProperty(std::string_view key) {
   return std::none_of(std::begin(kNotClientProperties), std::end(kNotClientProperties),
                       [&](std::string_view p) { return key.starts_with(p); });
+}
+
+// The hosts of a bootstrap.servers list ("[proto://]host[:port],...", IPv6 in brackets).
+std::vector<std::string> BrokerHosts(std::string_view servers) {
+  std::vector<std::string> hosts;
+  for (auto part : Split(servers, ',')) {
+    std::string_view h = Trim(part);
+    if (auto scheme = h.find("://"); scheme != std::string_view::npos) h = h.substr(scheme + 3);
+    if (!h.empty() && h.front() == '[') {
+      h = h.substr(1, h.find(']') - 1);
+    } else if (auto colon = h.rfind(':'); colon != std::string_view::npos) {
+      h = h.substr(0, colon);
+    }
+    if (!h.empty()) hosts.emplace_back(h);
+  }
+  return hosts;
+}
+
+// A catalog's client settings must not hand credentials to whoever answers: toward another
+// machine, SASL runs over TLS, TLS verifies the broker's certificate and host name, and an OIDC
+// token endpoint is https, unless the catalog allows otherwise.
+Status CheckTransport(const model::Properties& props) {
+  for (auto refused : kRefusedClientProperties) {
+    if (props.contains(std::string(refused))) {
+      return InvalidArgument(
+          "Kafka client property '{}' is not accepted in a catalog: it runs code on the server",
+          refused);
+    }
+  }
+  CAIRN_ASSIGN_OR_RETURN(bool allow_insecure, BoolProperty(props, kAllowInsecure, false));
+  if (allow_insecure) return Ok();
+  auto value = [&](const char* key, const char* fallback) {
+    auto it = props.find(key);
+    return ToLower(Trim(it == props.end() ? std::string_view(fallback) : it->second));
+  };
+  const auto hosts = BrokerHosts(props.at(std::string(kBootstrapServers)));
+  const bool remote = std::any_of(hosts.begin(), hosts.end(),
+                                  [](const std::string& h) { return !IsLoopbackHost(h); });
+  if (!remote) return Ok();
+  const std::string protocol = value("security.protocol", "plaintext");
+  const char* problem = nullptr;
+  const char* key = nullptr;
+  if (protocol == "sasl_plaintext") {
+    problem = "sends SASL credentials without TLS";
+    key = "security.protocol";
+  } else if ((protocol == "ssl" || protocol == "sasl_ssl") &&
+             value("enable.ssl.certificate.verification", "true") == "false") {
+    problem = "does not verify the broker's certificate";
+    key = "enable.ssl.certificate.verification";
+  } else if ((protocol == "ssl" || protocol == "sasl_ssl") &&
+             value("ssl.endpoint.identification.algorithm", "https") == "none") {
+    problem = "does not check the broker's host name";
+    key = "ssl.endpoint.identification.algorithm";
+  } else if (auto url = props.find("sasl.oauthbearer.token.endpoint.url");
+             url != props.end() && IsClearTextToAnotherMachine(Trim(url->second))) {
+    problem = "sends the OAuth client secret without TLS";
+    key = "sasl.oauthbearer.token.endpoint.url";
+  }
+  if (problem == nullptr) return Ok();
+  return InvalidArgument(
+      "Kafka client property '{}': the connection to another machine {}; use TLS that verifies "
+      "the broker (security.protocol=ssl or sasl_ssl, with 'ssl.ca.location' for a private CA), "
+      "or set '{}' to true",
+      key, problem, kAllowInsecure);
 }
 
 // librdkafka's own log lines (a down broker is retried in the background) go to the debug log.
@@ -593,6 +664,7 @@ Result<std::unique_ptr<Connector>> MakeKafkaConnector(const CatalogInfo& info,
   if (bootstrap == info.properties.end() || Trim(bootstrap->second).empty()) {
     return InvalidArgument("Property '{}' is required for a Kafka catalog", kBootstrapServers);
   }
+  CAIRN_RETURN_IF_ERROR(CheckTransport(info.properties));
   rd_kafka_conf_t* conf = rd_kafka_conf_new();
   std::unique_ptr<rd_kafka_conf_t, void (*)(rd_kafka_conf_t*)> owned(conf, rd_kafka_conf_destroy);
   char errstr[512] = {0};
@@ -609,6 +681,9 @@ Result<std::unique_ptr<Connector>> MakeKafkaConnector(const CatalogInfo& info,
   CAIRN_RETURN_IF_ERROR(set("client.id", fmt::format("cairn-{}-{}", info.metalake, info.name)));
   CAIRN_RETURN_IF_ERROR(
       set("socket.connection.setup.timeout.ms", std::to_string(kRequestTimeoutMs)));
+  // Over TLS the broker's host name is checked against its certificate, whatever the library
+  // version's default; a catalog may still turn it off (see CheckTransport).
+  CAIRN_RETURN_IF_ERROR(set("ssl.endpoint.identification.algorithm", "https"));
   for (const auto& [k, v] : info.properties) {
     if (IsClientProperty(k)) CAIRN_RETURN_IF_ERROR(set(k, v));
   }

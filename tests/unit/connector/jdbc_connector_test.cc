@@ -3,6 +3,7 @@
 #include "connector/jdbc/jdbc_connector.h"
 
 #include <atomic>
+#include <fstream>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -13,7 +14,7 @@ namespace cairn::connector::jdbc {
 namespace {
 
 model::Properties PgProps() {
-  return {{"jdbc-url", "jdbc:postgresql://db.example:6543/sales?sslmode=require"},
+  return {{"jdbc-url", "jdbc:postgresql://db.example:6543/sales?sslmode=verify-full"},
           {"jdbc-user", "u"},
           {"jdbc-password", "p"},
           {"jdbc-database", "sales"},
@@ -35,7 +36,7 @@ TEST(JdbcProperties, PostgresSettings) {
   EXPECT_EQ(s->connect.database, "sales");
   EXPECT_EQ(s->connect.user, "u");
   EXPECT_EQ(s->connect.password, "p");
-  EXPECT_EQ(s->connect.sslmode, "require");
+  EXPECT_EQ(s->connect.tls, TlsMode::kVerifyFull);
   EXPECT_EQ(s->url, "jdbc:postgresql://db.example:6543/sales");
   EXPECT_EQ(s->pool_min, 2);
   EXPECT_EQ(s->pool_max, 10);
@@ -87,6 +88,92 @@ TEST(JdbcProperties, BadOrMissingPropertiesAreNamed) {
   props["jdbc.pool.max-size"] = "2";
   props["jdbc.pool.min-size"] = "3";
   ExpectBad(Flavor::kPostgres, props, "jdbc.pool.min-size");
+}
+
+// ---- TLS toward the source ----
+
+TlsMode ModeOf(Flavor flavor, const model::Properties& props) {
+  auto s = ParseJdbcProperties(flavor, props);
+  EXPECT_TRUE(s.has_value()) << s.error().message;
+  return s ? s->connect.tls : TlsMode::kSourceDefault;
+}
+
+model::Properties MyProps(const std::string& url) {
+  return {{"jdbc-url", url}, {"jdbc-user", "u"}, {"jdbc-password", "p"}};
+}
+
+TEST(JdbcTls, AnotherMachineIsVerifiedByDefaultThisOneIsLeftToTheLibrary) {
+  auto props = PgProps();
+  props["jdbc-url"] = "jdbc:postgresql://db.example:6543/sales";
+  EXPECT_EQ(ModeOf(Flavor::kPostgres, props), TlsMode::kVerifyFull);
+  props["jdbc-url"] = "jdbc:postgresql://127.0.0.1:6543/sales";
+  EXPECT_EQ(ModeOf(Flavor::kPostgres, props), TlsMode::kSourceDefault);
+  EXPECT_EQ(ModeOf(Flavor::kMysql, MyProps("jdbc:mysql://db.example:3306")), TlsMode::kVerifyFull);
+  EXPECT_EQ(ModeOf(Flavor::kMysql, MyProps("jdbc:mysql://localhost:3306")),
+            TlsMode::kSourceDefault);
+  // A name that only starts like a loopback address is another machine.
+  EXPECT_EQ(ModeOf(Flavor::kMysql, MyProps("jdbc:mysql://127.0.0.1.example.com")),
+            TlsMode::kVerifyFull);
+}
+
+TEST(JdbcTls, ModesOfBothUrlDialectsAreRead) {
+  auto props = PgProps();
+  props["jdbc-url"] = "jdbc:postgresql://127.0.0.1/sales?sslmode=require";
+  EXPECT_EQ(ModeOf(Flavor::kPostgres, props), TlsMode::kRequire);
+  props["jdbc-url"] = "jdbc:postgresql://127.0.0.1/sales?sslmode=verify-ca";
+  EXPECT_EQ(ModeOf(Flavor::kPostgres, props), TlsMode::kVerifyCa);
+  EXPECT_EQ(ModeOf(Flavor::kMysql, MyProps("jdbc:mysql://h/db?sslMode=VERIFY_IDENTITY")),
+            TlsMode::kVerifyFull);
+  EXPECT_EQ(ModeOf(Flavor::kMysql, MyProps("jdbc:mariadb://h/db?sslMode=verify-ca")),
+            TlsMode::kVerifyCa);
+  EXPECT_EQ(ModeOf(Flavor::kMysql, MyProps("jdbc:mysql://127.0.0.1/db?useSSL=true")),
+            TlsMode::kRequire);
+  EXPECT_EQ(ModeOf(Flavor::kMysql, MyProps("jdbc:mysql://127.0.0.1/db?sslMode=DISABLED")),
+            TlsMode::kDisable);
+  props["jdbc-url"] = "jdbc:postgresql://127.0.0.1/sales?sslmode=verify";
+  ExpectBad(Flavor::kPostgres, props, "verify-full");
+  ExpectBad(Flavor::kMysql, MyProps("jdbc:mysql://h/db?useSSL=yes"), "useSSL");
+}
+
+TEST(JdbcTls, UnverifiedConnectionsToAnotherMachineNeedTheCatalogsConsent) {
+  auto props = PgProps();
+  for (const char* mode : {"disable", "allow", "prefer", "require"}) {
+    props["jdbc-url"] = std::string("jdbc:postgresql://db.example/sales?sslmode=") + mode;
+    ExpectBad(Flavor::kPostgres, props, "jdbc-allow-insecure-credentials");
+  }
+  ExpectBad(Flavor::kMysql, MyProps("jdbc:mysql://db.example?sslMode=REQUIRED"),
+            "jdbc-allow-insecure-credentials");
+  props["jdbc-allow-insecure-credentials"] = "true";
+  EXPECT_EQ(ModeOf(Flavor::kPostgres, props), TlsMode::kRequire);
+  props["jdbc-allow-insecure-credentials"] = "perhaps";
+  ExpectBad(Flavor::kPostgres, props, "jdbc-allow-insecure-credentials");
+}
+
+TEST(JdbcTls, ACaFileMeansVerifyEvenOnThisMachine) {
+  const std::string ca = ::testing::TempDir() + "/jdbc-tls-test-ca.pem";
+  { std::ofstream(ca) << "-----BEGIN CERTIFICATE-----\n"; }
+  auto props = PgProps();
+  props["jdbc-url"] = "jdbc:postgresql://127.0.0.1/sales";
+  props["jdbc-tls-ca-file"] = ca;
+  auto s = ParseJdbcProperties(Flavor::kPostgres, props);
+  ASSERT_TRUE(s.has_value()) << s.error().message;
+  EXPECT_EQ(s->connect.tls, TlsMode::kVerifyFull);
+  EXPECT_EQ(TrustedCaFile(s->connect), ca);
+  // pgJDBC's sslrootcert in the URL is the same setting; two different files are an error.
+  props.erase("jdbc-tls-ca-file");
+  props["jdbc-url"] = "jdbc:postgresql://127.0.0.1/sales?sslmode=verify-ca&sslrootcert=" + ca;
+  s = ParseJdbcProperties(Flavor::kPostgres, props);
+  ASSERT_TRUE(s.has_value()) << s.error().message;
+  EXPECT_EQ(s->connect.tls_ca_file, ca);
+  props["jdbc-tls-ca-file"] = ca + ".other";
+  ExpectBad(Flavor::kPostgres, props, "disagree");
+  props = PgProps();
+  props["jdbc-tls-ca-file"] = "/no/such/ca.pem";
+  ExpectBad(Flavor::kPostgres, props, "jdbc-tls-ca-file");
+  // Without one, a verifying mode trusts the system's bundle.
+  s = ParseJdbcProperties(Flavor::kPostgres, PgProps());
+  ASSERT_TRUE(s.has_value());
+  EXPECT_FALSE(TrustedCaFile(s->connect).empty());
 }
 
 // ---- pool ----
