@@ -191,8 +191,13 @@ int Serve(Config config) {
       service, authorizer,
       service::LineageOptions{config.lineage_queue_capacity, config.lineage_forward});
   api::gravitino::GravitinoApi gravitino(objects, info, [store_ptr] { return store_ptr->Ping(); });
+  api::iceberg::IdempotencyOptions idempotency_options;
+  idempotency_options.lifetime = std::chrono::seconds(config.iceberg_idempotency_lifetime_s);
+  idempotency_options.lease =
+      std::max(idempotency_options.lease, std::chrono::milliseconds(config.request_deadline_ms));
+  api::iceberg::IdempotentRequests idempotency(store_ptr->Idempotency(), idempotency_options);
   api::iceberg::IcebergApi iceberg(
-      objects, api::iceberg::IcebergApiOptions{config.iceberg_default_metalake});
+      objects, api::iceberg::IcebergApiOptions{config.iceberg_default_metalake, &idempotency});
   api::AdminApi admin(**authenticator, authorizer, **audit);
   api::mcp::McpOptions mcp_options;
   mcp_options.enabled = config.mcp_enabled;

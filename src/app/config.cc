@@ -45,6 +45,7 @@ const std::vector<std::string>& ConfigKeys() {
       "cairn.iceberg.metadata-cache-bytes",
       "cairn.iceberg.commit-queue-idle-tables",
       "cairn.iceberg.rebased-list-cache-entries",
+      "cairn.iceberg.idempotency-key-lifetime",
       "cairn.jdbc.connect-timeout-secs",
       "cairn.jdbc.statement-timeout-secs",
       "cairn.jdbc.pool-wait-ms",
@@ -289,6 +290,15 @@ Status SetConfigValue(Config& c, const std::string& key, const std::string& raw)
   } else if (key == "cairn.iceberg.rebased-list-cache-entries") {
     CAIRN_ASSIGN_OR_RETURN(auto v, ParseNumber(key, value, 0, 1'000'000));
     c.iceberg_rebased_list_cache_entries = static_cast<int>(v);
+  } else if (key == "cairn.iceberg.idempotency-key-lifetime") {
+    auto seconds = value == "off" ? std::optional<int64_t>(0) : ParseIsoDuration(value);
+    if (!seconds || *seconds > 7 * 86400) {
+      return InvalidArgument(
+          "Config key '{}' must be an ISO-8601 duration of at most 7 days (PT30M, PT24H) or "
+          "'off', not '{}'",
+          key, value);
+    }
+    c.iceberg_idempotency_lifetime_s = *seconds;
   } else if (key == "cairn.log.level") {
     static const char* kLevels[] = {"trace", "debug", "info", "warn", "error", "off"};
     bool ok = false;

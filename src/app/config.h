@@ -66,6 +66,7 @@ struct Config {
   uint64_t iceberg_metadata_cache_bytes = 256ULL * 1024 * 1024;
   int iceberg_commit_queue_idle_tables = 8;
   int iceberg_rebased_list_cache_entries = 64;
+  int64_t iceberg_idempotency_lifetime_s = 30 * 60;  // 0: Idempotency-Key not honoured
 };
 
 /// The documented keys, for docs and for rejecting typos.

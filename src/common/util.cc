@@ -129,6 +129,39 @@ std::optional<std::string> PercentDecode(std::string_view s) {
   return out;
 }
 
+std::optional<int64_t> ParseIsoDuration(std::string_view text) {
+  if (text.size() < 3 || text[0] != 'P') return std::nullopt;
+  int64_t total = 0;
+  bool in_time = false;
+  bool any = false;
+  std::string_view units = "DHMS";  // the order they must come in
+  size_t i = 1;
+  while (i < text.size()) {
+    if (text[i] == 'T') {
+      if (in_time) return std::nullopt;
+      in_time = true;
+      ++i;
+      continue;
+    }
+    int64_t n = 0;
+    size_t digits = 0;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9' && digits < 9) {
+      n = n * 10 + (text[i] - '0');
+      ++i;
+      ++digits;
+    }
+    if (digits == 0 || i >= text.size()) return std::nullopt;
+    const char unit = text[i++];
+    const size_t at = units.find(unit);
+    if (at == std::string_view::npos || (unit == 'D') == in_time) return std::nullopt;
+    units = units.substr(at + 1);
+    total += n * (unit == 'D' ? 86400 : unit == 'H' ? 3600 : unit == 'M' ? 60 : 1);
+    any = true;
+  }
+  if (!any || text.back() == 'T') return std::nullopt;
+  return total;
+}
+
 bool IsLoopbackHost(std::string_view host) {
   if (host == "localhost" || host == "::1") return true;
   // 127.0.0.0/8 as an address literal only: a name such as 127.0.0.1.example.com is not one.

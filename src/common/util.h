@@ -12,6 +12,10 @@ namespace cairn {
 /// Milliseconds since the Unix epoch, from the system clock.
 int64_t NowMillis();
 
+/// Whole seconds of an ISO-8601 duration of days and time ("P1D", "PT30M", "P1DT2H3M4S");
+/// nullopt for anything else (years, months, weeks and fractions are not accepted).
+std::optional<int64_t> ParseIsoDuration(std::string_view text);
+
 /// ISO-8601 UTC instant with millisecond precision: 2026-01-01T00:00:00.123Z.
 std::string FormatIsoMillis(int64_t epoch_ms);
 

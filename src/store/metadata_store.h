@@ -14,6 +14,7 @@
 #include "common/result.h"
 #include "model/kinds.h"
 #include "model/table.h"
+#include "store/idempotency_store.h"
 #include "store/lineage_store.h"
 
 namespace cairn::store {
@@ -158,6 +159,10 @@ class MetadataStore {
   /// store; not part of a RunInTransaction body (an event is folded in by a transaction of its
   /// own).
   virtual LineageStore* Lineage() { return nullptr; }
+
+  /// The idempotency keys of mutating requests kept in this store (nullptr when it keeps none).
+  /// Not part of a RunInTransaction body.
+  virtual IdempotencyStore* Idempotency() { return nullptr; }
 
   /// The pool's and caches' figures so far (empty for a store without them).
   virtual StoreStats Stats() const { return {}; }

@@ -541,7 +541,7 @@ class TransactionView final : public MetadataStore {
 }  // namespace
 
 SqlMetadataStore::SqlMetadataStore(std::unique_ptr<ConnectionPool> pool, bool cache_paths)
-    : pool_(std::move(pool)), lineage_(*pool_), cache_paths_(cache_paths) {}
+    : pool_(std::move(pool)), lineage_(*pool_), idempotency_(*pool_), cache_paths_(cache_paths) {}
 
 Result<EntityRecord> SqlMetadataStore::Insert(const EntityRecord& record) {
   const WriteScope write(*this);

@@ -12,6 +12,7 @@
 #include "store/connection_pool.h"
 #include "store/metadata_store.h"
 #include "store/sql_connection.h"
+#include "store/sql_idempotency_store.h"
 #include "store/sql_lineage_store.h"
 
 namespace cairn::store {
@@ -55,6 +56,7 @@ class SqlMetadataStore final : public MetadataStore {
   Status RunInTransaction(const std::function<Status(MetadataStore& tx)>& body) override;
   bool Ping() override;
   LineageStore* Lineage() override { return &lineage_; }
+  IdempotencyStore* Idempotency() override { return &idempotency_; }
   StoreStats Stats() const override;
 
  private:
@@ -77,6 +79,7 @@ class SqlMetadataStore final : public MetadataStore {
 
   std::unique_ptr<ConnectionPool> pool_;
   SqlLineageStore lineage_;
+  SqlIdempotencyStore idempotency_;
   const bool cache_paths_;
   std::atomic<uint64_t> generation_{0};
   std::atomic<uint64_t> path_hits_{0};

@@ -6,7 +6,9 @@ comes from Cairn. What vended keys can and cannot do is checked against MinIO it
 
 from __future__ import annotations
 
+import sqlite3
 import time
+import uuid
 
 import pyarrow as pa
 import pytest
@@ -318,3 +320,31 @@ def test_concurrent_appends_on_s3_all_land(server, lake):
     assert len(table.snapshots()) == 12
     ids = sorted(table.scan().to_arrow().column("id").to_pylist())
     assert ids == sorted(w * 100 + i for w in range(3) for i in range(4))
+
+
+def test_an_idempotent_retry_gets_fresh_keys_and_the_store_keeps_none(server, admin, lake,
+                                                                      s3_endpoint):
+    """A create with vended keys retried with its Idempotency-Key: the retry is the same table,
+    loaded again with keys of its own, and no key was written to the metadata store."""
+    ns = unique("ns")
+    assert admin.rest("POST", lake.warehouse, "namespaces", {"namespace": [ns]}).status_code == 200
+    body = {"name": "t", "schema": {"type": "struct", "schema-id": 0, "fields": [
+        {"id": 1, "name": "id", "type": "long", "required": False}]}}
+    headers = {"X-Iceberg-Access-Delegation": "vended-credentials",
+               "Idempotency-Key": "018f2e7a-1111-7000-8000-" + uuid.uuid4().hex[:12]}
+    first = admin.rest("POST", lake.warehouse, f"namespaces/{ns}/tables", body, headers=headers)
+    assert first.status_code == 200, first.text[:300]
+    secret = first.json()["config"]["s3.secret-access-key"]
+    again = admin.rest("POST", lake.warehouse, f"namespaces/{ns}/tables", body, headers=headers)
+    assert again.status_code == 200, again.text[:300]
+    assert again.json()["metadata-location"] == first.json()["metadata-location"]
+    config = again.json()["config"]
+    client_from(config, s3_endpoint).list_objects_v2(
+        Bucket=BUCKET, Prefix=first.json()["metadata"]["location"].split(f"{BUCKET}/", 1)[1])
+    if server.store == "sqlite":
+        db = sqlite3.connect(server.data_dir / "cairn.db")
+        try:
+            stored = db.execute("SELECT headers || body FROM idempotency_keys").fetchall()
+        finally:
+            db.close()
+        assert stored and not any(secret in row[0] for row in stored)

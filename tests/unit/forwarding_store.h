@@ -60,6 +60,7 @@ class ForwardingStore : public store::MetadataStore {
   }
   bool Ping() override { return inner_.Ping(); }
   store::LineageStore* Lineage() override { return inner_.Lineage(); }
+  store::IdempotencyStore* Idempotency() override { return inner_.Idempotency(); }
 
  protected:
   store::MetadataStore& inner_;

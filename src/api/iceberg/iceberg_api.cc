@@ -532,6 +532,9 @@ Response GetConfig(Call& c) {
     if (r.advertised) endpoints.push_back(fmt::format("{} {}", r.method, r.path.text()));
   }
   body["endpoints"] = std::move(endpoints);
+  if (c.options.idempotency != nullptr && c.options.idempotency->enabled()) {
+    body["idempotency-key-lifetime"] = c.options.idempotency->AdvertisedLifetime();
+  }
   return JsonResponse(body);
 }
 
@@ -1002,6 +1005,26 @@ IcebergApi::IcebergApi(service::ObjectService& objects, IcebergApiOptions option
       options_(std::move(options)) {}
 
 Response IcebergApi::Handle(const Request& request, const governance::Principal& principal) const {
+  if (IdempotentRequests* keys = options_.idempotency;
+      keys != nullptr && keys->enabled() && TakesIdempotencyKey(request)) {
+    if (auto key = request.Header("Idempotency-Key")) {
+      auto load = [&](const std::string& path) {
+        Request get = request;
+        get.method = "GET";
+        get.path = path;
+        get.target = path;
+        get.query.clear();
+        get.body.clear();
+        return Guarded(get, principal);
+      };
+      return keys->Run(
+          request, principal.user, *key, [&] { return Guarded(request, principal); }, load);
+    }
+  }
+  return Guarded(request, principal);
+}
+
+Response IcebergApi::Guarded(const Request& request, const governance::Principal& principal) const {
   try {
     return Dispatch(request, principal);
   } catch (const nlohmann::json::exception& e) {

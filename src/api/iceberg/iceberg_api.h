@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "api/iceberg/idempotency.h"
 #include "api/routes.h"
 #include "message/message.h"
 #include "service/object_service.h"
@@ -30,6 +31,8 @@ std::vector<std::string> AdvertisedEndpoints();
 struct IcebergApiOptions {
   /// Metalake used when a client names only the catalog as its warehouse.
   std::string default_metalake;
+  /// Honours Idempotency-Key on mutations and advertises its lifetime (nullptr: neither).
+  IdempotentRequests* idempotency = nullptr;
 };
 
 /// The Iceberg REST catalog protocol under `/iceberg/v1`, over the `lakehouse-iceberg`
@@ -45,6 +48,9 @@ class IcebergApi {
   http::Response Handle(const http::Request& request, const governance::Principal& principal) const;
 
  private:
+  /// Handle without idempotency keys: the safety net around Dispatch.
+  http::Response Guarded(const http::Request& request,
+                         const governance::Principal& principal) const;
   /// Handle without the safety net: routing, authorization and the call.
   http::Response Dispatch(const http::Request& request,
                           const governance::Principal& principal) const;

@@ -112,10 +112,30 @@ CREATE TABLE lineage_events (
 CREATE INDEX lineage_events_run ON lineage_events (run_id, id);
 )sql";
 
+// Iceberg REST idempotency keys: the final answer to a mutation, replayed for a retry with the
+// same key by the same principal (docs/iceberg-rest.md#idempotency-keys).
+constexpr std::string_view kV4IdempotencyKeys = R"sql(
+CREATE TABLE idempotency_keys (
+  principal    TEXT    NOT NULL,
+  idem_key     TEXT    NOT NULL,
+  fingerprint  TEXT    NOT NULL,
+  state        INTEGER NOT NULL,
+  lease_until  INTEGER NOT NULL,
+  expires_at   INTEGER NOT NULL,
+  status       INTEGER NOT NULL DEFAULT 0,
+  content_type TEXT    NOT NULL DEFAULT '',
+  headers      TEXT    NOT NULL DEFAULT '',
+  body         TEXT    NOT NULL DEFAULT '',
+  PRIMARY KEY (principal, idem_key)
+);
+CREATE INDEX idempotency_keys_expiry ON idempotency_keys (expires_at);
+)sql";
+
 constexpr std::array kMigrations = {
     Migration{1, "initial schema", kV1InitialSchema},
     Migration{2, "entity links", kV2EntityLinks},
     Migration{3, "lineage", kV3Lineage},
+    Migration{4, "idempotency keys", kV4IdempotencyKeys},
 };
 
 }  // namespace

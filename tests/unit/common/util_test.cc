@@ -69,5 +69,17 @@ TEST(Util, CaseHelpers) {
   EXPECT_EQ(Trim("  x \n"), "x");
 }
 
+TEST(Util, IsoDurationsOfDaysAndTime) {
+  EXPECT_EQ(ParseIsoDuration("PT30M"), 1800);
+  EXPECT_EQ(ParseIsoDuration("PT24H"), 86400);
+  EXPECT_EQ(ParseIsoDuration("P1D"), 86400);
+  EXPECT_EQ(ParseIsoDuration("P1DT2H3M4S"), 86400 + 7200 + 180 + 4);
+  EXPECT_EQ(ParseIsoDuration("PT0S"), 0);
+  for (const char* bad : {"", "P", "PT", "30M", "P1M", "PT1D", "P1DT", "PT1M2H", "PT1.5S", "PT-1S",
+                          "pt30m", "PT30M ", "P1W", "PT1H1H"}) {
+    EXPECT_EQ(ParseIsoDuration(bad), std::nullopt) << bad;
+  }
+}
+
 }  // namespace
 }  // namespace cairn

@@ -105,10 +105,11 @@ ErrorCode CodeOf(const Result<T>& result) {
     ASSERT_TRUE(cairn_r_.has_value()) << cairn_r_.error().message; \
   } while (false)
 
-// Migration 3's tables, for the tests that drop the whole schema.
+// Migration 3's and 4's tables, for the tests that drop the whole schema.
 #define kDropLineage                                                                     \
   "DROP TABLE lineage_jobs; DROP TABLE lineage_datasets; DROP TABLE lineage_runs; "     \
-  "DROP TABLE lineage_edges; DROP TABLE lineage_column_edges; DROP TABLE lineage_events;"
+  "DROP TABLE lineage_edges; DROP TABLE lineage_column_edges; DROP TABLE lineage_events; " \
+  "DROP TABLE idempotency_keys;"
 
 class StoreTest : public testing::TestWithParam<Backend> {
  protected:
@@ -993,9 +994,10 @@ TEST_P(StoreTest, ADatabaseAtSchemaVersion1MigratesForwardToLinks) {
   store_ = std::move(store).value();
   versions = raw->Execute("SELECT version FROM schema_migrations ORDER BY version", {});
   ASSERT_OK(versions);
-  ASSERT_EQ(versions->size(), 3U);
+  ASSERT_EQ(versions->size(), 4U);
   EXPECT_EQ((*versions)[1][0], std::optional<std::string>("2"));
   EXPECT_EQ((*versions)[2][0], std::optional<std::string>("3"));
+  EXPECT_EQ((*versions)[3][0], std::optional<std::string>("4"));
 
   auto lake = store_->Get(EntityType::kMetalake, 0, "old_lake");
   ASSERT_OK(lake);
@@ -1207,6 +1209,56 @@ LineageEventRecord Event(std::string run, std::string type, std::string job,
   e.outputs = std::move(out);
   e.body = "{}";
   return e;
+}
+
+TEST_P(StoreTest, IdempotencyKeysAreClaimedOnceFinishedReplayedAndScopedToAPrincipal) {
+  IdempotencyStore* keys = store_->Idempotency();
+  ASSERT_NE(keys, nullptr);
+  using O = KeyClaim::Outcome;
+  const std::string key = "018f2e7a-0000-7000-8000-000000000001";
+  auto claim = keys->Claim("alice", key, "fp1", 1000, 2000, 10'000);
+  ASSERT_OK(claim);
+  EXPECT_EQ(claim->outcome, O::kClaimed);
+  // While it runs: the same request waits, another request with the key is refused.
+  claim = keys->Claim("alice", key, "fp1", 1500, 2500, 10'500);
+  ASSERT_OK(claim);
+  EXPECT_EQ(claim->outcome, O::kRunning);
+  claim = keys->Claim("alice", key, "fp2", 1500, 2500, 10'500);
+  ASSERT_OK(claim);
+  EXPECT_EQ(claim->outcome, O::kMismatch);
+  // Another principal's key of the same text is its own.
+  claim = keys->Claim("bob", key, "fp2", 1500, 2500, 10'500);
+  ASSERT_OK(claim);
+  EXPECT_EQ(claim->outcome, O::kClaimed);
+  ASSERT_OK(keys->Release("bob", key));
+
+  StoredAnswer answer{200, "application/json", R"({"ETag":"\"e1\""})", R"({"done":true})"};
+  ASSERT_OK(keys->Finish("alice", key, answer, 10'000));
+  claim = keys->Claim("alice", key, "fp1", 3000, 4000, 13'000);
+  ASSERT_OK(claim);
+  ASSERT_EQ(claim->outcome, O::kFinished);
+  EXPECT_EQ(claim->answer.status, 200);
+  EXPECT_EQ(claim->answer.content_type, "application/json");
+  EXPECT_EQ(claim->answer.headers, answer.headers);
+  EXPECT_EQ(claim->answer.body, answer.body);
+  claim = keys->Claim("alice", key, "fp2", 3000, 4000, 13'000);
+  ASSERT_OK(claim);
+  EXPECT_EQ(claim->outcome, O::kMismatch);
+
+  // A running key whose server died (lease over) is taken over; a released one is free again.
+  const std::string orphan = "018f2e7a-0000-7000-8000-000000000002";
+  ASSERT_EQ(keys->Claim("alice", orphan, "fp", 1000, 2000, 10'000)->outcome, O::kClaimed);
+  EXPECT_EQ(keys->Claim("alice", orphan, "fp", 2001, 3000, 11'000)->outcome, O::kClaimed);
+  EXPECT_EQ(keys->Claim("alice", orphan, "fp", 2500, 3500, 11'000)->outcome, O::kRunning);
+  ASSERT_OK(keys->Release("alice", orphan));
+  EXPECT_EQ(keys->Claim("alice", orphan, "fp", 2600, 3600, 11'000)->outcome, O::kClaimed);
+
+  // Expired keys are purged, and an expired key is claimed afresh, whatever it held.
+  auto purged = keys->Purge(10'001);
+  ASSERT_OK(purged);
+  EXPECT_EQ(*purged, 1);  // alice's finished key; the orphan lives until 11'000
+  EXPECT_EQ(keys->Claim("alice", key, "fp2", 10'002, 11'000, 20'000)->outcome, O::kClaimed);
+  EXPECT_EQ(keys->Claim("alice", orphan, "other", 11'001, 12'000, 20'000)->outcome, O::kClaimed);
 }
 
 TEST_P(StoreTest, LineageEventsFoldIntoJobsDatasetsAndEdgesAndAreKeptPerRun) {
