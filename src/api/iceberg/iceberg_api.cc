@@ -16,6 +16,7 @@
 #include "connector/iceberg/iceberg_proxy.h"
 #include "iceberg/table_metadata.h"
 #include "json/json_util.h"
+#include "storage/sigv4.h"
 
 namespace cairn::api::iceberg {
 
@@ -241,6 +242,37 @@ bool WantsVendedCredentials(const Request& request) {
     if (EqualsIgnoreCase(Trim(part), "vended-credentials")) return true;
   }
   return false;
+}
+
+// The client asked to have its storage requests signed, and not for keys (keys win when both
+// are listed, as clients that list both can use either).
+bool WantsRemoteSigning(const Request& request) {
+  auto header = request.Header("X-Iceberg-Access-Delegation");
+  if (!header || WantsVendedCredentials(request)) return false;
+  for (const auto& part : Split(*header, ',')) {
+    if (EqualsIgnoreCase(Trim(part), "remote-signing")) return true;
+  }
+  return false;
+}
+
+// The `config` member of a load result whose storage requests the catalog signs: where to send
+// them (relative to the catalog URI, which clients take as the signer's URI by default). Empty
+// when the catalog has no S3 keys to sign with or the table has no S3 location.
+std::string SigningAccessText(IcebergCatalog& catalog, const std::string& metadata_text,
+                              const std::string& prefix, const Namespace& ns,
+                              const std::string& table) {
+  const auto& s3 = catalog.storage().s3;
+  if (s3.access_key_id.empty() || s3.secret_access_key.empty()) return "";
+  std::vector<std::string> locations = cairn::iceberg::StorageLocations(metadata_text);
+  std::erase_if(locations, [](const std::string& l) { return l.rfind("s3", 0) != 0; });
+  if (locations.empty()) return "";
+  OrderedJson config = StorageDefaults(catalog.storage());
+  config["s3.remote-signing-enabled"] = "true";
+  config["s3.signer"] = "S3V4RestSigner";
+  config["s3.signer.endpoint"] =
+      fmt::format("v1/{}/namespaces/{}/tables/{}/sign", PercentEncode(prefix),
+                  PercentEncode(Join(ns, "\x1f")), PercentEncode(table));
+  return "\"config\":" + config.dump();
 }
 
 // The `config` and `storage-credentials` members of a load result carrying vended keys for the
@@ -740,6 +772,8 @@ Response CreateObject(Call& c) {
   std::string access;
   if (WantsVendedCredentials(c.request)) {
     if (auto d = c.Vend(new_name, *created->metadata_text, access, r)) return *d;
+  } else if (WantsRemoteSigning(c.request)) {
+    access = SigningAccessText(*c.catalog, *created->metadata_text, c.prefix, c.ns, new_name);
   }
   SetLoadResult(r, *created, true, nullptr, &access);
   if (!stage) r.headers.emplace_back("ETag", ETagFor(created->metadata_location, "all"));
@@ -777,6 +811,94 @@ Response LoadCredentials(Call& c) {
   const size_t list = access.find("\"storage-credentials\":");
   r.body = list == std::string::npos ? std::string("{\"storage-credentials\":[]}")
                                      : "{" + access.substr(list) + "}";
+  return r;
+}
+
+// S3 requests a client signs through the catalog (remote signing), checked against the table:
+// the object, the listed prefix or every key of a multi-object delete lies under one of the
+// table's locations, on the catalog's own endpoint; reading methods need the table's read
+// privilege, the others its modify privilege. docs/storage.md#remote-signing.
+Response SignRequest(Call& c) {
+  auto body = ParseObject(c.request.body);
+  if (!body) return BadRequest(body.error());
+  auto method = RequiredString(*body, "method");
+  if (!method) return BadRequest(method.error());
+  auto uri = RequiredString(*body, "uri");
+  if (!uri) return BadRequest(uri.error());
+  std::string region;
+  if (auto r = body->find("region"); r != body->end() && r->is_string()) {
+    region = r->get<std::string>();
+  }
+  storage::HeaderList headers;
+  if (auto h = body->find("headers"); h != body->end()) {
+    if (!h->is_object()) return BadRequest(InvalidArgument("Invalid field 'headers': expected an object"));
+    for (const auto& [name, values] : h->items()) {
+      if (!values.is_array()) {
+        return BadRequest(InvalidArgument("Invalid field 'headers.{}': expected an array", name));
+      }
+      std::string joined;
+      for (const auto& v : values) {
+        if (!v.is_string()) {
+          return BadRequest(InvalidArgument("Invalid field 'headers.{}': expected strings", name));
+        }
+        joined += (joined.empty() ? "" : ",") + v.get<std::string>();
+      }
+      headers.emplace_back(name, joined);
+    }
+  }
+  std::string payload;
+  if (auto b = body->find("body"); b != body->end() && b->is_string()) payload = b->get<std::string>();
+  const std::string verb = ToUpper(*method);
+  const bool reads = verb == "GET" || verb == "HEAD";
+  const bool writes = verb == "PUT" || verb == "POST" || verb == "DELETE";
+  if (!reads && !writes) {
+    return BadRequest(InvalidArgument("Invalid field 'method': {} requests are not signed", *method));
+  }
+  if (auto d = c.Authorize(reads ? Action::kLoadTable : Action::kModifyTable, c.ns, c.name)) {
+    return *d;
+  }
+  auto table = c.catalog->LoadTable(c.ns, c.name);
+  if (!table) return c.Fail(table.error());
+  const auto& s3 = c.catalog->storage().s3;
+  if (s3.access_key_id.empty() || s3.secret_access_key.empty() || s3.endpoint.empty()) {
+    return BadRequest(InvalidArgument(
+        "Catalog {} does not sign storage requests: it has no S3 endpoint and keys", c.prefix));
+  }
+  auto url = storage::ParseHttpUrl(*uri);
+  if (!url) return BadRequest(InvalidArgument("Invalid field 'uri': {}", url.error().message));
+  auto target = storage::S3RequestTarget(*url, s3, verb, payload);
+  if (!target) {
+    return PlainErrorResponse(403, "ForbiddenException",
+                              fmt::format("Not signed: {}", target.error().message));
+  }
+  const auto locations = cairn::iceberg::StorageLocations(*table->metadata_text);
+  auto outside = [&](const std::string& what, bool prefix) {
+    return std::none_of(locations.begin(), locations.end(), [&](const std::string& l) {
+      return prefix ? storage::PrefixWithin(what, l) : storage::LocationWithin(what, l);
+    });
+  };
+  std::vector<std::string> touched;
+  for (const auto& [list, prefix] : {std::pair{&target->objects, false},
+                                     std::pair{&target->prefixes, true}}) {
+    for (const auto& what : *list) {
+      if (outside(what, prefix)) {
+        return PlainErrorResponse(
+            403, "ForbiddenException",
+            fmt::format("Not signed: {} {} is outside the locations of table {}", verb, what,
+                        c.name));
+      }
+      touched.push_back(what);
+    }
+  }
+  Response r;
+  OrderedJson signed_headers = OrderedJson::object();
+  for (const auto& [name, value] : storage::SignS3Request(
+           verb, *url, headers, s3, region.empty() ? s3.region : region, NowMillis())) {
+    signed_headers[name] = OrderedJson::array({value});
+  }
+  r.body = OrderedJson{{"uri", *uri}, {"headers", std::move(signed_headers)}}.dump();
+  r.headers.emplace_back("Cache-Control", "no-cache");
+  r.audit_note = fmt::format("signed {} {}", verb, Join(touched, ","));
   return r;
 }
 
@@ -852,6 +974,8 @@ Response LoadTable(Call& c) {
   std::string access;
   if (WantsVendedCredentials(c.request)) {
     if (auto d = c.Vend(c.name, *table->metadata_text, access, r)) return *d;
+  } else if (WantsRemoteSigning(c.request)) {
+    access = SigningAccessText(*c.catalog, *table->metadata_text, c.prefix, c.ns, c.name);
   }
   if (mode == "refs") {
     const std::string filtered = RefsOnly(*table->metadata_text);
@@ -956,6 +1080,8 @@ const std::vector<Route>& Routes() {
        A::kCreateView, kHandler, true, Register},
       {"GET", api::PathPattern("/v1/{prefix}/namespaces/{namespace}/tables/{table}/credentials"),
        K::kTable, A::kLoadTable, kPath, true, LoadCredentials},
+      {"POST", api::PathPattern("/v1/{prefix}/namespaces/{namespace}/tables/{table}/sign"),
+       K::kTable, A::kLoadTable, kHandler, true, SignRequest},
   };
   return routes;
 }
