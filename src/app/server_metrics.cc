@@ -9,7 +9,9 @@
 
 #include <sys/resource.h>
 
+#include "connector/jdbc/jdbc_session.h"
 #include "governance/access_control.h"
+#include "storage/storage_metrics.h"
 
 namespace cairn::app {
 
@@ -135,6 +137,62 @@ void ServerMetrics::Collect(TextWriter& w) const {
                static_cast<double>(s.path_cache_hits));
       w.Sample("cairn_store_path_cache_lookups_total", {{"result", "miss"}},
                static_cast<double>(s.path_cache_misses));
+    }
+  }
+
+  const auto storage_calls = storage::S3Metrics().Read();
+  w.Family("cairn_storage_requests_total", "counter",
+           "Object storage requests the server made (S3), by method and outcome (failed: no "
+           "answer from storage after every attempt).");
+  for (const auto& m : storage_calls) {
+    w.Sample("cairn_storage_requests_total", {{"method", m.method}, {"outcome", "ok"}},
+             static_cast<double>(m.ok));
+    w.Sample("cairn_storage_requests_total", {{"method", m.method}, {"outcome", "failed"}},
+             static_cast<double>(m.failed));
+  }
+  w.Family("cairn_storage_retries_total", "counter",
+           "Object storage requests sent again after a 5xx, throttling or a transport error.");
+  for (const auto& m : storage_calls) {
+    w.Sample("cairn_storage_retries_total", {{"method", m.method}},
+             static_cast<double>(m.retries));
+  }
+  w.Family("cairn_storage_request_duration_seconds", "histogram",
+           "Time an object storage request took, its retries included.");
+  const std::string method_label[] = {"method"};
+  for (const auto& m : storage_calls) {
+    const std::string value[] = {std::string(m.method)};
+    w.Histogram("cairn_storage_request_duration_seconds", method_label, value, m.latency);
+  }
+
+  const auto pools = connector::jdbc::ReadPoolStats();
+  if (!pools.empty()) {
+    w.Family("cairn_jdbc_pool_connections", "gauge",
+             "Connections of a JDBC catalog's pool to its source, by state (in_use, idle) and "
+             "the pool's size (max).");
+    for (const auto& p : pools) {
+      w.Sample("cairn_jdbc_pool_connections", {{"catalog_id", p.name}, {"state", "in_use"}},
+               p.leased);
+      w.Sample("cairn_jdbc_pool_connections", {{"catalog_id", p.name}, {"state", "idle"}},
+               p.open - p.leased);
+      w.Sample("cairn_jdbc_pool_connections", {{"catalog_id", p.name}, {"state", "max"}}, p.max);
+    }
+    w.Family("cairn_jdbc_pool_acquire_timeouts_total", "counter",
+             "Source calls refused because every connection of the pool stayed busy, or the "
+             "source was held off as hanging.");
+    w.Family("cairn_jdbc_pool_connect_failures_total", "counter",
+             "Connections to a JDBC catalog's source that could not be opened.");
+    for (const auto& p : pools) {
+      w.Sample("cairn_jdbc_pool_acquire_timeouts_total", {{"catalog_id", p.name}},
+               static_cast<double>(p.timeouts));
+      w.Sample("cairn_jdbc_pool_connect_failures_total", {{"catalog_id", p.name}},
+               static_cast<double>(p.connect_failures));
+    }
+    w.Family("cairn_jdbc_pool_wait_seconds", "histogram",
+             "Time a source call waited for a pooled connection (opening one included).");
+    const std::string catalog_label[] = {"catalog_id"};
+    for (const auto& p : pools) {
+      const std::string value[] = {p.name};
+      w.Histogram("cairn_jdbc_pool_wait_seconds", catalog_label, value, p.wait);
     }
   }
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "storage/s3_client.h"
 
+#include "storage/storage_metrics.h"
+
 #include <algorithm>
 #include <chrono>
 #include <ctime>
@@ -11,6 +13,7 @@
 #include <openssl/evp.h>
 
 #include "common/util.h"
+#include "storage/storage_metrics.h"
 
 namespace cairn::storage {
 
@@ -211,6 +214,19 @@ std::string S3Client::Url(const S3Request& request) const {
 }
 
 Result<S3Response> S3Client::Send(const S3Request& request) const {
+  const auto started = std::chrono::steady_clock::now();
+  int attempts = 0;
+  auto answer = SendOnce(request, attempts);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  // Refused before anything was sent (clear text to another machine): not a storage call.
+  if (answer || answer.error().code != ErrorCode::kInvalidArgument) {
+    S3Metrics().Observe(request.method, seconds, !answer.has_value(), attempts);
+  }
+  return answer;
+}
+
+Result<S3Response> S3Client::SendOnce(const S3Request& request, int& attempts) const {
   const std::string url = Url(request);
   if (!options_.access_key_id.empty() && !options_.allow_insecure_credentials &&
       IsClearTextToAnotherMachine(url)) {
@@ -239,6 +255,7 @@ Result<S3Response> S3Client::Send(const S3Request& request) const {
     curl_easy_reset(curl);
     response = S3Response{};
     response.attempts = attempt;
+    attempts = attempt;
 
     curl_slist* headers = nullptr;
     auto add_header = [&](const std::string& line) {

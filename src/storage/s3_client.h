@@ -54,6 +54,8 @@ class S3Client {
   const S3Options& options() const { return options_; }
 
  private:
+  /// Send without the metrics; `attempts` says how many were made.
+  Result<S3Response> SendOnce(const S3Request& request, int& attempts) const;
   std::string Url(const S3Request& request) const;
 
   S3Options options_;

@@ -12,6 +12,7 @@ import uuid
 
 import pyarrow as pa
 import pytest
+import requests
 from botocore.exceptions import ClientError
 
 from conftest import BUCKET, Client, Lake, keys_under, s3_client, unique
@@ -348,3 +349,28 @@ def test_an_idempotent_retry_gets_fresh_keys_and_the_store_keeps_none(server, ad
         finally:
             db.close()
         assert stored and not any(secret in row[0] for row in stored)
+
+
+def test_storage_calls_are_in_the_metrics(server, admin, lake):
+    """Object storage requests the server makes are counted and timed by method."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    def samples() -> dict:
+        text = requests.get(f"{server.url}/metrics", timeout=30).text
+        return {(s.name, tuple(sorted(s.labels.items()))): s.value
+                for f in text_string_to_metric_families(text) for s in f.samples}
+
+    before = samples()
+    ns = unique("ns")
+    assert admin.rest("POST", lake.warehouse, "namespaces", {"namespace": [ns]}).status_code == 200
+    body = {"name": "t", "schema": {"type": "struct", "schema-id": 0, "fields": [
+        {"id": 1, "name": "id", "type": "long", "required": False}]}}
+    assert admin.rest("POST", lake.warehouse, f"namespaces/{ns}/tables", body).status_code == 200
+    after = samples()
+    put = (("method", "PUT"), ("outcome", "ok"))
+    assert after[("cairn_storage_requests_total", put)] > before.get(
+        ("cairn_storage_requests_total", put), 0)  # the table's first metadata file
+    count = after[("cairn_storage_request_duration_seconds_count", (("method", "PUT"),))]
+    ok = after[("cairn_storage_requests_total", put)]
+    failed = after[("cairn_storage_requests_total", (("method", "PUT"), ("outcome", "failed")))]
+    assert count == ok + failed

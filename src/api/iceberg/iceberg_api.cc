@@ -1080,8 +1080,10 @@ const std::vector<Route>& Routes() {
        A::kCreateView, kHandler, true, Register},
       {"GET", api::PathPattern("/v1/{prefix}/namespaces/{namespace}/tables/{table}/credentials"),
        K::kTable, A::kLoadTable, kPath, true, LoadCredentials},
+      // The S3 signer's route (its own spec, not the catalog's): named in load results, not
+      // in /v1/config's endpoints.
       {"POST", api::PathPattern("/v1/{prefix}/namespaces/{namespace}/tables/{table}/sign"),
-       K::kTable, A::kLoadTable, kHandler, true, SignRequest},
+       K::kTable, A::kLoadTable, kHandler, false, SignRequest},
   };
   return routes;
 }

@@ -254,7 +254,7 @@ class JdbcConnector final : public Connector, public SchemaCatalog, public Table
         settings_(std::move(settings)),
         dialect_(std::move(dialect)),
         rows_(store, info_.catalog_id, info_.name),
-        pool_(MakeFactory(settings_), PoolOptions(settings_)) {
+        pool_(MakeFactory(settings_), PoolOptions(settings_, std::to_string(info_.catalog_id))) {
     Provide<SchemaCatalog>(this);
     Provide<TableCatalog>(this);
   }
@@ -457,8 +457,9 @@ class JdbcConnector final : public Connector, public SchemaCatalog, public Table
     return [options] { return ConnectMysql(options); };
   }
 
-  static SessionPool::Options PoolOptions(const JdbcSettings& s) {
+  static SessionPool::Options PoolOptions(const JdbcSettings& s, std::string name) {
     SessionPool::Options o;
+    o.name = std::move(name);
     o.min_size = s.pool_min;
     o.max_size = s.pool_max;
     o.wait = std::chrono::milliseconds(s.pool_wait_ms);

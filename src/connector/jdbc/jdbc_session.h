@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "common/metrics.h"
 #include "common/result.h"
 
 namespace cairn::connector::jdbc {
@@ -66,6 +67,8 @@ class Session {
 /// (OpenSSL's default file, or $SSL_CERT_FILE).
 std::string TrustedCaFile(const ConnectOptions& options);
 
+struct PoolStats;
+
 using SessionFactory = std::function<Result<std::unique_ptr<Session>>()>;
 
 /// Opens libpq / MariaDB client connections. Connection failures are kConnectionFailed with the
@@ -88,6 +91,7 @@ class SessionPool {
     std::chrono::milliseconds idle_close{60000};   // close idle ones above min_size after this
     std::chrono::milliseconds slow_connect{3000};  // a failed connect this slow: source hangs
     std::chrono::milliseconds hold_off{5000};      // how long a hanging source is not tried
+    std::string name;  // the catalog's id: set, the pool is in ReadPoolStats
   };
 
   SessionPool(SessionFactory factory, Options options);
@@ -123,7 +127,9 @@ class SessionPool {
     std::unique_ptr<Session> session;
     std::chrono::steady_clock::time_point since;
   };
+  Result<Lease> AcquireUncounted();
   void Release(std::unique_ptr<Session> session);
+  friend std::vector<PoolStats> ReadPoolStats();
 
   SessionFactory factory_;
   Options options_;
@@ -133,6 +139,26 @@ class SessionPool {
   int open_ = 0;            // guarded by mu_: idle + leased + being opened
   std::chrono::steady_clock::time_point hold_until_{};  // guarded by mu_
   std::string hold_reason_;                             // guarded by mu_
+  int leased_ = 0;                                      // guarded by mu_
+  metrics::Histogram wait_{metrics::LatencyBuckets()};  // how long Acquire took, when it lent
+  metrics::Counter acquired_;
+  metrics::Counter timeouts_;          // no connection came free in time
+  metrics::Counter connect_failures_;  // opening a connection failed
 };
+
+/// One named pool's figures, for /metrics.
+struct PoolStats {
+  std::string name;
+  int open = 0;  // idle + leased + being opened
+  int leased = 0;
+  int max = 0;
+  uint64_t acquired = 0;
+  uint64_t timeouts = 0;
+  uint64_t connect_failures = 0;
+  metrics::Histogram::Snapshot wait;
+};
+
+/// Every live pool that has a name, by name.
+std::vector<PoolStats> ReadPoolStats();
 
 }  // namespace cairn::connector::jdbc

@@ -1,21 +1,81 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "connector/jdbc/jdbc_session.h"
 
-namespace cairn::connector::jdbc {
+#include <algorithm>
+#include <set>
 
-SessionPool::SessionPool(SessionFactory factory, Options options)
-    : factory_(std::move(factory)), options_(options) {
-  if (options_.max_size < 1) options_.max_size = 1;
-  if (options_.min_size > options_.max_size) options_.min_size = options_.max_size;
+namespace cairn::connector::jdbc {
+namespace {
+
+// The named pools alive in the process, for /metrics.
+std::mutex g_pools_mu;
+std::set<SessionPool*>& Pools() {
+  static std::set<SessionPool*> pools;
+  return pools;
 }
 
-SessionPool::~SessionPool() = default;
+}  // namespace
+
+SessionPool::SessionPool(SessionFactory factory, Options options)
+    : factory_(std::move(factory)), options_(std::move(options)) {
+  if (options_.max_size < 1) options_.max_size = 1;
+  if (options_.min_size > options_.max_size) options_.min_size = options_.max_size;
+  if (!options_.name.empty()) {
+    std::lock_guard lock(g_pools_mu);
+    Pools().insert(this);
+  }
+}
+
+SessionPool::~SessionPool() {
+  std::lock_guard lock(g_pools_mu);
+  Pools().erase(this);
+}
+
+std::vector<PoolStats> ReadPoolStats() {
+  std::vector<PoolStats> out;
+  std::lock_guard lock(g_pools_mu);
+  for (SessionPool* pool : Pools()) {
+    PoolStats s;
+    s.name = pool->options_.name;
+    s.max = pool->options_.max_size;
+    {
+      std::lock_guard pool_lock(pool->mu_);
+      s.open = pool->open_;
+      s.leased = pool->leased_;
+    }
+    s.acquired = pool->acquired_.value();
+    s.timeouts = pool->timeouts_.value();
+    s.connect_failures = pool->connect_failures_.value();
+    s.wait = pool->wait_.Read();
+    out.push_back(std::move(s));
+  }
+  std::sort(out.begin(), out.end(),
+            [](const PoolStats& a, const PoolStats& b) { return a.name < b.name; });
+  return out;
+}
 
 SessionPool::Lease::~Lease() {
   if (session_ && pool_ != nullptr) pool_->Release(std::move(session_));
 }
 
 Result<SessionPool::Lease> SessionPool::Acquire() {
+  const auto started = std::chrono::steady_clock::now();
+  auto lease = AcquireUncounted();
+  if (lease) {
+    wait_.Observe(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+    acquired_.Inc();
+    std::lock_guard lock(mu_);
+    ++leased_;
+  } else if (lease.error().code == ErrorCode::kUnavailable) {
+    timeouts_.Inc();
+  } else {
+    connect_failures_.Inc();
+  }
+  return lease;
+}
+
+Result<SessionPool::Lease> SessionPool::AcquireUncounted() {
   const auto deadline = std::chrono::steady_clock::now() + options_.wait;
   std::unique_lock lock(mu_);
   for (;;) {
@@ -70,6 +130,7 @@ void SessionPool::Release(std::unique_ptr<Session> session) {
   std::vector<std::unique_ptr<Session>> to_close;
   {
     std::lock_guard lock(mu_);
+    --leased_;
     const auto now = std::chrono::steady_clock::now();
     if (session->Broken()) {
       if (session->TimedOut()) {

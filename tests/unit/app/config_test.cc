@@ -40,8 +40,22 @@ TEST(Config, EveryKeyIsAccepted) {
     if (key.rfind("cairn.limits.interface.", 0) == 0) value = "mcp=1";
     if (key == "cairn.audit.max-file-bytes") value = "65536";
     if (key == "cairn.lineage.forward.url") value = "http://127.0.0.1:5000";
+    if (key == "cairn.iceberg.idempotency-key-lifetime") value = "PT1H";
     EXPECT_THAT(SetConfigValue(c, key, value), IsOk()) << key;
   }
+}
+
+TEST(Config, IdempotencyKeyLifetime) {
+  Config c;
+  EXPECT_EQ(c.iceberg_idempotency_lifetime_s, 1800);
+  EXPECT_THAT(SetConfigValue(c, "cairn.iceberg.idempotency-key-lifetime", "PT24H"), IsOk());
+  EXPECT_EQ(c.iceberg_idempotency_lifetime_s, 86400);
+  EXPECT_THAT(SetConfigValue(c, "cairn.iceberg.idempotency-key-lifetime", "off"), IsOk());
+  EXPECT_EQ(c.iceberg_idempotency_lifetime_s, 0);
+  EXPECT_THAT(SetConfigValue(c, "cairn.iceberg.idempotency-key-lifetime", "P8D"),
+              HasErrorMessage("cairn.iceberg.idempotency-key-lifetime"));
+  EXPECT_THAT(SetConfigValue(c, "cairn.iceberg.idempotency-key-lifetime", "30"),
+              HasErrorMessage("cairn.iceberg.idempotency-key-lifetime"));
 }
 
 TEST(Config, BadValuesNameTheKey) {
