@@ -83,6 +83,15 @@ def _test_connection(api, metalake, body):
     return api.post(cat_path(metalake) + "/testConnection", body)
 
 
+def _refused_without_the_ca(api, metalake, source, name: str, verify: dict, other: Ca) -> None:
+    """A verifying catalog body for `source` is refused with the system's CAs (which do not know
+    the test's) and with another CA, and no catalog row is left."""
+    _refused_for_trust(_test_connection(api, metalake, source.catalog_body(name, **verify)))
+    _refused_for_trust(_test_connection(api, metalake, source.catalog_body(
+        name, **verify, **{"jdbc-tls-ca-file": str(other.pem)})))
+    assert_error(api.get(cat_path(metalake, name)), 404, 1003)
+
+
 def _refused_for_trust(r) -> str:
     message = assert_error(r, 502, 1007, "ConnectionFailedException")["message"]
     assert "certificate" in message.lower(), message
@@ -93,13 +102,9 @@ def _refused_for_trust(r) -> str:
 
 def test_postgres_is_verified_against_the_catalogs_ca(api, metalake, tls_pg, cas):
     ca, other, _, _ = cas
-    verify = {"jdbc-url": tls_pg.jdbc_url + "?sslmode=verify-full"}
-    # The system's CAs do not know the test's: refused, and no catalog row.
     name = unique("pg")
-    _refused_for_trust(_test_connection(api, metalake, tls_pg.catalog_body(name, **verify)))
-    _refused_for_trust(_test_connection(api, metalake, tls_pg.catalog_body(
-        name, **verify, **{"jdbc-tls-ca-file": str(other.pem)})))
-    assert_error(api.get(cat_path(metalake, name)), 404, 1003)
+    _refused_without_the_ca(api, metalake, tls_pg, name,
+                            {"jdbc-url": tls_pg.jdbc_url + "?sslmode=verify-full"}, other)
 
     # With the CA the catalog works, and the source sees an encrypted connection.
     body = tls_pg.catalog_body(name, **{"jdbc-tls-ca-file": str(ca.pem)})
@@ -141,11 +146,9 @@ def test_postgres_host_name_is_checked(api, metalake, tls_pg, tls_pg_dir, cas):
 
 def test_mariadb_is_verified_against_the_catalogs_ca(api, metalake, tls_maria, cas):
     ca, other, _, _ = cas
-    verify = {"jdbc-url": tls_maria.jdbc_url + "?sslMode=VERIFY_IDENTITY"}
     name = unique("my")
-    _refused_for_trust(_test_connection(api, metalake, tls_maria.catalog_body(name, **verify)))
-    _refused_for_trust(_test_connection(api, metalake, tls_maria.catalog_body(
-        name, **verify, **{"jdbc-tls-ca-file": str(other.pem)})))
+    _refused_without_the_ca(api, metalake, tls_maria, name,
+                            {"jdbc-url": tls_maria.jdbc_url + "?sslMode=VERIFY_IDENTITY"}, other)
     # Without TLS the TLS-only user is turned away by the server itself.
     plain = _test_connection(api, metalake, tls_maria.catalog_body(name))
     assert_error(plain, 502, 1007, "ConnectionFailedException")
