@@ -374,3 +374,20 @@ def test_storage_calls_are_in_the_metrics(server, admin, lake):
     ok = after[("cairn_storage_requests_total", put)]
     failed = after[("cairn_storage_requests_total", (("method", "PUT"), ("outcome", "failed")))]
     assert count == ok + failed
+
+
+def test_a_staged_create_with_keys_retried_with_its_key_is_answered_again(admin, lake):
+    """A staged table exists only once its transaction commits, so its answer (which carried
+    keys) cannot be replayed as a load: the retry is staged again, with keys of its own."""
+    ns = unique("ns")
+    assert admin.rest("POST", lake.warehouse, "namespaces", {"namespace": [ns]}).status_code == 200
+    body = {"name": "staged", "stage-create": True, "schema": {
+        "type": "struct", "schema-id": 0,
+        "fields": [{"id": 1, "name": "id", "type": "long", "required": False}]}}
+    headers = {"X-Iceberg-Access-Delegation": "vended-credentials",
+               "Idempotency-Key": "018f2e7a-2222-7000-8000-" + uuid.uuid4().hex[:12]}
+    for _ in range(2):
+        r = admin.rest("POST", lake.warehouse, f"namespaces/{ns}/tables", body, headers=headers)
+        assert r.status_code == 200, r.text[:300]
+        assert r.json()["config"]["s3.secret-access-key"]
+    assert admin.rest("GET", lake.warehouse, f"namespaces/{ns}/tables/staged").status_code == 404

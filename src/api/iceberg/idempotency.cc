@@ -75,13 +75,19 @@ std::string HeadersJson(const http::Response& r) {
 constexpr std::string_view kReloadMember = "@load";
 
 // The table path a create, register or commit answer with vended keys describes: the commit's
-// own path, or the collection's path and the body's `name`. Empty when there is none.
+// own path, or the collection's path and the body's `name`. Empty when there is none, or when
+// loading it would not answer the same (a staged create: the table exists only once its
+// transaction commits).
 std::string TablePathOf(const http::Request& request) {
   std::string_view path = request.path;
   if (path.ends_with("/")) path.remove_suffix(1);
   if (!path.ends_with("/tables") && !path.ends_with("/register")) return std::string(path);
   auto body = nlohmann::json::parse(request.body, nullptr, false);
   if (!body.is_object() || !body.contains("name") || !body["name"].is_string()) return "";
+  if (auto staged = body.find("stage-create"); staged != body.end() && staged->is_boolean() &&
+                                               staged->get<bool>()) {
+    return "";
+  }
   const std::string_view parent = path.substr(0, path.rfind('/'));
   return fmt::format("{}/tables/{}", parent, PercentEncode(body["name"].get<std::string>()));
 }
