@@ -18,9 +18,11 @@
 #include "app/cli.h"
 #include "app/config.h"
 #include "app/mcp_bridge.h"
+#include "app/otlp_exporter.h"
 #include "app/rest_client.h"
 #include "app/router.h"
 #include "common/log.h"
+#include "common/trace.h"
 #include "common/util.h"
 #include "connector/connector.h"
 #include "governance/audit.h"
@@ -207,6 +209,23 @@ int Serve(Config config) {
   mcp_options.server_version = CAIRN_VERSION;
   api::mcp::McpApi mcp(api::mcp::ToolContext{&gravitino, &iceberg, &objects, ""}, mcp_options);
   api::lance::LanceApi lance(objects, api::lance::LanceApiOptions{config.lance_metalake});
+
+  // Traces, when a collector is configured: exported from a thread of their own, flushed when
+  // the server stops.
+  std::shared_ptr<OtlpHttpExporter> tracer;
+  if (!config.tracing_otlp_endpoint.empty()) {
+    OtlpHttpExporter::Options o;
+    o.endpoint = config.tracing_otlp_endpoint;
+    o.service_name = config.tracing_service_name;
+    o.service_version = CAIRN_VERSION;
+    tracer = std::make_shared<OtlpHttpExporter>(std::move(o));
+    trace::SetSink(tracer);
+    spdlog::info("event=tracing endpoint=\"{}\" service={}", config.tracing_otlp_endpoint,
+                 config.tracing_service_name);
+  }
+  struct TracingOff {
+    ~TracingOff() { trace::SetSink(nullptr); }
+  } tracing_off;
 
   std::unique_ptr<ServerMetrics> metrics;
   if (config.metrics_enabled) {

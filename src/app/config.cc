@@ -46,6 +46,8 @@ const std::vector<std::string>& ConfigKeys() {
       "cairn.iceberg.commit-queue-idle-tables",
       "cairn.iceberg.rebased-list-cache-entries",
       "cairn.iceberg.idempotency-key-lifetime",
+      "cairn.tracing.otlp-endpoint",
+      "cairn.tracing.service-name",
       "cairn.jdbc.connect-timeout-secs",
       "cairn.jdbc.statement-timeout-secs",
       "cairn.jdbc.pool-wait-ms",
@@ -299,6 +301,15 @@ Status SetConfigValue(Config& c, const std::string& key, const std::string& raw)
           key, value);
     }
     c.iceberg_idempotency_lifetime_s = *seconds;
+  } else if (key == "cairn.tracing.otlp-endpoint") {
+    if (!value.empty() && value.rfind("http://", 0) != 0 && value.rfind("https://", 0) != 0) {
+      return InvalidArgument("Config key '{}' must be an http:// or https:// URL, not '{}'", key,
+                             value);
+    }
+    c.tracing_otlp_endpoint = value;
+  } else if (key == "cairn.tracing.service-name") {
+    if (value.empty()) return InvalidArgument("Config key '{}' must not be empty", key);
+    c.tracing_service_name = value;
   } else if (key == "cairn.log.level") {
     static const char* kLevels[] = {"trace", "debug", "info", "warn", "error", "off"};
     bool ok = false;

@@ -67,6 +67,8 @@ struct Config {
   int iceberg_commit_queue_idle_tables = 8;
   int iceberg_rebased_list_cache_entries = 64;
   int64_t iceberg_idempotency_lifetime_s = 30 * 60;  // 0: Idempotency-Key not honoured
+  std::string tracing_otlp_endpoint;  // an OTLP/HTTP collector's base URL; empty: no tracing
+  std::string tracing_service_name = "cairn";
 };
 
 /// The documented keys, for docs and for rejecting typos.

@@ -13,6 +13,7 @@
 #include "api/iceberg/iceberg_api.h"
 #include "api/lance/lance_api.h"
 #include "api/mcp/mcp_api.h"
+#include "common/trace.h"
 #include "common/util.h"
 #include "connector/connector.h"
 #include "json/json_util.h"
@@ -291,13 +292,38 @@ void Router::Audit(const http::Request& request, const std::string& principal, b
 }
 
 http::Response Router::Handle(const http::Request& request) const {
+  // The request's span: a child of the caller's when it sent a traceparent. Named after the
+  // route once it is known; the store, storage and connector calls below are its children.
+  std::optional<trace::SpanContext> remote;
+  if (trace::Enabled()) {
+    if (auto header = request.Header("traceparent")) remote = trace::ParseTraceparent(*header);
+  }
+  trace::Span span("request", trace::Kind::kServer, remote);
+  http::Response response = Serve(request);
+  if (span.recording()) {
+    const AuditSubject subject = DescribeRequest(request.method, request.path);
+    span.Rename(response.audit_operation.empty() ? subject.operation : response.audit_operation);
+    span.Set("http.request.method", request.method);
+    span.Set("url.path", request.path);
+    span.Set("http.response.status_code", static_cast<int64_t>(response.status));
+    span.Set("cairn.interface", InterfaceName(InterfaceOf(request.path)));
+    if (!request.request_id.empty()) span.Set("cairn.request_id", request.request_id);
+    if (response.status >= 500) span.Fail(fmt::format("answered {}", response.status));
+  }
+  return response;
+}
+
+http::Response Router::Serve(const http::Request& request) const {
   const Interface interface = InterfaceOf(request.path);
   governance::Principal principal;
   http::Response response;
   bool authenticated = true;
   if (!SkipsAuthentication(request)) {
+    trace::Span authenticate("authenticate");
     auto p = authenticator.Authenticate(request.Header("Authorization"),
                                         request.client_certificate_cn);
+    if (p) authenticate.Set("enduser.id", p->user);
+    else authenticate.Fail(p.error().message);
     if (p) {
       principal = std::move(*p);
     } else {

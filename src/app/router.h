@@ -41,6 +41,8 @@ struct Router {
                                       const http::Request& partial) const;
 
  private:
+  /// Handle without the request's span.
+  http::Response Serve(const http::Request& request) const;
   void Audit(const http::Request& request, const std::string& principal, bool authenticated,
              const http::Response& response) const;
 };

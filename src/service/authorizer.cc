@@ -5,6 +5,7 @@
 #include <iterator>
 #include <unordered_map>
 
+#include "common/trace.h"
 #include "common/util.h"
 #include "store/retry.h"
 
@@ -529,8 +530,12 @@ Status Authorizer::Authorize(const Principal& principal, Action action, const st
                              const std::string& catalog, const std::vector<std::string>& schema,
                              const std::string& object, ObjectType object_type) {
   if (!access_.enabled()) return Ok();
-  CAIRN_ASSIGN_OR_RETURN(Target target, Resolve(metalake, catalog, schema, object, object_type));
-  return Check(principal, action, target);
+  trace::Span span("authorize");
+  span.Set("cairn.action", ActionName(action));
+  auto target = Resolve(metalake, catalog, schema, object, object_type);
+  Status decided = target ? Check(principal, action, *target) : Status(std::move(target).error());
+  if (!decided) span.Fail(decided.error().message);
+  return decided;
 }
 
 Result<std::vector<std::string>> Authorizer::Visible(

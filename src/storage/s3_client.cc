@@ -12,6 +12,7 @@
 #include <curl/curl.h>
 #include <openssl/evp.h>
 
+#include "common/trace.h"
 #include "common/util.h"
 #include "storage/storage_metrics.h"
 
@@ -214,9 +215,20 @@ std::string S3Client::Url(const S3Request& request) const {
 }
 
 Result<S3Response> S3Client::Send(const S3Request& request) const {
+  trace::Span span("s3 " + request.method, trace::Kind::kClient);
   const auto started = std::chrono::steady_clock::now();
   int attempts = 0;
   auto answer = SendOnce(request, attempts);
+  if (span.recording()) {
+    span.Set("http.request.method", request.method);
+    span.Set("server.address", endpoint_);
+    if (attempts > 1) span.Set("http.request.resend_count", static_cast<int64_t>(attempts - 1));
+    if (answer) {
+      span.Set("http.response.status_code", static_cast<int64_t>(answer->status));
+    } else {
+      span.Fail(answer.error().message);
+    }
+  }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   // Refused before anything was sent (clear text to another machine): not a storage call.

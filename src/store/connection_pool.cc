@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "common/trace.h"
+
 namespace cairn::store {
 
 ConnectionPool::ConnectionPool(Factory factory, int size, std::chrono::milliseconds acquire_timeout)
@@ -75,7 +77,15 @@ ConnectionPool::Stats ConnectionPool::GetStats() const {
 
 void ConnectionPool::Release(std::unique_ptr<SqlConnection> conn,
                              std::chrono::steady_clock::time_point since) {
-  hold_.Observe(std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count());
+  const auto held = std::chrono::steady_clock::now() - since;
+  hold_.Observe(std::chrono::duration<double>(held).count());
+  if (trace::Enabled()) {
+    const int64_t end = trace::NowNanos();
+    trace::Record("store.call", trace::Kind::kClient,
+                  end - std::chrono::duration_cast<std::chrono::nanoseconds>(held).count(), end,
+                  {{"db.system", std::string(conn->dialect() == Dialect::kSqlite ? "sqlite"
+                                                                                : "postgresql")}});
+  }
   const bool broken = conn->IsBroken();
   {
     std::lock_guard lock(mu_);

@@ -4,6 +4,7 @@
 #include <array>
 #include <filesystem>
 
+#include "common/trace.h"
 #include "common/util.h"
 #include "json/json_util.h"
 
@@ -158,8 +159,16 @@ Error IcebergProxy::Unreachable(const Error& cause) const {
 }
 
 Result<HttpReply> IcebergProxy::Send(HttpCall call) {
+  // The remote catalog's work joins the caller's trace (W3C traceparent), as this call's child.
+  trace::Span span("iceberg.remote " + call.method, trace::Kind::kClient);
+  if (auto parent = trace::CurrentTraceparent()) call.headers.emplace_back("traceparent", *parent);
   auto reply = http_.Send(call);
-  if (!reply) return Unreachable(reply.error());
+  if (!reply) {
+    span.Fail(reply.error().message);
+    return Unreachable(reply.error());
+  }
+  span.Set("http.request.method", call.method);
+  span.Set("http.response.status_code", static_cast<int64_t>(reply->status));
   return reply;
 }
 

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <mutex>
 
+#include "common/trace.h"
 #include "connector/jdbc/jdbc_session.h"
 
 namespace cairn::connector::jdbc {
@@ -23,6 +24,16 @@ class MysqlSession final : public Session {
   ~MysqlSession() override { mysql_close(conn_); }
 
   Result<Rows> Query(const std::string& sql) override {
+    trace::Span span("jdbc.query", trace::Kind::kClient);
+    span.Set("db.system", "mysql");
+    // The statement's verb, not its text: literals may hold what a trace should not.
+    span.Set("db.operation.name", sql.substr(0, sql.find_first_of(" \n")));
+    auto rows = Run(sql);
+    if (!rows) span.Fail(rows.error().message);
+    return rows;
+  }
+
+  Result<Rows> Run(const std::string& sql) {
     started_ = std::chrono::steady_clock::now();
     if (mysql_real_query(conn_, sql.data(), sql.size()) != 0) return Fail();
     MYSQL_RES* res = mysql_store_result(conn_);

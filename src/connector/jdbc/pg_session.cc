@@ -7,6 +7,7 @@
 
 #include <libpq-fe.h>
 
+#include "common/trace.h"
 #include "common/util.h"
 #include "connector/jdbc/jdbc_session.h"
 
@@ -32,6 +33,16 @@ class PgSession final : public Session {
   ~PgSession() override { PQfinish(conn_); }
 
   Result<Rows> Query(const std::string& sql) override {
+    trace::Span span("jdbc.query", trace::Kind::kClient);
+    span.Set("db.system", "postgresql");
+    // The statement's verb, not its text: literals may hold what a trace should not.
+    span.Set("db.operation.name", sql.substr(0, sql.find_first_of(" \n")));
+    auto rows = Run(sql);
+    if (!rows) span.Fail(rows.error().message);
+    return rows;
+  }
+
+  Result<Rows> Run(const std::string& sql) {
     // Sent asynchronously so that a source that stops answering (a frozen server keeps the TCP
     // connection open) cannot hold the caller longer than the I/O timeout. The extended query
     // protocol runs exactly one statement: text spliced into it cannot start another.
