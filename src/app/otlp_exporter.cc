@@ -34,7 +34,9 @@ size_t Discard(char*, size_t size, size_t n, void*) { return size * n; }
 }  // namespace
 
 OtlpHttpExporter::OtlpHttpExporter(Options options) : options_(std::move(options)) {
-  while (!options_.endpoint.empty() && options_.endpoint.back() == '/') options_.endpoint.pop_back();
+  while (!options_.endpoint.empty() && options_.endpoint.back() == '/') {
+    options_.endpoint.pop_back();
+  }
   worker_ = std::thread([this] { Run(); });
 }
 

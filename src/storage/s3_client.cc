@@ -215,7 +215,8 @@ std::string S3Client::Url(const S3Request& request) const {
 }
 
 Result<S3Response> S3Client::Send(const S3Request& request) const {
-  trace::Span span("s3 " + request.method, trace::Kind::kClient);
+  trace::Span span(trace::Enabled() ? "s3 " + request.method : std::string(),
+                   trace::Kind::kClient);
   const auto started = std::chrono::steady_clock::now();
   int attempts = 0;
   auto answer = SendOnce(request, attempts);

@@ -108,7 +108,9 @@ bool PrefixWithin(std::string_view prefix, std::string_view location) {
 Result<S3Target> S3RequestTarget(const HttpUrl& url, const S3Options& s3, std::string_view method,
                                  std::string_view body) {
   CAIRN_ASSIGN_OR_RETURN(HttpUrl endpoint, ParseHttpUrl(s3.endpoint));
-  auto port_of = [](const HttpUrl& u) { return u.port != 0 ? u.port : u.scheme == "https" ? 443 : 80; };
+  auto port_of = [](const HttpUrl& u) {
+    return u.port != 0 ? u.port : u.scheme == "https" ? 443 : 80;
+  };
   if (url.scheme != endpoint.scheme || port_of(url) != port_of(endpoint)) {
     return InvalidArgument("{}://{} is not the catalog's storage endpoint", url.scheme,
                             url.Authority());

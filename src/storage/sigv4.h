@@ -38,9 +38,10 @@ struct S3Target {
 };
 
 /// What a `method` request to `url` (with `body`, for a multi-object delete) addresses on the
-/// storage of `s3`. kInvalidArgument (the caller refuses with 403) when the URL is not that endpoint (path-style or
-/// virtual-hosted), a key has a `.` or `..` segment, or the request is one this signer does not
-/// take: bucket-level requests other than listing a prefix and deleting keys.
+/// storage of `s3`. kInvalidArgument (the caller refuses with 403) when the URL is not that
+/// endpoint (path-style or virtual-hosted), a key has a `.` or `..` segment, or the request is
+/// one this signer does not take: bucket-level requests other than listing a prefix and
+/// deleting keys.
 Result<S3Target> S3RequestTarget(const HttpUrl& url, const S3Options& s3, std::string_view method,
                                  std::string_view body);
 

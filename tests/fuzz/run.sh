@@ -11,7 +11,7 @@ set -euo pipefail
 seconds=${1:-20}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${CAIRN_FUZZ_BUILD:-$root/build-fuzz}
-targets=${CAIRN_FUZZ_TARGETS:-json iceberg_type schema commit table_metadata gravitino_type mcp}
+targets=${CAIRN_FUZZ_TARGETS:-json iceberg_type schema commit table_metadata gravitino_type mcp sign}
 
 for tool in clang-14 clang++-14; do
   command -v "$tool" >/dev/null || { echo "fuzz: $tool not found (scripts/install-deps.sh test)" >&2; exit 1; }
@@ -27,7 +27,7 @@ cmake --build "$build" --target "${build_targets[@]}"
 
 dict_for() {
   case $1 in
-    json) echo "" ;;
+    json | sign) echo "" ;;
     gravitino_type) echo "$root/tests/fuzz/gravitino.dict" ;;
     mcp) echo "$root/tests/fuzz/mcp.dict" ;;
     *) echo "$root/tests/fuzz/iceberg.dict" ;;

@@ -831,7 +831,9 @@ Response SignRequest(Call& c) {
   }
   storage::HeaderList headers;
   if (auto h = body->find("headers"); h != body->end()) {
-    if (!h->is_object()) return BadRequest(InvalidArgument("Invalid field 'headers': expected an object"));
+    if (!h->is_object()) {
+      return BadRequest(InvalidArgument("Invalid field 'headers': expected an object"));
+    }
     for (const auto& [name, values] : h->items()) {
       if (!values.is_array()) {
         return BadRequest(InvalidArgument("Invalid field 'headers.{}': expected an array", name));
@@ -847,12 +849,15 @@ Response SignRequest(Call& c) {
     }
   }
   std::string payload;
-  if (auto b = body->find("body"); b != body->end() && b->is_string()) payload = b->get<std::string>();
+  if (auto b = body->find("body"); b != body->end() && b->is_string()) {
+    payload = b->get<std::string>();
+  }
   const std::string verb = ToUpper(*method);
   const bool reads = verb == "GET" || verb == "HEAD";
   const bool writes = verb == "PUT" || verb == "POST" || verb == "DELETE";
   if (!reads && !writes) {
-    return BadRequest(InvalidArgument("Invalid field 'method': {} requests are not signed", *method));
+    return BadRequest(
+        InvalidArgument("Invalid field 'method': {} requests are not signed", *method));
   }
   if (auto d = c.Authorize(reads ? Action::kLoadTable : Action::kModifyTable, c.ns, c.name)) {
     return *d;

@@ -144,10 +144,10 @@ void IdempotentRequests::MaybePurge(int64_t now_ms) {
   }
 }
 
-http::Response IdempotentRequests::Run(const http::Request& request, const std::string& principal,
-                                       const std::string& key,
-                                       const std::function<http::Response()>& run,
-                                       const std::function<http::Response(const std::string&)>& load) {
+http::Response IdempotentRequests::Run(
+    const http::Request& request, const std::string& principal, const std::string& key,
+    const std::function<http::Response()>& run,
+    const std::function<http::Response(const std::string&)>& load) {
   if (!IsUuidText(key)) {
     return PlainErrorResponse(
         400, "BadRequestException",

@@ -160,7 +160,8 @@ Error IcebergProxy::Unreachable(const Error& cause) const {
 
 Result<HttpReply> IcebergProxy::Send(HttpCall call) {
   // The remote catalog's work joins the caller's trace (W3C traceparent), as this call's child.
-  trace::Span span("iceberg.remote " + call.method, trace::Kind::kClient);
+  trace::Span span(trace::Enabled() ? "iceberg.remote " + call.method : std::string(),
+                   trace::Kind::kClient);
   if (auto parent = trace::CurrentTraceparent()) call.headers.emplace_back("traceparent", *parent);
   auto reply = http_.Send(call);
   if (!reply) {

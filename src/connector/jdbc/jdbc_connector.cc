@@ -45,9 +45,10 @@ Result<std::optional<TlsMode>> UrlTlsMode(Flavor flavor, std::string_view key,
     std::string_view text;
     TlsMode mode;
   };
-  static constexpr Name kPg[] = {{"disable", TlsMode::kDisable},    {"allow", TlsMode::kAllow},
-                                 {"prefer", TlsMode::kPrefer},      {"require", TlsMode::kRequire},
-                                 {"verify-ca", TlsMode::kVerifyCa}, {"verify-full", TlsMode::kVerifyFull}};
+  static constexpr Name kPg[] = {
+      {"disable", TlsMode::kDisable},     {"allow", TlsMode::kAllow},
+      {"prefer", TlsMode::kPrefer},       {"require", TlsMode::kRequire},
+      {"verify-ca", TlsMode::kVerifyCa},  {"verify-full", TlsMode::kVerifyFull}};
   static constexpr Name kMy[] = {
       {"disabled", TlsMode::kDisable},        {"disable", TlsMode::kDisable},
       {"preferred", TlsMode::kPrefer},        {"required", TlsMode::kRequire},
@@ -202,7 +203,9 @@ Result<JdbcSettings> ParseJdbcProperties(Flavor flavor, const model::Properties&
     if (mode) tls_mode = mode;
     if (flavor == Flavor::kPostgres && key == "sslrootcert") {
       auto file = PercentDecode(value);
-      if (!file || file->empty()) return InvalidArgument("Property '{}' has a bad sslrootcert", kUrl);
+      if (!file || file->empty()) {
+        return InvalidArgument("Property '{}' has a bad sslrootcert", kUrl);
+      }
       s.connect.tls_ca_file = *file;
     }
   }

@@ -34,9 +34,11 @@ class PgSession final : public Session {
 
   Result<Rows> Query(const std::string& sql) override {
     trace::Span span("jdbc.query", trace::Kind::kClient);
-    span.Set("db.system", "postgresql");
-    // The statement's verb, not its text: literals may hold what a trace should not.
-    span.Set("db.operation.name", sql.substr(0, sql.find_first_of(" \n")));
+    if (span.recording()) {
+      span.Set("db.system", "postgresql");
+      // The statement's verb, not its text: literals may hold what a trace should not.
+      span.Set("db.operation.name", std::string_view(sql).substr(0, sql.find_first_of(" \n")));
+    }
     auto rows = Run(sql);
     if (!rows) span.Fail(rows.error().message);
     return rows;

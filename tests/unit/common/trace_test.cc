@@ -35,8 +35,8 @@ TEST(Trace, TraceparentRoundTripsAndRefusesWhatW3cRefuses) {
   EXPECT_FALSE(ParseTraceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00")
                    ->sampled);
   // A later version may carry more fields after the flags.
-  EXPECT_TRUE(
-      ParseTraceparent("01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-extra").has_value());
+  EXPECT_TRUE(ParseTraceparent("01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-extra")
+                  .has_value());
   for (const char* bad : {"", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7",
                           "00-00000000000000000000000000000000-00f067aa0ba902b7-01",
                           "00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01",
