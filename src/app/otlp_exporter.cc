@@ -13,10 +13,7 @@ namespace {
 
 template <size_t N>
 std::string Hex(const std::array<uint8_t, N>& bytes) {
-  std::string out;
-  out.reserve(2 * N);
-  for (uint8_t b : bytes) out += fmt::format("{:02x}", b);
-  return out;
+  return HexLower(std::string_view(reinterpret_cast<const char*>(bytes.data()), N));
 }
 
 nlohmann::json AnyValue(const trace::Value& v) {

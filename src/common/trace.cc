@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "common/util.h"
+
 namespace cairn::trace {
 namespace {
 
@@ -54,10 +56,7 @@ bool ParseHex(std::string_view text, std::array<uint8_t, N>& out) {
 
 template <size_t N>
 std::string Hex(const std::array<uint8_t, N>& bytes) {
-  std::string out;
-  out.reserve(2 * N);
-  for (uint8_t b : bytes) out += fmt::format("{:02x}", b);
-  return out;
+  return HexLower(std::string_view(reinterpret_cast<const char*>(bytes.data()), N));
 }
 
 }  // namespace

@@ -129,6 +129,18 @@ std::optional<std::string> PercentDecode(std::string_view s) {
   return out;
 }
 
+std::string HexLower(std::string_view bytes) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(bytes.size() * 2);
+  for (const char ch : bytes) {
+    const auto c = static_cast<unsigned char>(ch);
+    out.push_back(kHex[c >> 4]);
+    out.push_back(kHex[c & 15]);
+  }
+  return out;
+}
+
 std::optional<int64_t> ParseIsoDuration(std::string_view text) {
   if (text.size() < 3 || text[0] != 'P') return std::nullopt;
   int64_t total = 0;

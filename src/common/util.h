@@ -16,6 +16,9 @@ int64_t NowMillis();
 /// nullopt for anything else (years, months, weeks and fractions are not accepted).
 std::optional<int64_t> ParseIsoDuration(std::string_view text);
 
+/// `bytes` as lower-case hex, two digits a byte.
+std::string HexLower(std::string_view bytes);
+
 /// ISO-8601 UTC instant with millisecond precision: 2026-01-01T00:00:00.123Z.
 std::string FormatIsoMillis(int64_t epoch_ms);
 

@@ -84,14 +84,7 @@ std::string HexDigest(std::string_view algorithm, std::string_view data) {
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int len = 0;
   EVP_Digest(data.data(), data.size(), digest, &len, md, nullptr);
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(len * 2);
-  for (unsigned int i = 0; i < len; ++i) {
-    out.push_back(kHex[digest[i] >> 4]);
-    out.push_back(kHex[digest[i] & 15]);
-  }
-  return out;
+  return HexLower(std::string_view(reinterpret_cast<const char*>(digest), len));
 }
 
 std::string AwsUriEncode(std::string_view text, bool keep_slash) {

@@ -23,17 +23,6 @@ std::string Hmac(std::string_view key, std::string_view data) {
   return std::string(reinterpret_cast<const char*>(out), len);
 }
 
-std::string Hex(std::string_view bytes) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(bytes.size() * 2);
-  for (unsigned char c : bytes) {
-    out.push_back(kHex[c >> 4]);
-    out.push_back(kHex[c & 15]);
-  }
-  return out;
-}
-
 // The canonical form of an encoded path or query part: decoded, then encoded the AWS way (a part
 // that does not decode is taken as it is).
 std::string Canonical(std::string_view encoded, bool keep_slash) {
@@ -271,7 +260,7 @@ HeaderList SignS3Request(std::string_view method, const HttpUrl& url, const Head
   key = Hmac(key, "aws4_request");
   out.emplace_back("Authorization",
                    fmt::format("AWS4-HMAC-SHA256 Credential={}/{}, SignedHeaders={}, Signature={}",
-                               keys.access_key_id, scope, signed_names, Hex(Hmac(key, to_sign))));
+                               keys.access_key_id, scope, signed_names, HexLower(Hmac(key, to_sign))));
   return out;
 }
 

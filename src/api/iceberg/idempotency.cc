@@ -46,10 +46,7 @@ std::string Fingerprint(const http::Request& request) {
   }
   EVP_DigestFinal_ex(ctx, digest, &len);
   EVP_MD_CTX_free(ctx);
-  std::string hex;
-  hex.reserve(len * 2);
-  for (unsigned int i = 0; i < len; ++i) hex += fmt::format("{:02x}", digest[i]);
-  return hex;
+  return HexLower(std::string_view(reinterpret_cast<const char*>(digest), len));
 }
 
 // Final answers, replayed: successes and the 4xx a retry would get again. Not: 5xx, and 4xx that
