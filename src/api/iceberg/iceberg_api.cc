@@ -235,24 +235,31 @@ OrderedJson StorageDefaults(const storage::StorageOptions& storage) {
   return out;
 }
 
-bool WantsVendedCredentials(const Request& request) {
+// Whether the client's X-Iceberg-Access-Delegation lists `mechanism`.
+bool DelegationLists(const Request& request, std::string_view mechanism) {
   auto header = request.Header("X-Iceberg-Access-Delegation");
   if (!header) return false;
   for (const auto& part : Split(*header, ',')) {
-    if (EqualsIgnoreCase(Trim(part), "vended-credentials")) return true;
+    if (EqualsIgnoreCase(Trim(part), mechanism)) return true;
   }
   return false;
+}
+
+bool WantsVendedCredentials(const Request& request) {
+  return DelegationLists(request, "vended-credentials");
+}
+
+// The table's storage locations on S3 (the ones keys are vended or requests signed for).
+std::vector<std::string> S3Locations(const std::string& metadata_text) {
+  std::vector<std::string> locations = cairn::iceberg::StorageLocations(metadata_text);
+  std::erase_if(locations, [](const std::string& l) { return l.rfind("s3", 0) != 0; });
+  return locations;
 }
 
 // The client asked to have its storage requests signed, and not for keys (keys win when both
 // are listed, as clients that list both can use either).
 bool WantsRemoteSigning(const Request& request) {
-  auto header = request.Header("X-Iceberg-Access-Delegation");
-  if (!header || WantsVendedCredentials(request)) return false;
-  for (const auto& part : Split(*header, ',')) {
-    if (EqualsIgnoreCase(Trim(part), "remote-signing")) return true;
-  }
-  return false;
+  return !WantsVendedCredentials(request) && DelegationLists(request, "remote-signing");
 }
 
 // The `config` member of a load result whose storage requests the catalog signs: where to send
@@ -263,9 +270,7 @@ std::string SigningAccessText(IcebergCatalog& catalog, const std::string& metada
                               const std::string& table) {
   const auto& s3 = catalog.storage().s3;
   if (s3.access_key_id.empty() || s3.secret_access_key.empty()) return "";
-  std::vector<std::string> locations = cairn::iceberg::StorageLocations(metadata_text);
-  std::erase_if(locations, [](const std::string& l) { return l.rfind("s3", 0) != 0; });
-  if (locations.empty()) return "";
+  if (S3Locations(metadata_text).empty()) return "";
   OrderedJson config = StorageDefaults(catalog.storage());
   config["s3.remote-signing-enabled"] = "true";
   config["s3.signer"] = "S3V4RestSigner";
@@ -281,8 +286,7 @@ Result<std::string> VendedAccessText(IcebergCatalog& catalog, const std::string&
                                      bool write, int64_t now_ms, std::string& note) {
   auto& vendor = catalog.credentials();
   if (!vendor.enabled()) return std::string();
-  std::vector<std::string> locations = cairn::iceberg::StorageLocations(metadata_text);
-  std::erase_if(locations, [](const std::string& l) { return l.rfind("s3", 0) != 0; });
+  const std::vector<std::string> locations = S3Locations(metadata_text);
   if (locations.empty()) return std::string();
   CAIRN_ASSIGN_OR_RETURN(
       auto creds,
