@@ -193,6 +193,13 @@ int Serve(Config config) {
       service, authorizer,
       service::LineageOptions{config.lineage_queue_capacity, config.lineage_forward});
   api::gravitino::GravitinoApi gravitino(objects, info, [store_ptr] { return store_ptr->Ping(); });
+  // Job templates and their runs (table maintenance, and the local executor when enabled).
+  service::JobOptions job_options = config.jobs;
+  if (job_options.staging_dir.empty()) {
+    job_options.staging_dir = (std::filesystem::path(config.data_dir) / "jobs").string();
+  }
+  service::JobService jobs(objects, **store, job_options);
+  gravitino.SetJobs(&jobs);
   api::iceberg::IdempotencyOptions idempotency_options;
   idempotency_options.lifetime = std::chrono::seconds(config.iceberg_idempotency_lifetime_s);
   idempotency_options.lease =

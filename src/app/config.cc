@@ -272,6 +272,23 @@ Status SetConfigValue(Config& c, const std::string& key, const std::string& raw)
     if (value != "true" && value != "false")
       return InvalidArgument("Config key '{}' must be true or false", key);
     (key == "cairn.mcp.enable" ? c.mcp_enabled : c.mcp_allow_writes) = value == "true";
+  } else if (key == "cairn.jobs.local-executor.enabled") {
+    if (value != "true" && value != "false")
+      return InvalidArgument("Config key '{}' must be true or false", key);
+    c.jobs.local_executor = value == "true";
+  } else if (key == "cairn.jobs.staging-dir") {
+    c.jobs.staging_dir = value;
+  } else if (key == "cairn.jobs.max-running") {
+    CAIRN_ASSIGN_OR_RETURN(auto v, ParseNumber(key, value, 1, 64));
+    c.jobs.max_running = static_cast<int>(v);
+  } else if (key == "cairn.jobs.spark-home") {
+    c.jobs.spark_home = value;
+  } else if (key == "cairn.maintenance.schedule-interval-ms") {
+    CAIRN_ASSIGN_OR_RETURN(auto v, ParseNumber(key, value, 0, int64_t{1} << 40));
+    c.jobs.schedule_interval_ms = v;
+  } else if (key == "cairn.jobs.cancel-grace-ms") {
+    CAIRN_ASSIGN_OR_RETURN(auto v, ParseNumber(key, value, 0, 3'600'000));
+    c.jobs.cancel_grace_ms = v;
   } else if (key == "cairn.mcp.allowed-origins") {
     c.mcp_allowed_origins.clear();
     for (const auto& o : Split(value, ',')) {

@@ -8,6 +8,7 @@
 #include "common/result.h"
 #include "app/request_limits.h"
 #include "http/server.h"
+#include "service/job_service.h"
 #include "service/lineage_forwarder.h"
 
 namespace cairn::app {
@@ -34,6 +35,7 @@ struct Config {
   int request_deadline_ms = 60'000;
   std::string log_level = "info";
   std::string iceberg_default_metalake;            // lets Iceberg clients name only the catalog
+  service::JobOptions jobs;  // cairn.jobs.*: the job service's executor (staging dir: data dir)
   size_t lineage_queue_capacity = 10000;           // lineage events accepted but not yet written
   service::LineageForwardOptions lineage_forward;  // where accepted events are sent on, if set
   std::vector<std::string> authenticators = {"simple"};

@@ -95,6 +95,10 @@ std::string_view EntityKindName(EntityKind kind) {
       return "model version alias";
     case EntityKind::kModelVersionUri:
       return "model version URI";
+    case EntityKind::kJobTemplate:
+      return "job template";
+    case EntityKind::kJob:
+      return "job";
   }
   return "object";
 }

@@ -59,6 +59,8 @@ enum class EntityKind {
   kModelVersion,  // a version of a model (NoSuchModelVersionException)
   kModelVersionAlias,  // an alias taken (ModelVersionAliasesAlreadyExistException)
   kModelVersionUri,    // a named URI of a model version (NoSuchModelVersionURINameException)
+  kJobTemplate,        // a job template of a metalake (NoSuchJobTemplateException)
+  kJob,                // a run of a job template (NoSuchJobException)
 };
 
 std::string_view ErrorCodeName(ErrorCode code);

@@ -37,6 +37,8 @@ enum class ObjectKind : uint8_t {
   kModelVersion,         // a version of a model (its row's parent)
   kStatistic,            // a statistic of a table (its row's parent)
   kPartitionStatistics,  // the statistics of one partition of a table, in one row
+  kJobTemplate,          // a job template of a metalake (docs/maintenance.md)
+  kJob,                  // a run of a job template
   kIdpUser,              // a local user of the `basic` authenticator, outside every metalake
 };
 
@@ -116,11 +118,12 @@ inline constexpr std::string_view kFilesetReaders[] = {"READ_FILESET", "WRITE_FI
 inline constexpr std::string_view kFilesetWriters[] = {"WRITE_FILESET"};
 inline constexpr std::string_view kTagPrivileges[] = {"APPLY_TAG"};
 inline constexpr std::string_view kPolicyPrivileges[] = {"APPLY_POLICY"};
+inline constexpr std::string_view kJobTemplatePrivileges[] = {"USE_JOB_TEMPLATE"};
 
 }  // namespace kinds_internal
 
 /// The rows, indexed by ObjectKind. Adding a kind is adding an enumerator and a row here.
-inline constexpr std::array<KindDescriptor, 19> kKinds = {{
+inline constexpr std::array<KindDescriptor, 21> kKinds = {{
     // kind, name, display, securable, store_type, error_kind, parent, path_segment, privileges,
     // access (for the leaf kinds of a schema)
     {ObjectKind::kMetalake, "metalake", "Metalake", "METALAKE", 1, EntityKind::kMetalake,
@@ -260,6 +263,10 @@ inline constexpr std::array<KindDescriptor, 19> kKinds = {{
      ObjectKind::kTable,
      "",
      {}},
+    // Job templates and jobs are rows under their metalake; a job is named by its id.
+    {ObjectKind::kJobTemplate, "job_template", "Job template", "JOB_TEMPLATE", 20,
+     EntityKind::kJobTemplate, ObjectKind::kMetalake, "", kinds_internal::kJobTemplatePrivileges},
+    {ObjectKind::kJob, "job", "Job", "", 21, EntityKind::kJob, ObjectKind::kMetalake, "", {}},
     {ObjectKind::kIdpUser, "idp user", "User", "", 13, EntityKind::kUser, std::nullopt, "", {}},
 }};
 

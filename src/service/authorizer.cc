@@ -63,6 +63,11 @@ constexpr ActionRow kActions[] = {
     {Action::kCreatePolicy, "CREATE_POLICY", K::kPolicy},
     {Action::kLoadPolicy, "LOAD_POLICY", K::kPolicy},
     {Action::kManagePolicy, "MANAGE_POLICY", K::kPolicy},
+    {Action::kRegisterJobTemplate, "REGISTER_JOB_TEMPLATE", K::kJobTemplate},
+    {Action::kLoadJobTemplate, "LOAD_JOB_TEMPLATE", K::kJobTemplate},
+    {Action::kManageJobTemplate, "MANAGE_JOB_TEMPLATE", K::kJobTemplate},
+    {Action::kRunJob, "RUN_JOB", K::kJobTemplate},
+    {Action::kLoadJob, "LOAD_JOB", K::kJob},
     {Action::kGrantOnObject, "MANAGE_GRANTS", std::nullopt},
 };
 
@@ -440,6 +445,16 @@ Result<bool> Authorizer::Decide(const Principal& principal, Action action, const
       return e.OwnsMetalake() || e.Granted("CREATE_POLICY");
     case Action::kLoadPolicy:
       return e.OwnsMetalake() || e.OwnsObject() || e.Granted("APPLY_POLICY");
+    case Action::kRegisterJobTemplate:
+      return e.OwnsMetalake() || e.Granted("REGISTER_JOB_TEMPLATE");
+    case Action::kLoadJobTemplate:
+      return e.OwnsMetalake() || e.OwnsObject() || e.Granted("USE_JOB_TEMPLATE");
+    case Action::kManageJobTemplate:
+    case Action::kLoadJob:
+      return e.OwnsMetalake() || e.OwnsObject();
+    case Action::kRunJob:
+      return e.OwnsMetalake() ||
+             (e.Granted("RUN_JOB") && (e.OwnsObject() || e.Granted("USE_JOB_TEMPLATE")));
     case Action::kGrantOnObject: {
       if (e.OwnerAbove() || e.OwnsSchema() || e.OwnsObject()) return true;
       const int depth = !target.object.empty()    ? 3

@@ -56,6 +56,12 @@ enum class Action {
   kCreatePolicy,   // METALAKE::OWNER || CREATE_POLICY
   kLoadPolicy,     // METALAKE::OWNER || POLICY::OWNER || APPLY_POLICY
   kManagePolicy,   // METALAKE::OWNER || POLICY::OWNER (alter, enable, delete)
+  // A job template of the metalake (Target::object, object_type kJobTemplate), and a job.
+  kRegisterJobTemplate,  // METALAKE::OWNER || REGISTER_JOB_TEMPLATE
+  kLoadJobTemplate,      // METALAKE::OWNER || JOB_TEMPLATE::OWNER || USE_JOB_TEMPLATE
+  kManageJobTemplate,    // METALAKE::OWNER || JOB_TEMPLATE::OWNER (alter, delete)
+  kRunJob,  // METALAKE::OWNER || RUN_JOB && (USE_JOB_TEMPLATE || JOB_TEMPLATE::OWNER)
+  kLoadJob,  // METALAKE::OWNER || JOB::OWNER (get, cancel; object_type kJob)
   kGrantOnObject,  // owner of the object or an ancestor, or MANAGE_GRANTS on its chain
 };
 

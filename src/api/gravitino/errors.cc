@@ -59,6 +59,10 @@ std::string_view ClassEntity(EntityKind kind) {
       return "ModelVersion";
     case EntityKind::kModelVersionUri:
       return "ModelVersionURIName";
+    case EntityKind::kJobTemplate:
+      return "JobTemplate";
+    case EntityKind::kJob:
+      return "Job";
     case EntityKind::kIndex:
     case EntityKind::kNone:
       return "";
@@ -83,6 +87,9 @@ ErrorMapping MapError(const Error& error) {
     case ErrorCode::kInvalidArgument:
       // The clients refine 1001 by these type names.
       if (e == EntityKind::kStatistic) return {400, 1001, "IllegalStatisticNameException"};
+      if (e == EntityKind::kJobTemplate) {
+        return {400, 1001, "IllegalJobTemplateOperationException"};
+      }
       if (e == EntityKind::kPrivilege || e == EntityKind::kMetadataObject ||
           e == EntityKind::kRole) {
         return {400, 1001, Prefixed(e, "Illegal", "Exception", "IllegalArgumentException")};

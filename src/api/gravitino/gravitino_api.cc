@@ -176,6 +176,10 @@ Subject SubjectOf(EntityKind kind) {
       return {"tag", EntityKind::kMetalake, {"metalake"}};
     case EntityKind::kPolicy:
       return {"policy", EntityKind::kMetalake, {"metalake"}};
+    case EntityKind::kJobTemplate:
+      return {"template", EntityKind::kMetalake, {"metalake"}};
+    case EntityKind::kJob:
+      return {"jobId", EntityKind::kMetalake, {"metalake"}};
     default:
       // Any other leaf kind of a schema (views, topics, models, functions): as tables.
       if (const ObjectType leaf = LeafKindOf(kind); model::Describe(leaf).error_kind == kind) {

@@ -11,6 +11,10 @@
 #include "message/message.h"
 #include "service/object_service.h"
 
+namespace cairn::service {
+class JobService;
+}  // namespace cairn::service
+
 namespace cairn::api::gravitino {
 
 struct ApiInfo {
@@ -42,6 +46,10 @@ class GravitinoApi {
 
   const ApiInfo& info() const { return info_; }
 
+  /// The job service the jobs routes use (not owned; none: they answer 405).
+  void SetJobs(service::JobService* jobs) { jobs_ = jobs; }
+  service::JobService* jobs() const { return jobs_; }
+
  private:
   /// Handle without the safety net: routing, authorization and the call.
   http::Response Dispatch(const http::Request& request,
@@ -51,6 +59,7 @@ class GravitinoApi {
   service::ObjectService& objects_;
   ApiInfo info_;
   std::function<bool()> ready_;
+  service::JobService* jobs_ = nullptr;
 };
 
 }  // namespace cairn::api::gravitino

@@ -123,6 +123,7 @@ std::vector<Route> PolicyRoutes();         // policies, and the policies of meta
 std::vector<Route> StatisticsRoutes();     // statistics of tables and of their partitions
 std::vector<Route> LineageRoutes();        // OpenLineage events in, the lineage graph out
 std::vector<Route> CoverageRoutes();       // the metadata coverage report (a Cairn extension)
+std::vector<Route> JobRoutes();            // job templates and their runs
 
 /// The areas in the order they are matched: a new area (the routes of a new object kind) is one
 /// line here and its file.
@@ -130,7 +131,7 @@ inline constexpr std::vector<Route> (*kRouteAreas[])() = {
     ServiceRoutes, ObjectRoutes,   FilesetRoutes,    ViewRoutes,
     ModelRoutes,   FunctionRoutes, TopicRoutes,      AccessControlRoutes,
     TagRoutes,     PolicyRoutes,   StatisticsRoutes, LineageRoutes,
-    CoverageRoutes};
+    CoverageRoutes, JobRoutes};
 
 /// Every route of the API: the areas' rows, in order.
 const std::vector<Route>& Routes();

@@ -1434,6 +1434,10 @@ void PruneEmptyDirectories(const std::string& root) {
 
 }  // namespace
 
+void IcebergCatalog::DeleteFiles(const std::vector<std::string>& locations) {
+  DeleteQuietly(storage_, files_, locations);
+}
+
 void IcebergCatalog::PurgeFiles(const std::string& metadata_location,
                                 const std::optional<iceberg::Json>& metadata) {
   // Only files this table's metadata refers to, and of those only the ones within its own

@@ -16,6 +16,7 @@
 #include "common/result.h"
 #include "connector/connector.h"
 #include "iceberg/append_rebase.h"
+#include "iceberg/maintenance.h"
 #include "iceberg/schema.h"
 #include "model/table.h"
 #include "storage/credentials.h"
@@ -98,6 +99,32 @@ struct Page {
   std::vector<std::string> names;
   std::vector<store::EntityRecord> rows;  // the rows of `names`, same order
   std::optional<std::string> next_token;
+};
+
+/// What one table maintenance action did (docs/maintenance.md): what it removed, counted by kind
+/// of file with the bytes where storage or the manifests tell them, and what it left and why.
+struct MaintenanceReport {
+  std::string action;  // "expire-snapshots", "remove-orphan-files", "clean-metadata-files"
+  bool dry_run = false;
+  std::vector<int64_t> expired_snapshots;
+  std::vector<std::string> removed_refs;
+  int64_t data_files = 0;  // data and delete files
+  int64_t manifests = 0;
+  int64_t manifest_lists = 0;
+  int64_t metadata_files = 0;
+  int64_t statistics_files = 0;
+  int64_t other_files = 0;  // orphans that are none of the above by their names
+  int64_t bytes = 0;
+  int64_t kept_outside = 0;  // unreferenced, but outside the table's location: never deleted
+  int64_t scanned_files = 0;  // files listed under the table's location (orphan removal)
+  std::vector<std::string> deleted;  // the locations removed (or, in a dry run, to remove)
+  std::string metadata_location;     // the table's metadata file after the action
+  std::string note;                  // why nothing or less was done, when so
+
+  int64_t files() const {
+    return data_files + manifests + manifest_lists + metadata_files + statistics_files +
+           other_files;
+  }
 };
 
 struct NamespacePropertiesUpdate {
@@ -185,6 +212,30 @@ class IcebergCatalog {
   /// False when absent. `purge` deletes the table's files too.
   Result<bool> DropTable(const Namespace& ns, std::string_view name, bool purge);
 
+  // ---- maintenance (table_maintenance.cc) ----
+  /// Removes the snapshots and refs iceberg::PlanSnapshotExpiry picks, committed like any other
+  /// change (a concurrent commit is never undone: the plan is made again on the new head when
+  /// the compare-and-set loses), then deletes within the table's location the manifest lists,
+  /// manifests, data and delete files and statistics files that only removed snapshots
+  /// referenced, as the table stands after the commit. kInvalidArgument when gc.enabled is
+  /// false and files would be deleted.
+  Result<MaintenanceReport> ExpireSnapshots(const CallContext& ctx, const Namespace& ns,
+                                            std::string_view name,
+                                            const iceberg::ExpireOptions& options,
+                                            bool delete_files, bool dry_run);
+  /// Deletes the files under the table's location that nothing the table references (its
+  /// metadata files, manifest lists, manifests, data, delete and statistics files, of every
+  /// snapshot) names and that were last modified before `older_than_ms`, so an in-flight
+  /// writer's files are never taken. kInvalidArgument when gc.enabled is false.
+  Result<MaintenanceReport> RemoveOrphanFiles(const CallContext& ctx, const Namespace& ns,
+                                              std::string_view name, int64_t older_than_ms,
+                                              bool dry_run);
+  /// With write.metadata.delete-after-commit.enabled, deletes the table's metadata files that
+  /// are neither current nor in its metadata-log (which keeps
+  /// write.metadata.previous-versions-max entries) and are older than the current one.
+  Result<MaintenanceReport> CleanMetadataFiles(const CallContext& ctx, const Namespace& ns,
+                                               std::string_view name, bool dry_run);
+
   // ---- views ----
   Result<Page> ListViews(const Namespace& ns, const std::string& page_token, int page_size);
   Result<LoadedObject> CreateView(const CallContext& ctx, const Namespace& ns,
@@ -241,6 +292,9 @@ class IcebergCatalog {
   // Deletes a dropped view's metadata files: the current one and the earlier versions of the
   // same view beside it, within the view's location, unless its `gc.enabled` is false.
   void DropViewFiles(const std::string& metadata_location, const nlohmann::ordered_json& metadata);
+
+  // Deletes files (missing ones are fine), dropping them from the metadata file cache.
+  void DeleteFiles(const std::vector<std::string>& locations);
 
   // kInvalidArgument naming `field` unless `location` lies under an allowed location.
   Status CheckAllowed(std::string_view field, std::string_view location) const;

@@ -116,10 +116,11 @@ TEST(GravitinoRoutes, ChecksBeforeTheBodyAreTheCreateAndAlterOnes) {
   // A route that reads a body to create or alter an object is decided before the body is parsed
   // (a caller without rights learns nothing from a 400), unless its handler decides.
   for (const Route& r : Routes()) {
-    if ((r.op == "CREATE" || r.op == "ALTER") && r.kind != EntityKind::kMetalake &&
+    if ((r.op == "CREATE" || r.op == "REGISTER" || r.op == "ALTER") && r.kind != EntityKind::kMetalake &&
         r.kind != EntityKind::kRole && r.kind != EntityKind::kPartition &&
-        !((r.kind == EntityKind::kTag || r.kind == EntityKind::kPolicy) &&
-          r.op == "ALTER")) {  // needs the tag's or policy's row: the service
+        !((r.kind == EntityKind::kTag || r.kind == EntityKind::kPolicy ||
+           r.kind == EntityKind::kJobTemplate) &&
+          r.op == "ALTER")) {  // needs the tag's, policy's or template's row: the service
       EXPECT_TRUE(r.action.has_value()) << r.method << " " << r.path.text();
     }
   }

@@ -44,6 +44,8 @@ TEST(Kinds, StoreTypesAreThePersistedNumbers) {
       {K::kPartitionStatistics, 17},
       {K::kColumn, 18},
       {K::kModelVersion, 19},
+      {K::kJobTemplate, 20},
+      {K::kJob, 21},
   };
   ASSERT_EQ(persisted.size(), kKinds.size());
   for (const auto& [kind, number] : persisted) {
@@ -56,7 +58,7 @@ TEST(Kinds, StoreTypesRoundTrip) {
     if (row.store_type == 0) continue;
     EXPECT_EQ(FindKindByStoreType(row.store_type), row.kind) << row.name;
   }
-  for (int64_t bad : {int64_t{0}, int64_t{-1}, int64_t{20}, int64_t{1} << 40}) {
+  for (int64_t bad : {int64_t{0}, int64_t{-1}, int64_t{22}, int64_t{1} << 40}) {
     EXPECT_EQ(FindKindByStoreType(bad), std::nullopt) << bad;
   }
 }
@@ -82,6 +84,8 @@ TEST(Kinds, ErrorSubjects) {
       {K::kPartitionStatistics, EntityKind::kStatistic},
       {K::kColumn, EntityKind::kColumn},
       {K::kModelVersion, EntityKind::kModelVersion},
+      {K::kJobTemplate, EntityKind::kJobTemplate},
+      {K::kJob, EntityKind::kJob},
   };
   ASSERT_EQ(expected.size(), kKinds.size());
   for (const auto& [kind, entity] : expected) {
@@ -208,6 +212,7 @@ TEST(Kinds, PrivilegeBindingsAreUnchanged) {
         K::kModel, K::kFunction}},
       {"APPLY_TAG", {K::kMetalake, K::kTag}},
       {"APPLY_POLICY", {K::kMetalake, K::kPolicy}},
+      {"USE_JOB_TEMPLATE", {K::kMetalake, K::kJobTemplate}},
   };
   std::set<std::string_view> declared;
   for (const auto& row : kKinds) declared.insert(row.privileges.begin(), row.privileges.end());
