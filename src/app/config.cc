@@ -73,6 +73,12 @@ const std::vector<std::string>& ConfigKeys() {
       "cairn.mcp.default-metalake",
       "cairn.lance.metalake",
       "cairn.metrics.enable",
+      "cairn.jobs.local-executor.enabled",
+      "cairn.jobs.staging-dir",
+      "cairn.jobs.max-running",
+      "cairn.jobs.spark-home",
+      "cairn.jobs.cancel-grace-ms",
+      "cairn.maintenance.schedule-interval-ms",
   };
   return keys;
 }

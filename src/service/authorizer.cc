@@ -255,8 +255,9 @@ Result<MetadataObjectTarget> Authorizer::ResolveMetadataObject(const std::string
       return out;
     }
     case ObjectType::kTag:
-    case ObjectType::kPolicy: {
-      // A tag or policy is named by its bare name, which may hold dots.
+    case ObjectType::kPolicy:
+    case ObjectType::kJobTemplate: {
+      // A tag, policy or job template is named by its bare name, which may hold dots.
       CAIRN_ASSIGN_OR_RETURN(out.target, Resolve(metalake));
       out.target.object = full_name;
       out.target.object_type = *type;

@@ -774,7 +774,7 @@ Result<Job> JobService::Enqueue(const governance::Principal& principal, const Ta
     held_[inserted.id] = std::make_shared<Running>();
     queue_.push_back(QueuedJob{inserted.id, metalake.metalake.name});
   }
-  cv_.notify_one();
+  cv_.notify_all();  // one cv for the queue, busy tables and the housekeeper: wake all
   spdlog::info("event=job_queued metalake={} job={} template={} owner={}", metalake.metalake.name,
                job.id, job.template_name, principal.user);
   job.audit = inserted.audit;

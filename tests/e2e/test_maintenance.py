@@ -336,3 +336,18 @@ def test_jobs_are_listed_by_template(client, catalog_name, ice):
     from gravitino.exceptions.base import NoSuchJobException
     with pytest.raises(NoSuchJobException):
         client.get_job("job-1")
+
+
+def test_programs_do_not_run_unless_the_local_executor_is_enabled(client, tmp_path):
+    from gravitino.api.job.shell_job_template import ShellJobTemplate
+    from gravitino.exceptions.base import IllegalArgumentException
+    marker = tmp_path / "ran"
+    exe = tmp_path / "job.sh"
+    exe.write_text(f"#!/bin/sh\ntouch {marker}\n")
+    exe.chmod(0o755)
+    client.register_job_template(ShellJobTemplate.builder().with_name("sh")
+                                 .with_executable(str(exe)).build())
+    with pytest.raises(IllegalArgumentException, match="local job executor is off"):
+        client.run_job("sh", {})
+    time.sleep(0.3)
+    assert not marker.exists() and client.list_jobs() == []
