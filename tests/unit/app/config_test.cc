@@ -34,7 +34,7 @@ TEST(Config, EveryKeyIsAccepted) {
     if (key == "cairn.authenticators") value = "simple";
     if (key == "cairn.authorization.enable" || key == "cairn.mcp.enable" ||
         key == "cairn.mcp.allow-writes" || key == "cairn.metrics.enable" ||
-        key == "cairn.server.plain-http")
+        key == "cairn.server.plain-http" || key == "cairn.jobs.local-executor.enabled")
       value = "true";
     if (key == "cairn.server.tls.client-auth") value = "required";
     if (key.rfind("cairn.limits.interface.", 0) == 0) value = "mcp=1";
