@@ -132,6 +132,7 @@ int Serve(Config config) {
   deps.jdbc_pool_wait_ms = config.jdbc_pool_wait_ms;
   connector::IcebergCacheOptions iceberg_caches;
   iceberg_caches.metadata_cache_bytes = static_cast<size_t>(config.iceberg_metadata_cache_bytes);
+  iceberg_caches.manifest_cache_bytes = static_cast<size_t>(config.iceberg_manifest_cache_bytes);
   iceberg_caches.commit_queue_idle_tables =
       static_cast<size_t>(config.iceberg_commit_queue_idle_tables);
   iceberg_caches.rebased_list_cache_entries =
@@ -206,7 +207,9 @@ int Serve(Config config) {
       std::max(idempotency_options.lease, std::chrono::milliseconds(config.request_deadline_ms));
   api::iceberg::IdempotentRequests idempotency(store_ptr->Idempotency(), idempotency_options);
   api::iceberg::IcebergApi iceberg(
-      objects, api::iceberg::IcebergApiOptions{config.iceberg_default_metalake, &idempotency});
+      objects, api::iceberg::IcebergApiOptions{config.iceberg_default_metalake, &idempotency,
+                                               config.iceberg_scan_plan_files_per_task,
+                                               config.iceberg_scan_planning_mode, nullptr});
   api::AdminApi admin(**authenticator, authorizer, **audit);
   api::mcp::McpOptions mcp_options;
   mcp_options.enabled = config.mcp_enabled;

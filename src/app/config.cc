@@ -45,6 +45,9 @@ const std::vector<std::string>& ConfigKeys() {
       "cairn.iceberg.metadata-cache-bytes",
       "cairn.iceberg.commit-queue-idle-tables",
       "cairn.iceberg.rebased-list-cache-entries",
+      "cairn.iceberg.manifest-cache-bytes",
+      "cairn.iceberg.scan-plan-files-per-task",
+      "cairn.iceberg.scan-planning-mode",
       "cairn.iceberg.idempotency-key-lifetime",
       "cairn.tracing.otlp-endpoint",
       "cairn.tracing.service-name",
@@ -309,6 +312,17 @@ Status SetConfigValue(Config& c, const std::string& key, const std::string& raw)
   } else if (key == "cairn.iceberg.metadata-cache-bytes") {
     CAIRN_ASSIGN_OR_RETURN(auto v, ParseNumber(key, value, 0, int64_t{1} << 40));
     c.iceberg_metadata_cache_bytes = static_cast<uint64_t>(v);
+  } else if (key == "cairn.iceberg.manifest-cache-bytes") {
+    CAIRN_ASSIGN_OR_RETURN(auto v, ParseNumber(key, value, 0, int64_t{1} << 40));
+    c.iceberg_manifest_cache_bytes = static_cast<uint64_t>(v);
+  } else if (key == "cairn.iceberg.scan-plan-files-per-task") {
+    CAIRN_ASSIGN_OR_RETURN(auto v, ParseNumber(key, value, 1, 1'000'000));
+    c.iceberg_scan_plan_files_per_task = static_cast<size_t>(v);
+  } else if (key == "cairn.iceberg.scan-planning-mode") {
+    if (value != "server" && value != "client" && !value.empty()) {
+      return InvalidArgument("Config key '{}' must be server or client", key);
+    }
+    c.iceberg_scan_planning_mode = value;
   } else if (key == "cairn.iceberg.commit-queue-idle-tables") {
     CAIRN_ASSIGN_OR_RETURN(auto v, ParseNumber(key, value, 0, 1'000'000));
     c.iceberg_commit_queue_idle_tables = static_cast<int>(v);

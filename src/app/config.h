@@ -66,6 +66,9 @@ struct Config {
   // Memory the managed Iceberg catalogs share (connector::IcebergCacheOptions has the same
   // defaults).
   uint64_t iceberg_metadata_cache_bytes = 256ULL * 1024 * 1024;
+  uint64_t iceberg_manifest_cache_bytes = 64ULL * 1024 * 1024;
+  size_t iceberg_scan_plan_files_per_task = 1000;
+  std::string iceberg_scan_planning_mode;  // "server", "client" or "" (the client decides)
   int iceberg_commit_queue_idle_tables = 8;
   int iceberg_rebased_list_cache_entries = 64;
   int64_t iceberg_idempotency_lifetime_s = 30 * 60;  // 0: Idempotency-Key not honoured

@@ -211,6 +211,15 @@ void ServerMetrics::Collect(TextWriter& w) const {
           static_cast<double>(s.metadata_cache_capacity_bytes));
     Gauge(w, "cairn_iceberg_metadata_cache_entries", "Metadata files held in memory.",
           static_cast<double>(s.metadata_cache_entries));
+    w.Family("cairn_iceberg_manifest_cache_lookups_total", "counter",
+             "Manifests and manifest lists scan planning needed, by result (hit: from memory).");
+    w.Sample("cairn_iceberg_manifest_cache_lookups_total", {{"result", "hit"}},
+             static_cast<double>(s.manifest_cache_hits));
+    w.Sample("cairn_iceberg_manifest_cache_lookups_total", {{"result", "miss"}},
+             static_cast<double>(s.manifest_cache_misses));
+    Gauge(w, "cairn_iceberg_manifest_cache_bytes",
+          "Approximate bytes of parsed manifests held in memory for scan planning.",
+          static_cast<double>(s.manifest_cache_bytes));
     w.Family("cairn_iceberg_commits_total", "counter",
              "Table commits of managed Iceberg catalogs, by result: committed, conflict (a "
              "requirement failed, 409), unknown (the pointer swap's outcome is not known), "

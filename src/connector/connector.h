@@ -84,6 +84,9 @@ struct IcebergCacheOptions {
   /// Manifest lists written by append rebases remembered so they are not read back
   /// (cairn.iceberg.rebased-list-cache-entries).
   size_t rebased_list_cache_entries = 64;
+  /// Manifests and manifest lists read by scan planning, kept by path (they never change), in
+  /// approximate bytes of their parsed entries (cairn.iceberg.manifest-cache-bytes).
+  size_t manifest_cache_bytes = size_t{64} * 1024 * 1024;
 };
 
 /// The caches the managed Iceberg catalogs of one server share (server-owned, never global).
@@ -96,6 +99,9 @@ struct IcebergStats {
   size_t metadata_cache_entries = 0;
   size_t metadata_cache_bytes = 0;
   size_t metadata_cache_capacity_bytes = 0;
+  uint64_t manifest_cache_hits = 0;  // manifests and lists scan planning found in memory
+  uint64_t manifest_cache_misses = 0;
+  size_t manifest_cache_bytes = 0;
   uint64_t commits = 0;               // table commits that landed (single-table commits)
   uint64_t commit_conflicts = 0;      // refused: a requirement failed (409)
   uint64_t commit_state_unknown = 0;  // the pointer swap's outcome is unknown

@@ -2,6 +2,9 @@
 #include "api/iceberg/iceberg_api.h"
 
 #include <algorithm>
+#include <deque>
+#include <mutex>
+#include <unordered_map>
 #include <functional>
 #include <set>
 
@@ -14,6 +17,7 @@
 #include "connector/external_rows.h"
 #include "connector/iceberg/iceberg_catalog.h"
 #include "connector/iceberg/iceberg_proxy.h"
+#include "iceberg/scan_plan.h"
 #include "iceberg/table_metadata.h"
 #include "json/json_util.h"
 #include "storage/sigv4.h"
@@ -563,6 +567,12 @@ Response GetConfig(Call& c) {
   OrderedJson body;
   body["defaults"] = StorageDefaults((*catalog)->storage());
   body["overrides"] = OrderedJson{{"prefix", names->first + "." + names->second}};
+  if (!c.options.scan_planning_mode.empty()) {
+    // Read by PyIceberg (and Java from 1.12); Java 1.11 reads the older boolean.
+    body["overrides"]["scan-planning-mode"] = c.options.scan_planning_mode;
+    body["overrides"]["rest-scan-planning-enabled"] =
+        c.options.scan_planning_mode == "server" ? "true" : "false";
+  }
   OrderedJson endpoints = OrderedJson::array();
   for (const auto& r : Routes()) {
     if (r.advertised) endpoints.push_back(fmt::format("{} {}", r.method, r.path.text()));
@@ -815,6 +825,153 @@ Response LoadCredentials(Call& c) {
   const size_t list = access.find("\"storage-credentials\":");
   r.body = list == std::string::npos ? std::string("{\"storage-credentials\":[]}")
                                      : "{" + access.substr(list) + "}";
+  return r;
+}
+
+// ---- Scan planning (docs/iceberg-rest.md#scan-planning) ---------------------------------------
+
+}  // namespace
+
+// The plans this server answered, so GET .../plan/{plan-id} can answer again (the same snapshot
+// planned again: manifests never change) and DELETE can release the id. Plans complete before
+// their first answer, so nothing but the request is kept; bounded by count and age.
+class ScanPlans {
+ public:
+  struct Plan {
+    std::string table;  // prefix, namespace and name
+    OrderedJson request;  // with the snapshot planned pinned
+    int64_t created_ms = 0;
+  };
+  void Put(const std::string& id, Plan plan) {
+    std::lock_guard lock(mu_);
+    Expire(plan.created_ms);
+    plans_[id] = std::move(plan);
+    order_.push_back(id);
+    while (order_.size() > kMaxPlans) {
+      plans_.erase(order_.front());
+      order_.pop_front();
+    }
+  }
+  std::optional<Plan> Get(const std::string& id, const std::string& table, int64_t now_ms) {
+    std::lock_guard lock(mu_);
+    Expire(now_ms);
+    auto it = plans_.find(id);
+    if (it == plans_.end() || it->second.table != table) return std::nullopt;
+    return it->second;
+  }
+  bool Erase(const std::string& id, const std::string& table) {
+    std::lock_guard lock(mu_);
+    auto it = plans_.find(id);
+    if (it == plans_.end() || it->second.table != table) return false;
+    plans_.erase(it);
+    return true;
+  }
+
+ private:
+  static constexpr size_t kMaxPlans = 4096;
+  static constexpr int64_t kMaxAgeMs = 3'600'000;
+  void Expire(int64_t now_ms) {
+    while (!order_.empty()) {
+      auto it = plans_.find(order_.front());
+      if (it != plans_.end() && now_ms - it->second.created_ms < kMaxAgeMs) break;
+      if (it != plans_.end()) plans_.erase(it);
+      order_.pop_front();
+    }
+  }
+  std::mutex mu_;
+  std::unordered_map<std::string, Plan> plans_;
+  std::deque<std::string> order_;
+};
+
+namespace {
+
+std::string PlanTableKey(const Call& c) {
+  return c.prefix + "\x1f" + connector::NamespaceText(c.ns) + "\x1f" + c.name;
+}
+
+Response NoSuchPlan(std::string_view id) {
+  return PlainErrorResponse(404, "NoSuchPlanIdException",
+                            fmt::format("Scan plan does not exist: {}", id));
+}
+
+// Plans the scan `request` describes and answers it as a completed plan with `plan_id`.
+Response AnswerPlan(Call& c, const OrderedJson& request, const std::string& plan_id,
+                    bool remember) {
+  auto parsed = cairn::iceberg::ParseScanRequest(request);
+  if (!parsed) return BadRequest(parsed.error());
+  auto plan = c.catalog->PlanScan(c.ns, c.name, *parsed, c.options.scan_plan_files_per_task);
+  if (!plan) return c.Fail(plan.error());
+  OrderedJson body = OrderedJson::object();
+  body["status"] = "completed";
+  body["plan-id"] = plan_id;
+  for (auto& [key, value] : plan->body.items()) body[key] = std::move(value);
+  Response r;
+  if (WantsVendedCredentials(c.request)) {
+    auto table = c.catalog->LoadTable(c.ns, c.name);
+    if (!table) return c.Fail(table.error());
+    std::string access;
+    if (auto d = c.Vend(c.name, *table->metadata_text, access, r)) return *d;
+    const size_t list = access.find("\"storage-credentials\":");
+    if (list != std::string::npos) {
+      auto creds = OrderedJson::parse("{" + access.substr(list) + "}", nullptr, false);
+      if (creds.is_object()) body["storage-credentials"] = creds["storage-credentials"];
+    }
+  }
+  if (remember && c.options.scan_plans != nullptr) {
+    OrderedJson pinned = request;
+    if (plan->snapshot_id >= 0 && !pinned.contains("start-snapshot-id")) {
+      pinned["snapshot-id"] = plan->snapshot_id;
+    }
+    c.options.scan_plans->Put(plan_id, {PlanTableKey(c), std::move(pinned), c.ctx.now_ms});
+  }
+  r.body = body.dump(-1, ' ', false, OrderedJson::error_handler_t::replace);
+  r.audit_note = fmt::format("planned snapshot {}", plan->snapshot_id);
+  return r;
+}
+
+Response PlanTableScan(Call& c) {
+  auto body = ParseObject(c.request.body);
+  if (!body) return BadRequest(body.error());
+  return AnswerPlan(c, OrderedJson(*body), RandomUuid(), true);
+}
+
+Response FetchPlanningResult(Call& c) {
+  const std::string& id = c.params.back();
+  auto row = c.catalog->TableRow(c.ns, c.name);
+  if (!row) return c.Fail(row.error());
+  auto plan = c.options.scan_plans == nullptr
+                  ? std::nullopt
+                  : c.options.scan_plans->Get(id, PlanTableKey(c), c.ctx.now_ms);
+  if (!plan) return NoSuchPlan(id);
+  return AnswerPlan(c, plan->request, id, false);
+}
+
+Response CancelPlanning(Call& c) {
+  const std::string& id = c.params.back();
+  auto row = c.catalog->TableRow(c.ns, c.name);
+  if (!row) return c.Fail(row.error());
+  if (c.options.scan_plans == nullptr || !c.options.scan_plans->Erase(id, PlanTableKey(c))) {
+    return NoSuchPlan(id);
+  }
+  return NoContent();
+}
+
+Response FetchScanTasks(Call& c) {
+  auto body = ParseObject(c.request.body);
+  if (!body) return BadRequest(body.error());
+  auto task = RequiredString(*body, "plan-task");
+  if (!task) return BadRequest(task.error());
+  auto row = c.catalog->TableRow(c.ns, c.name);
+  if (!row) return c.Fail(row.error());
+  auto tasks = c.catalog->FetchScanTasks(c.ns, c.name, *task);
+  if (!tasks) {
+    if (tasks.error().code == ErrorCode::kNotFound) {
+      return PlainErrorResponse(404, "NoSuchPlanTaskException", tasks.error().message);
+    }
+    return c.Fail(tasks.error());
+  }
+  Response r;
+  r.body = tasks->dump(-1, ' ', false, OrderedJson::error_handler_t::replace);
   return r;
 }
 
@@ -1087,6 +1244,16 @@ const std::vector<Route>& Routes() {
        true, Rename},
       {"POST", api::PathPattern("/v1/{prefix}/namespaces/{namespace}/register-view"), K::kView,
        A::kCreateView, kHandler, true, Register},
+      {"POST", api::PathPattern("/v1/{prefix}/namespaces/{namespace}/tables/{table}/plan"),
+       K::kTable, A::kLoadTable, kPath, true, PlanTableScan},
+      {"GET",
+       api::PathPattern("/v1/{prefix}/namespaces/{namespace}/tables/{table}/plan/{plan-id}"),
+       K::kTable, A::kLoadTable, kPath, true, FetchPlanningResult},
+      {"DELETE",
+       api::PathPattern("/v1/{prefix}/namespaces/{namespace}/tables/{table}/plan/{plan-id}"),
+       K::kTable, A::kLoadTable, kPath, true, CancelPlanning},
+      {"POST", api::PathPattern("/v1/{prefix}/namespaces/{namespace}/tables/{table}/tasks"),
+       K::kTable, A::kLoadTable, kPath, true, FetchScanTasks},
       {"GET", api::PathPattern("/v1/{prefix}/namespaces/{namespace}/tables/{table}/credentials"),
        K::kTable, A::kLoadTable, kPath, true, LoadCredentials},
       // The S3 signer's route (its own spec, not the catalog's): named in load results, not
@@ -1135,16 +1302,32 @@ std::vector<std::string> AdvertisedEndpoints() {
   return out;
 }
 
+namespace {
+
+// Scan planning and signing are reads sent as POST or DELETE: never stored and replayed as an
+// idempotent mutation (a plan's answer can be large, and a replay would hide a newer snapshot).
+bool PlansOrSigns(const Request& request) {
+  auto d = DescribeRoute(request.method, request.path);
+  if (!d) return false;
+  const std::string_view op = d->operation;
+  return op.ends_with("/plan") || op.ends_with("/plan/{plan-id}") || op.ends_with("/tasks") ||
+         op.ends_with("/sign");
+}
+
+}  // namespace
+
 IcebergApi::IcebergApi(service::ObjectService& objects, IcebergApiOptions options)
     : objects_(objects),
       service_(objects.metadata()),
       authz_(objects.authorizer()),
-      options_(std::move(options)) {}
+      options_(std::move(options)) {
+  if (options_.scan_plans == nullptr) options_.scan_plans = std::make_shared<ScanPlans>();
+}
 
 Response IcebergApi::Handle(const Request& request, const governance::Principal& principal) const {
   if (IdempotentRequests* keys = options_.idempotency;
       keys != nullptr && keys->enabled() && TakesIdempotencyKey(request)) {
-    if (auto key = request.Header("Idempotency-Key")) {
+    if (auto key = request.Header("Idempotency-Key"); key && !PlansOrSigns(request)) {
       auto load = [&](const std::string& path) {
         Request get = request;
         get.method = "GET";

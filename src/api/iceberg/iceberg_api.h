@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -28,11 +29,20 @@ std::optional<RouteDescription> DescribeRoute(std::string_view method, std::stri
 /// The `endpoints` GET /v1/config advertises: `<METHOD> <pattern>` of every served route.
 std::vector<std::string> AdvertisedEndpoints();
 
+class ScanPlans;
+
 struct IcebergApiOptions {
   /// Metalake used when a client names only the catalog as its warehouse.
   std::string default_metalake;
   /// Honours Idempotency-Key on mutations and advertises its lifetime (nullptr: neither).
   IdempotentRequests* idempotency = nullptr;
+  /// Scan planning: manifest entries one answer covers before the plan is split into plan
+  /// tasks (cairn.iceberg.scan-plan-files-per-task), and the `scan-planning-mode` GET
+  /// /v1/config sets for clients ("server" or "client"; empty: the client's own choice).
+  size_t scan_plan_files_per_task = 1000;
+  std::string scan_planning_mode;
+  /// The plans this server answered, for GET and DELETE of a plan id (made by IcebergApi).
+  std::shared_ptr<ScanPlans> scan_plans;
 };
 
 /// The Iceberg REST catalog protocol under `/iceberg/v1`, over the `lakehouse-iceberg`

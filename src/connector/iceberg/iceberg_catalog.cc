@@ -20,6 +20,7 @@
 #include <spdlog/spdlog.h>
 
 #include "common/deadline.h"
+#include "connector/iceberg/manifest_cache.h"
 #include "common/util.h"
 #include "iceberg/append_rebase.h"
 #include "iceberg/commit.h"
@@ -397,7 +398,8 @@ class CommitQueues {
 IcebergCaches::IcebergCaches(const IcebergCacheOptions& options)
     : metadata_files_(std::make_unique<MetadataFileCache>(options.metadata_cache_bytes)),
       commit_queues_(std::make_unique<CommitQueues>(options.commit_queue_idle_tables)),
-      written_lists_(options.rebased_list_cache_entries) {}
+      written_lists_(options.rebased_list_cache_entries),
+      manifests_(std::make_unique<ManifestCache>(options.manifest_cache_bytes)) {}
 
 IcebergCaches::~IcebergCaches() = default;
 
@@ -420,6 +422,7 @@ void IcebergCaches::CountCommit(const Error* error) {
 IcebergStats IcebergCaches::Stats() {
   IcebergStats s;
   metadata_files_->AddStats(s);
+  manifests_->AddStats(s);
   s.commits = commits_.load(std::memory_order_relaxed);
   s.commit_conflicts = commit_conflicts_.load(std::memory_order_relaxed);
   s.commit_state_unknown = commit_state_unknown_.load(std::memory_order_relaxed);

@@ -17,6 +17,7 @@
 #include "connector/connector.h"
 #include "iceberg/append_rebase.h"
 #include "iceberg/maintenance.h"
+#include "iceberg/scan_plan.h"
 #include "iceberg/schema.h"
 #include "model/table.h"
 #include "storage/credentials.h"
@@ -59,6 +60,7 @@ struct QueuedTableCommit;
 struct CachedTableHead;
 class CommitQueues;
 class MetadataFileCache;
+class ManifestCache;
 
 /// What the managed Iceberg catalogs of one server share, each bounded by IcebergCacheOptions:
 /// metadata file texts by location, the commit queues of the tables being committed to (with
@@ -75,6 +77,7 @@ class IcebergCaches {
   MetadataFileCache& metadata_files() { return *metadata_files_; }
   CommitQueues& commit_queues() { return *commit_queues_; }
   iceberg::WrittenLists& written_lists() { return written_lists_; }
+  ManifestCache& manifests() { return *manifests_; }
   /// A number no other catalog using these caches has: what its tables' queues are keyed by.
   uint64_t NewCatalogSerial() { return next_serial_.fetch_add(1) + 1; }
 
@@ -87,6 +90,7 @@ class IcebergCaches {
   std::unique_ptr<MetadataFileCache> metadata_files_;
   std::unique_ptr<CommitQueues> commit_queues_;
   iceberg::WrittenLists written_lists_;
+  std::unique_ptr<ManifestCache> manifests_;
   std::atomic<uint64_t> next_serial_{0};
   std::atomic<uint64_t> commits_{0};
   std::atomic<uint64_t> commit_conflicts_{0};
@@ -219,6 +223,22 @@ class IcebergCatalog {
   /// manifests, data and delete files and statistics files that only removed snapshots
   /// referenced, as the table stands after the commit. kInvalidArgument when gc.enabled is
   /// false and files would be deleted.
+  /// Server-side scan planning (docs/iceberg-rest.md#scan-planning): the data files of the
+  /// request's snapshot that may hold matching rows, with their delete files and residuals, as
+  /// the REST spec's `file-scan-tasks` / `delete-files`; or, when more than `files_per_task`
+  /// manifest entries would be read, `plan-tasks` to redeem with FetchScanTasks.
+  /// kInvalidArgument naming the member for a bad filter, snapshot or column.
+  struct ScanPlan {
+    iceberg::Json body;        // plan-tasks, file-scan-tasks, delete-files
+    int64_t snapshot_id = -1;  // the snapshot planned (-1: none)
+  };
+  Result<ScanPlan> PlanScan(const Namespace& ns, std::string_view name,
+                            const iceberg::ScanRequest& request, size_t files_per_task);
+  /// The tasks of one plan task token. kNotFound when the token is malformed, names a file that
+  /// is not a data manifest of its snapshot, or its snapshot is gone.
+  Result<iceberg::Json> FetchScanTasks(const Namespace& ns, std::string_view name,
+                                       std::string_view plan_task);
+
   Result<MaintenanceReport> ExpireSnapshots(const CallContext& ctx, const Namespace& ns,
                                             std::string_view name,
                                             const iceberg::ExpireOptions& options,

@@ -73,6 +73,10 @@ const std::set<std::string> kServed = {
     "POST /v1/{prefix}/views/rename",
     "POST /v1/{prefix}/namespaces/{namespace}/register-view",
     "GET /v1/{prefix}/namespaces/{namespace}/tables/{table}/credentials",
+    "POST /v1/{prefix}/namespaces/{namespace}/tables/{table}/plan",
+    "GET /v1/{prefix}/namespaces/{namespace}/tables/{table}/plan/{plan-id}",
+    "DELETE /v1/{prefix}/namespaces/{namespace}/tables/{table}/plan/{plan-id}",
+    "POST /v1/{prefix}/namespaces/{namespace}/tables/{table}/tasks",
 };
 
 TEST(IcebergRoutes, AdvertiseEveryServedEndpointOnce) {
@@ -94,6 +98,7 @@ TEST(IcebergRoutes, TheAuditOperationIsTheRoutesPattern) {
     put("{namespace}", "a%1Fb");
     put("{table}", "t");
     put("{view}", "v");
+    put("{plan-id}", "p1");
     auto d = iceberg::DescribeRoute(method, path);
     ASSERT_TRUE(d.has_value()) << endpoint;
     EXPECT_EQ(d->operation, method + " /iceberg" + pattern) << path;
@@ -101,6 +106,7 @@ TEST(IcebergRoutes, TheAuditOperationIsTheRoutesPattern) {
     if (pattern.find("{namespace}") != std::string::npos) names.push_back("a.b");
     if (pattern.find("{table}") != std::string::npos) names.push_back("t");
     if (pattern.find("{view}") != std::string::npos) names.push_back("v");
+    if (pattern.find("{plan-id}") != std::string::npos) names.push_back("p1");
     EXPECT_EQ(d->names, names) << path;
   }
   EXPECT_EQ(iceberg::DescribeRoute("GET", "/iceberg/v1/config")->operation,

@@ -41,6 +41,7 @@ TEST(Config, EveryKeyIsAccepted) {
     if (key == "cairn.audit.max-file-bytes") value = "65536";
     if (key == "cairn.lineage.forward.url") value = "http://127.0.0.1:5000";
     if (key == "cairn.iceberg.idempotency-key-lifetime") value = "PT1H";
+    if (key == "cairn.iceberg.scan-planning-mode") value = "server";
     if (key == "cairn.tracing.otlp-endpoint") value = "http://127.0.0.1:4318";
     EXPECT_THAT(SetConfigValue(c, key, value), IsOk()) << key;
   }
