@@ -1301,22 +1301,52 @@ ExprPtr ProjectInclusive(const ExprPtr& e, const std::vector<BoundPartitionField
   return out;
 }
 
-bool ManifestMayMatch(const ExprPtr& e, const std::vector<BoundPartitionField>& spec,  // NOLINT
-                      const std::vector<FieldSummary>& summaries) {
+namespace {
+
+// A NOT-free expression with `leaf` deciding each predicate ("may match"); NOT, which callers
+// rewrite away, decides nothing.
+template <typename Leaf>
+bool Evaluate(const ExprPtr& e, const Leaf& leaf) {  // NOLINT(misc-no-recursion)
   switch (e->op) {
     case Op::kTrue:
+    case Op::kNot:
       return true;
     case Op::kFalse:
       return false;
     case Op::kAnd:
-      return ManifestMayMatch(e->left, spec, summaries) && ManifestMayMatch(e->right, spec, summaries);
+      return Evaluate(e->left, leaf) && Evaluate(e->right, leaf);
     case Op::kOr:
-      return ManifestMayMatch(e->left, spec, summaries) || ManifestMayMatch(e->right, spec, summaries);
-    case Op::kNot:
-      return true;
+      return Evaluate(e->left, leaf) || Evaluate(e->right, leaf);
     default:
-      break;
+      return leaf(e.get());
   }
+}
+
+bool SummaryMayMatch(const Expr* e, const std::vector<BoundPartitionField>& spec,
+                     const std::vector<FieldSummary>& summaries);
+bool ValueMayMatch(const Expr* e, const std::vector<Value>& partition);
+bool FileMetricsMayMatch(const Expr* e, const FileMetrics& m);
+
+}  // namespace
+
+bool ManifestMayMatch(const ExprPtr& expr, const std::vector<BoundPartitionField>& spec,
+                      const std::vector<FieldSummary>& summaries) {
+  return Evaluate(expr, [&](const Expr* e) { return SummaryMayMatch(e, spec, summaries); });
+}
+
+bool PartitionMatches(const ExprPtr& expr, const std::vector<Value>& partition) {
+  return Evaluate(expr, [&](const Expr* e) { return ValueMayMatch(e, partition); });
+}
+
+bool MetricsMayMatch(const ExprPtr& expr, const FileMetrics& m) {
+  if (m.record_count == 0) return false;
+  return Evaluate(expr, [&](const Expr* e) { return FileMetricsMayMatch(e, m); });
+}
+
+namespace {
+
+bool SummaryMayMatch(const Expr* e, const std::vector<BoundPartitionField>& spec,
+                     const std::vector<FieldSummary>& summaries) {
   if (e->field < 0 || static_cast<size_t>(e->field) >= summaries.size() ||
       static_cast<size_t>(e->field) >= spec.size()) {
     return true;
@@ -1346,43 +1376,14 @@ bool ManifestMayMatch(const ExprPtr& e, const std::vector<BoundPartitionField>& 
   return RangeMayMatch(*e, b);
 }
 
-bool PartitionMatches(const ExprPtr& e, const std::vector<Value>& partition) {  // NOLINT
-  switch (e->op) {
-    case Op::kTrue:
-      return true;
-    case Op::kFalse:
-      return false;
-    case Op::kAnd:
-      return PartitionMatches(e->left, partition) && PartitionMatches(e->right, partition);
-    case Op::kOr:
-      return PartitionMatches(e->left, partition) || PartitionMatches(e->right, partition);
-    case Op::kNot:
-      return true;
-    default:
-      break;
-  }
+bool ValueMayMatch(const Expr* e, const std::vector<Value>& partition) {
   if (e->field < 0 || static_cast<size_t>(e->field) >= partition.size()) return true;
   const Value& v = partition[static_cast<size_t>(e->field)];
   if (!v.is_null() && v.kind != (e->values.empty() ? v.kind : e->values[0].kind)) return true;
   return Test(*e, v).value_or(true);
 }
 
-bool MetricsMayMatch(const ExprPtr& e, const FileMetrics& m) {  // NOLINT(misc-no-recursion)
-  if (m.record_count == 0) return false;
-  switch (e->op) {
-    case Op::kTrue:
-      return true;
-    case Op::kFalse:
-      return false;
-    case Op::kAnd:
-      return MetricsMayMatch(e->left, m) && MetricsMayMatch(e->right, m);
-    case Op::kOr:
-      return MetricsMayMatch(e->left, m) || MetricsMayMatch(e->right, m);
-    case Op::kNot:
-      return true;
-    default:
-      break;
-  }
+bool FileMetricsMayMatch(const Expr* e, const FileMetrics& m) {
   if (e->term_transform || e->type.id == TypeId::kOther || e->type.id == TypeId::kUuid) return true;
   auto count = [](const std::map<int, int64_t>& counts, int id) -> std::optional<int64_t> {
     auto it = counts.find(id);
@@ -1417,6 +1418,8 @@ bool MetricsMayMatch(const ExprPtr& e, const FileMetrics& m) {  // NOLINT(misc-n
   if (auto it = m.upper.find(e->field); it != m.upper.end()) b.upper = FromBinary(e->type, it->second);
   return RangeMayMatch(*e, b);
 }
+
+}  // namespace
 
 ExprPtr Residual(const ExprPtr& e, const std::vector<BoundPartitionField>& spec,  // NOLINT
                  const std::vector<Value>& partition) {

@@ -132,22 +132,21 @@ struct PlanScope {
   }
 };
 
-const Json* SnapshotById(const Json& metadata, int64_t id) {
-  const Json& snapshots = iceberg::MemberOrNull(metadata, "snapshots");
-  if (!snapshots.is_array()) return nullptr;
-  for (const auto& s : snapshots) {
-    if (iceberg::LongOr(s, "snapshot-id", -2) == id) return &s;
+// The member of the metadata's `list` whose `key` is `id` ("snapshots" / "snapshot-id", ...).
+const Json* ById(const Json& metadata, std::string_view list, std::string_view key, int64_t id) {
+  const Json& items = iceberg::MemberOrNull(metadata, list);
+  if (!items.is_array()) return nullptr;
+  for (const auto& item : items) {
+    const Json& v = iceberg::MemberOrNull(item, key);
+    if (iceberg::IsLong(v) && v.get<int64_t>() == id) return &item;
   }
   return nullptr;
 }
-
+const Json* SnapshotById(const Json& metadata, int64_t id) {
+  return ById(metadata, "snapshots", "snapshot-id", id);
+}
 const Json* SchemaById(const Json& metadata, int id) {
-  const Json& schemas = iceberg::MemberOrNull(metadata, "schemas");
-  if (!schemas.is_array()) return nullptr;
-  for (const auto& s : schemas) {
-    if (iceberg::IntOr(s, "schema-id", -1) == id) return &s;
-  }
-  return nullptr;
+  return ById(metadata, "schemas", "schema-id", id);
 }
 
 struct ScopeInput {
