@@ -85,8 +85,12 @@ def engine_auth() -> dict:
 
 @pytest.fixture(scope="session")
 def cairn(tmp_path_factory) -> Server:
+    # The local job executor runs Spark job templates with the run's pyspark (test_spark.py).
+    import pyspark
+    jobs = {"CAIRN_JOBS_LOCAL_EXECUTOR_ENABLED": "true",
+            "CAIRN_JOBS_SPARK_HOME": os.path.dirname(pyspark.__file__)}
     with store_env("cairn_engines") as env:
-        with running_cairn("engines", {**env, **engine_auth()},
+        with running_cairn("engines", {**env, **engine_auth(), **jobs},
                            tmp_path_factory.mktemp("cairn-data"),
                            tmp_path_factory.getbasetemp()) as srv:
             yield srv
@@ -188,15 +192,15 @@ class Lake:
             "s3.path-style-access": "true",
         }
 
-    def pyiceberg(self):
+    def pyiceberg(self, **props):
         """PyIceberg as the administrator, with vended credentials, to check what engines
-        wrote."""
+        wrote (`props`: more catalog properties)."""
         from pyiceberg.catalog import load_catalog
         return load_catalog(unique("py"), **{
             "type": "rest", "uri": f"{self.cairn.url}/iceberg", "warehouse": self.warehouse,
             "auth": {"type": "basic", "basic": {"username": ADMIN, "password": "x"}},
             "header.X-Iceberg-Access-Delegation": "vended-credentials",
-            **({"ssl": {"cabundle": self.ca}} if self.ca else {})})
+            **({"ssl": {"cabundle": self.ca}} if self.ca else {}), **props})
 
 
 def make_lake(cairn: Server, s3_endpoint: str, ca: str | None = None):

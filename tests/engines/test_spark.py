@@ -130,6 +130,39 @@ def test_spark_writes_merges_and_maintains(spark, lake, s3):
     assert rows(spark, f"SELECT * FROM {c}.sales.orders ORDER BY id") == expected
 
 
+def test_merge_on_read_deletes_planned_on_the_server(spark, lake):
+    """Spark writes position delete files (merge-on-read); PyIceberg planning on the server gets
+    each data file with the delete files that apply to it and reads what Spark reads."""
+    lake.grant("spark", WRITER)
+    c = spark_catalog(spark, lake, "spark")
+    spark.sql(f"CREATE NAMESPACE IF NOT EXISTS {c}.mor")
+    spark.sql(f"CREATE TABLE {c}.mor.items (id bigint, kind string) USING iceberg "
+              "PARTITIONED BY (kind) TBLPROPERTIES ('format-version'='2', "
+              "'write.delete.mode'='merge-on-read', 'write.update.mode'='merge-on-read')")
+    spark.sql(f"INSERT INTO {c}.mor.items SELECT id, IF(id % 2 = 0, 'even', 'odd') "
+              "FROM range(0, 100)")
+    spark.sql(f"DELETE FROM {c}.mor.items WHERE id % 10 = 3 OR id = 4")
+    spark.sql(f"UPDATE {c}.mor.items SET id = id + 1000 WHERE id = 8")
+    expected = rows(spark, f"SELECT id, kind FROM {c}.mor.items ORDER BY id")
+    deletes = rows(spark, f"SELECT file_path FROM {c}.mor.items.delete_files")
+    assert deletes, "Spark wrote no delete files"
+
+    server = lake.pyiceberg(**{"scan-planning-mode": "server"}).load_table("mor.items")
+    client = lake.pyiceberg().load_table("mor.items")
+    tasks = list(server.scan().plan_files())
+    assert any(t.delete_files for t in tasks)
+    planned = {d.file_path for t in tasks for d in t.delete_files}
+    assert planned == {d[0] for d in deletes}
+    for scan_of in (lambda t: t.scan(), lambda t: t.scan(row_filter="kind = 'even'")):
+        got = scan_of(server).to_arrow().sort_by("id").to_pylist()
+        assert got == scan_of(client).to_arrow().sort_by("id").to_pylist()
+    got = server.scan().to_arrow().sort_by("id").to_pylist()
+    assert [(r["id"], r["kind"]) for r in got] == expected
+    # The even partition's tasks carry only the even partition's delete files.
+    for t in server.scan(row_filter="kind = 'even'").plan_files():
+        assert all("kind=even" in d.file_path for d in t.delete_files), t.delete_files
+
+
 def test_spark_writes_and_reads_through_remote_signing(spark, lake, s3):
     """Spark's S3FileIO with no keys at all: every storage request is signed by Cairn."""
     lake.grant("signer", WRITER)
@@ -146,3 +179,55 @@ def test_spark_writes_and_reads_through_remote_signing(spark, lake, s3):
     # The audit log names what was signed, for whom.
     audit = lake.cairn.audit_log.read_text()
     assert "signed PUT s3://warehouse/" in audit and "signer" in audit
+
+
+def test_a_spark_compaction_job_through_the_jobs_api(spark, lake):
+    """Compaction only an engine can do, as a Spark job template run by Cairn's local executor
+    (spark-submit of the run's pyspark) through Gravitino's jobs API."""
+    import sys
+    import time
+    from pathlib import Path
+
+    lake.grant("compactor", WRITER)
+    c = spark_catalog(spark, lake, "compactor")
+    spark.sql(f"CREATE NAMESPACE {c}.logs")
+    spark.sql(f"CREATE TABLE {c}.logs.events (id bigint, kind string) USING iceberg")
+    for i in range(5):
+        spark.sql(f"INSERT INTO {c}.logs.events VALUES ({i}, 'k{i % 2}')")
+    before = lake.pyiceberg().load_table("logs.events")
+    assert len(list(before.scan().plan_files())) == 5
+
+    ml = lake.metalake
+    script = Path(__file__).with_name("compact_job.py")
+    lake.admin.ok("POST", f"metalakes/{ml}/jobs/templates", {"jobTemplate": {
+        "jobType": "spark", "name": "compact", "comment": "rewrite_data_files",
+        "executable": str(script),
+        "arguments": ["--uri", "{{uri}}", "--warehouse", "{{warehouse}}", "--user", "{{user}}",
+                      "--table", "{{table}}", "--s3-endpoint", "{{s3_endpoint}}"],
+        "environments": {"PYSPARK_PYTHON": sys.executable,
+                         "PYSPARK_DRIVER_PYTHON": sys.executable,
+                         "SPARK_LOCAL_IP": "127.0.0.1", "SPARK_LOCAL_HOSTNAME": "localhost"},
+        "configs": {"spark.master": "local[1]", "spark.jars.packages": PACKAGES,
+                    "spark.sql.extensions":
+                        "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions",
+                    "spark.ui.enabled": "false", "spark.driver.host": "127.0.0.1",
+                    "spark.driver.bindAddress": "127.0.0.1"}}})
+    job = lake.admin.ok("POST", f"metalakes/{ml}/jobs/runs", {
+        "jobTemplateName": "compact",
+        "jobConf": {"uri": f"{lake.cairn.url}/iceberg", "warehouse": lake.warehouse,
+                    "user": "compactor", "table": "logs.events",
+                    "s3_endpoint": lake.s3_endpoint}})["job"]
+    deadline = time.time() + 600
+    while True:
+        got = lake.admin.ok("GET", f"metalakes/{ml}/jobs/runs/{job['jobId']}")["job"]
+        if got["status"] in ("succeeded", "failed", "cancelled"):
+            break
+        assert time.time() < deadline, got
+        time.sleep(1)
+    staging = Path(got["cairn.stagingDir"])
+    assert got["status"] == "succeeded", (got, (staging / "error.log").read_text()[-3000:])
+    assert "rewritten data files: 5, added data files: 1" in (staging / "output.log").read_text()
+    after = lake.pyiceberg().load_table("logs.events")
+    assert len(list(after.scan().plan_files())) == 1
+    assert sorted(after.scan().to_arrow()["id"].to_pylist()) == [0, 1, 2, 3, 4]
+    assert after.current_snapshot().summary.operation.value == "replace"
