@@ -419,6 +419,15 @@ Target JobService::TemplateTarget(const Target& metalake, const EntityRecord* ro
   return t;
 }
 
+Result<std::optional<EntityRecord>> JobService::StoredTemplate(const Target& metalake,
+                                                               const std::string& name) {
+  if (IsBuiltInName(name)) return std::optional<EntityRecord>();
+  auto found = TemplateRow(metalake, name);
+  if (!found && found.error().code != ErrorCode::kNotFound) return std::move(found).error();
+  if (!found) return std::optional<EntityRecord>();
+  return std::optional<EntityRecord>(std::move(*found));
+}
+
 Result<EntityRecord> JobService::TemplateRow(const Target& metalake, const std::string& name) {
   auto row = store_.Get(EntityType::kJobTemplate, metalake.metalake.id, name);
   if (!row && row.error().code == ErrorCode::kNotFound) {
@@ -495,12 +504,7 @@ Status JobService::RegisterTemplate(const Caller& caller, const std::string& met
 Result<JobTemplate> JobService::GetTemplate(const Caller& caller, const std::string& metalake,
                                             const std::string& name) {
   CAIRN_ASSIGN_OR_RETURN(Target m, MetalakeTarget(metalake));
-  std::optional<EntityRecord> row;
-  if (!IsBuiltInName(name)) {
-    auto found = TemplateRow(m, name);
-    if (!found && found.error().code != ErrorCode::kNotFound) return std::move(found).error();
-    if (found) row = std::move(*found);
-  }
+  CAIRN_ASSIGN_OR_RETURN(std::optional<EntityRecord> row, StoredTemplate(m, name));
   CAIRN_RETURN_IF_ERROR(objects_.authorizer().Check(caller.principal, Action::kLoadJobTemplate,
                                                     TemplateTarget(m, row ? &*row : nullptr, name)));
   if (row) return TemplateFromRow(*row);
@@ -585,12 +589,7 @@ Result<JobTemplate> JobService::AlterTemplate(const Caller& caller, const std::s
 Result<bool> JobService::DeleteTemplate(const Caller& caller, const std::string& metalake,
                                         const std::string& name) {
   CAIRN_ASSIGN_OR_RETURN(Target m, MetalakeTarget(metalake));
-  std::optional<EntityRecord> row;
-  if (!IsBuiltInName(name)) {
-    auto found = TemplateRow(m, name);
-    if (!found && found.error().code != ErrorCode::kNotFound) return std::move(found).error();
-    if (found) row = std::move(*found);
-  }
+  CAIRN_ASSIGN_OR_RETURN(std::optional<EntityRecord> row, StoredTemplate(m, name));
   CAIRN_RETURN_IF_ERROR(objects_.authorizer().Check(caller.principal, Action::kManageJobTemplate,
                                                     TemplateTarget(m, row ? &*row : nullptr, name)));
   if (IsBuiltInName(name)) {
@@ -700,12 +699,7 @@ Result<Job> JobService::RunJob(const Caller& caller, const std::string& metalake
                                const std::string& template_name,
                                const std::map<std::string, std::string>& conf) {
   CAIRN_ASSIGN_OR_RETURN(Target m, MetalakeTarget(metalake));
-  std::optional<EntityRecord> row;
-  if (!IsBuiltInName(template_name)) {
-    auto found = TemplateRow(m, template_name);
-    if (!found && found.error().code != ErrorCode::kNotFound) return std::move(found).error();
-    if (found) row = std::move(*found);
-  }
+  CAIRN_ASSIGN_OR_RETURN(std::optional<EntityRecord> row, StoredTemplate(m, template_name));
   CAIRN_RETURN_IF_ERROR(
       objects_.authorizer().Check(caller.principal, Action::kRunJob,
                                   TemplateTarget(m, row ? &*row : nullptr, template_name)));

@@ -117,6 +117,9 @@ class JobService {
   Target TemplateTarget(const Target& metalake, const store::EntityRecord* row,
                         const std::string& name) const;
   Result<store::EntityRecord> TemplateRow(const Target& metalake, const std::string& name);
+  /// The stored row of a template the user registered; nullopt for a built-in name or none.
+  Result<std::optional<store::EntityRecord>> StoredTemplate(const Target& metalake,
+                                                            const std::string& name);
   Result<store::EntityRecord> JobRow(const Target& metalake, const std::string& job_id);
   Result<model::JobTemplate> TemplateOf(const Target& metalake, const std::string& name);
   /// The template's name for a job row (built-in names stay; a row follows its renames).
