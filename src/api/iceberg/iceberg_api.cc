@@ -568,7 +568,7 @@ Response GetConfig(Call& c) {
   body["defaults"] = StorageDefaults((*catalog)->storage());
   body["overrides"] = OrderedJson{{"prefix", names->first + "." + names->second}};
   if (!c.options.scan_planning_mode.empty()) {
-    // Read by PyIceberg (and Java from 1.12); Java 1.11 reads the older boolean.
+    // Read by PyIceberg and Java 1.11; Java builds before 1.11 read the older boolean.
     body["overrides"]["scan-planning-mode"] = c.options.scan_planning_mode;
     body["overrides"]["rest-scan-planning-enabled"] =
         c.options.scan_planning_mode == "server" ? "true" : "false";
