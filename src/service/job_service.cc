@@ -362,6 +362,21 @@ std::string NewJobId() {
   return fmt::format("job-{}", NowMillis() * 1000 + static_cast<int64_t>(rng() % 1000));
 }
 
+// The id of a scheduled run: the same on every replica for one table, template and interval,
+// so two replicas scheduling the same work at once insert one row (the store's unique name is the
+// lease) and the second learns it is taken. Ids still sort by time.
+std::string ScheduledJobId(const std::string& table_key, const std::string& template_name,
+                           int64_t interval_ms) {
+  const int64_t now = NowMillis();
+  const int64_t slot = now - now % std::max<int64_t>(interval_ms, 1);
+  uint64_t h = 1469598103934665603ULL;  // FNV-1a, stable across builds and replicas
+  for (unsigned char c : table_key + "\n" + template_name) {
+    h ^= c;
+    h *= 1099511628211ULL;
+  }
+  return fmt::format("job-{}-m{:016x}", slot * 1000, h);
+}
+
 }  // namespace
 
 std::vector<JobTemplate> JobService::BuiltInTemplates() {
@@ -730,7 +745,8 @@ Result<Job> JobService::RunJob(const Caller& caller, const std::string& metalake
 
 Result<std::optional<Job>> JobService::EnqueueMaintenance(
     const governance::Principal& principal, const std::string& metalake,
-    const std::string& template_name, const std::map<std::string, std::string>& conf) {
+    const std::string& template_name, const std::map<std::string, std::string>& conf,
+    int64_t interval_ms) {
   CAIRN_ASSIGN_OR_RETURN(Target m, MetalakeTarget(metalake));
   CAIRN_ASSIGN_OR_RETURN(JobTemplate t, TemplateOf(m, template_name));
   CAIRN_ASSIGN_OR_RETURN(auto rows, store_.List(EntityType::kJob, m.metalake.id, "", 0));
@@ -742,15 +758,18 @@ Result<std::optional<Job>> JobService::EnqueueMaintenance(
       return std::optional<Job>();
     }
   }
-  CAIRN_ASSIGN_OR_RETURN(Job job, Enqueue(principal, m, t, 0, conf));
-  return std::optional<Job>(std::move(job));
+  auto job = Enqueue(principal, m, t, 0, conf, ScheduledJobId(key, template_name, interval_ms));
+  if (!job && job.error().code == ErrorCode::kAlreadyExists) return std::optional<Job>();
+  if (!job) return std::move(job).error();
+  return std::optional<Job>(std::move(*job));
 }
 
 Result<Job> JobService::Enqueue(const governance::Principal& principal, const Target& metalake,
                                 const JobTemplate& job_template, int64_t template_row_id,
-                                const std::map<std::string, std::string>& conf) {
+                                const std::map<std::string, std::string>& conf,
+                                const std::string& id) {
   Job job;
-  job.id = NewJobId();
+  job.id = id.empty() ? NewJobId() : id;
   job.template_name = job_template.name;
   job.status = JobStatus::kQueued;
   job.conf = conf;
@@ -1301,7 +1320,8 @@ Result<int> JobService::ScheduleMaintenance() {
           conf["catalog"] = t.catalog;
           conf["schema"] = Join(t.ns, ".");
           conf["table"] = t.table.name;
-          auto job = EnqueueMaintenance(principal, metalake.name, template_name, conf);
+          auto job =
+              EnqueueMaintenance(principal, metalake.name, template_name, conf, plan->interval_ms);
           if (job && *job) {
             ++queued;
             spdlog::info("event=maintenance_scheduled metalake={} policy={} table={}.{}.{} job={}",

@@ -91,11 +91,12 @@ class JobService {
                                const std::string& job_id);
 
   /// Queues a built-in run for `principal` without a caller's request (the maintenance
-  /// scheduler), unless one of the same template for the same table is unfinished.
-  Result<std::optional<model::Job>> EnqueueMaintenance(const governance::Principal& principal,
-                                                       const std::string& metalake,
-                                                       const std::string& template_name,
-                                                       const std::map<std::string, std::string>& conf);
+  /// scheduler), unless one of the same template for the same table is unfinished or another
+  /// replica queued it in this `interval_ms` (nullopt then).
+  Result<std::optional<model::Job>> EnqueueMaintenance(
+      const governance::Principal& principal, const std::string& metalake,
+      const std::string& template_name, const std::map<std::string, std::string>& conf,
+      int64_t interval_ms);
 
   /// Queues the built-in runs the enabled maintenance policies make due (docs/maintenance.md):
   /// for each table below an attachment, each action whose last run is older than the policy's
@@ -124,9 +125,11 @@ class JobService {
   Result<model::JobTemplate> TemplateOf(const Target& metalake, const std::string& name);
   /// The template's name for a job row (built-in names stay; a row follows its renames).
   std::string TemplateNameOf(const store::EntityRecord& job_row);
+  /// Inserts a queued job row (`id`: a given job id; empty: a fresh one) and queues it here.
   Result<model::Job> Enqueue(const governance::Principal& principal, const Target& metalake,
                              const model::JobTemplate& job_template, int64_t template_row_id,
-                             const std::map<std::string, std::string>& conf);
+                             const std::map<std::string, std::string>& conf,
+                             const std::string& id = "");
   /// Rewrites a job row's payload by compare-and-set; `edit` returns false to leave it.
   Result<store::EntityRecord> EditJob(int64_t row_id,
                                       const std::function<bool(model::Job&)>& edit);

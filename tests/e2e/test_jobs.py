@@ -27,7 +27,7 @@ from gravitino.exceptions.base import (ForbiddenException, IllegalArgumentExcept
                                        NoSuchJobTemplateException)
 from pyiceberg.catalog import load_catalog
 
-from cairn_server import running_cairn, store_env
+from cairn_server import fresh_pg_database, running_cairn, store_env
 from helpers import iceberg_catalog_body, unique
 
 ADMIN = "admin"
@@ -332,3 +332,55 @@ def test_a_maintenance_policy_schedules_expiry_below_its_schema(server, metalake
     assert len(admin.list_jobs("builtin-iceberg-expire-snapshots")) == 2
     # A disabled policy schedules nothing.
     ok(http(server, ADMIN, "PATCH", f"metalakes/{metalake}/policies/nightly", {"enable": False}))
+
+
+def test_two_replicas_schedule_each_table_once(tmp_path_factory, tmp_path):
+    """Two servers on one PostgreSQL, both scheduling every 100 ms: each table below the policy
+    gets one expiry run per interval, whichever replica queued it (its id is the lease)."""
+    pg = os.environ.get("CAIRN_TEST_PG_URL")
+    if not pg:
+        pytest.fail("CAIRN_TEST_PG_URL is not set: run this suite through tests/e2e/run.sh",
+                    pytrace=False)
+    logs = tmp_path_factory.getbasetemp()
+    env = {"CAIRN_AUTHORIZATION_ENABLE": "true", "CAIRN_AUTHORIZATION_SERVICE_ADMINS": ADMIN,
+           "CAIRN_AUTHENTICATORS": "simple", "CAIRN_JOBS_LOCAL_EXECUTOR_ENABLED": "true",
+           "CAIRN_MAINTENANCE_SCHEDULE_INTERVAL_MS": "100"}
+    with fresh_pg_database(pg, "cairn_jobs_replicas") as url:
+        env.update({"CAIRN_STORE_TYPE": "postgres", "CAIRN_STORE_POSTGRES_URL": url})
+        with running_cairn("jobs-a", env, tmp_path / "a", logs) as a, \
+                running_cairn("jobs-b", env, tmp_path / "b", logs) as b:
+            metalake, catalog = unique("ml"), unique("cat")
+            ok(http(a, ADMIN, "POST", "metalakes", {"name": metalake, "properties": {}}))
+            ok(http(a, ADMIN, "POST", f"metalakes/{metalake}/catalogs",
+                    iceberg_catalog_body(catalog, str(tmp_path / "wh"))))
+            ice = load_catalog(unique("py"), type="rest", uri=f"{b.url}/iceberg",
+                               warehouse=f"{metalake}.{catalog}",
+                               auth={"type": "basic", "basic": {"username": ADMIN,
+                                                                "password": "x"}})
+            ice.create_namespace("s")
+            tables = [ice.create_table(f"s.t{i}", schema=SCHEMA) for i in range(3)]
+            for t in tables:
+                for i in range(4):
+                    t.append(pa.table({"id": [i]}, schema=SCHEMA))
+            ok(http(b, ADMIN, "POST", f"metalakes/{metalake}/policies", {
+                "name": "hourly", "policyType": "custom", "enabled": True,
+                "content": {"supportedObjectTypes": ["SCHEMA", "TABLE"], "customRules": {
+                    "maintenance.enabled": True, "maintenance.interval": "PT1H",
+                    "maintenance.actions": "expire-snapshots",
+                    "maintenance.expire-snapshots.older-than": "PT0S",
+                    "maintenance.expire-snapshots.retain-last": 1}}}))
+            ok(http(a, ADMIN, "POST",
+                    f"metalakes/{metalake}/objects/schema/{catalog}.s/policies",
+                    {"policiesToAdd": ["hourly"]}))
+            deadline = time.time() + 30
+            while any(len(ice.load_table(f"s.t{i}").snapshots()) != 1 for i in range(3)):
+                assert time.time() < deadline, "the schedulers did not expire every table"
+                time.sleep(0.2)
+            time.sleep(1.0)  # both schedulers ran about ten more times
+            for srv in (a, b):
+                jobs = ok(http(srv, ADMIN, "GET", f"metalakes/{metalake}/jobs/runs"))["jobs"]
+                expiries = [j for j in jobs
+                            if j["jobTemplateName"] == "builtin-iceberg-expire-snapshots"]
+                assert len(expiries) == 3, expiries
+                assert {j["cairn.jobConf"]["table"] for j in expiries} == {"t0", "t1", "t2"}
+                assert all(j["status"] == "succeeded" for j in expiries), expiries
