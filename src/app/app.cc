@@ -199,6 +199,7 @@ int Serve(Config config) {
   if (job_options.staging_dir.empty()) {
     job_options.staging_dir = (std::filesystem::path(config.data_dir) / "jobs").string();
   }
+  job_options.audit = audit->get();
   service::JobService jobs(objects, **store, job_options);
   gravitino.SetJobs(&jobs);
   api::iceberg::IdempotencyOptions idempotency_options;

@@ -17,6 +17,7 @@
 #include "common/result.h"
 #include "model/job.h"
 #include "service/caller.h"
+#include "governance/audit.h"
 #include "service/object_service.h"
 #include "store/metadata_store.h"
 
@@ -35,6 +36,9 @@ struct JobOptions {
   int64_t stale_after_ms = 60000;
   /// How often maintenance policies are read for tables due a run (0: never).
   int64_t schedule_interval_ms = 600000;
+  /// Where each finished run is recorded (nullptr: nowhere), with its owner, template, table,
+  /// outcome and job id.
+  governance::AuditLog* audit = nullptr;
 };
 
 /// The built-in templates' names.

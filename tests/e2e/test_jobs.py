@@ -10,6 +10,7 @@ users would; what a job did is read from its log files and from the tables it ma
 from __future__ import annotations
 
 import base64
+import json
 import os
 import time
 from pathlib import Path
@@ -327,6 +328,25 @@ def test_a_maintenance_policy_schedules_expiry_below_its_schema(server, metalake
     by_name = {s["name"]: s["value"] for s in stats["statistics"]}
     assert by_name["maintenance.expire-snapshots.snapshots-expired"] == 4
     assert by_name["maintenance.expire-snapshots.files-removed"] > 0
+    # Each scheduled run is in the audit trail under the policy's owner, with its table.
+    def runs():
+        out = []
+        for line in server.audit_log.read_text().splitlines():
+            rec = json.loads(line)
+            if rec.get("operation") == "RUN_JOB builtin-iceberg-expire-snapshots" and \
+                    rec["object"].startswith(f"{metalake}.{catalog}.sales."):
+                out.append(rec)
+        return out
+
+    for _ in range(50):  # the audit trail is synced at least once a second
+        if len(runs()) == 2:
+            break
+        time.sleep(0.1)
+    audited = runs()
+    assert sorted(r["object"] for r in audited) == [f"{metalake}.{catalog}.sales.empty",
+                                                    f"{metalake}.{catalog}.sales.orders"]
+    assert all(r["principal"] == ADMIN and r["outcome"] == "success" for r in audited), audited
+    assert {r["requestId"] for r in audited} == {j.job_id() for j in jobs}
     # Due again only after the policy's interval: nothing more is queued meanwhile.
     time.sleep(1.5)
     assert len(admin.list_jobs("builtin-iceberg-expire-snapshots")) == 2
