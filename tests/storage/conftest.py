@@ -135,13 +135,14 @@ class Lake:
     def warehouse(self) -> str:
         return f"{self.metalake}.{self.catalog}"
 
-    def pyiceberg(self, base_url: str, user: str):
-        """PyIceberg with no storage keys: only the catalog URI and who the user is."""
+    def pyiceberg(self, base_url: str, user: str, **props):
+        """PyIceberg with no storage keys: only the catalog URI and who the user is (`props`:
+        more catalog properties)."""
         from pyiceberg.catalog import load_catalog
         return load_catalog(unique("py"), **{
             "type": "rest", "uri": f"{base_url}/iceberg", "warehouse": self.warehouse,
             "auth": {"type": "basic", "basic": {"username": user, "password": "x"}},
-            "header.X-Iceberg-Access-Delegation": "vended-credentials"})
+            "header.X-Iceberg-Access-Delegation": "vended-credentials", **props})
 
     def grant(self, user: str, privileges: list[str], schema: str, table: str | None = None):
         """Adds `user` with a role holding USE_CATALOG, USE_SCHEMA and `privileges`."""

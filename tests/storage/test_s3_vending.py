@@ -161,6 +161,44 @@ def test_readers_get_read_only_keys(server, admin, lake, s3_endpoint):
     rw.put_object(Bucket=BUCKET, Key=f"{lake.prefix}/ns/t/data/ok.bin", Body=b"x")
 
 
+def test_a_server_planned_scan_on_s3_with_read_only_keys(server, admin, lake, s3_endpoint):
+    """A reader plans on the server and scans with vended keys only; the plan's own
+    storage-credentials are the table's, read-only for a reader."""
+    cat = lake.pyiceberg(server.url, "admin")
+    cat.create_namespace("planned")
+    table = cat.create_table("planned.t", schema=SCHEMA)
+    table.append(rows(4))
+    table.append(rows(4, start=4))
+    reader = unique("reader")
+    lake.grant(reader, ["SELECT_TABLE"], "planned", "t")
+    mine = lake.pyiceberg(server.url, reader, **{"scan-planning-mode": "server"})
+    got = mine.load_table("planned.t").scan(row_filter="id >= 3").to_arrow().sort_by("id")
+    assert got.column("id").to_pylist() == list(range(3, 8))
+
+    r = Client(server.url, reader).rest(
+        "POST", lake.warehouse, "namespaces/planned/tables/t/plan", {"filter": True},
+        headers={"X-Iceberg-Access-Delegation": "vended-credentials"})
+    assert r.status_code == 200, r.text[:300]
+    plan = r.json()
+    assert len(plan["file-scan-tasks"]) == 2
+    creds = plan["storage-credentials"]
+    assert [c["prefix"] for c in creds] == [table.location()]
+    ro = client_from(creds[0]["config"], s3_endpoint)
+    key = plan["file-scan-tasks"][0]["data-file"]["file-path"].removeprefix(f"s3://{BUCKET}/")
+    assert ro.get_object(Bucket=BUCKET, Key=key)["ContentLength"] > 0
+    assert_denied(lambda: ro.put_object(Bucket=BUCKET, Key=key + ".x", Body=b"x"))
+    # Without the delegation header, no keys.
+    r = Client(server.url, reader).rest("POST", lake.warehouse,
+                                        "namespaces/planned/tables/t/plan", {})
+    assert r.status_code == 200 and "storage-credentials" not in r.json()
+    # A user who may not read the table gets no plan.
+    stranger = unique("stranger")
+    lake.grant(stranger, [], "planned")
+    r = Client(server.url, stranger).rest("POST", lake.warehouse,
+                                          "namespaces/planned/tables/t/plan", {})
+    assert r.status_code == 403, r.text[:300]
+
+
 def test_no_select_no_credentials_and_the_audit_says_so(server, admin, lake):
     cat = lake.pyiceberg(server.url, "admin")
     cat.create_namespace("ns")
