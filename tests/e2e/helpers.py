@@ -283,3 +283,19 @@ def iceberg_roundtrip_type(t: Any) -> Any:
 
 def iceberg_roundtrip_column(c: dict) -> dict:
     return dict(c, type=iceberg_roundtrip_type(c["type"]))
+
+
+def wait_job(client, job_id: str, timeout_s: float = 60):
+    """A job of the Gravitino Python client once it ended (succeeded, failed or cancelled)."""
+    import time
+
+    from gravitino.api.job.job_handle import JobHandle
+
+    deadline = time.time() + timeout_s
+    while True:
+        job = client.get_job(job_id)
+        if job.job_status() in (JobHandle.Status.SUCCEEDED, JobHandle.Status.FAILED,
+                                JobHandle.Status.CANCELLED):
+            return job
+        assert time.time() < deadline, f"job {job_id} still {job.job_status()}"
+        time.sleep(0.1)

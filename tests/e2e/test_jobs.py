@@ -22,14 +22,14 @@ from gravitino import GravitinoClient
 from gravitino.api.job.job_handle import JobHandle
 from gravitino.api.job.job_template_change import JobTemplateChange, ShellTemplateUpdate
 from gravitino.api.job.shell_job_template import ShellJobTemplate
-from gravitino.exceptions.base import (ForbiddenException, IllegalArgumentException,
+from gravitino.exceptions.base import (ForbiddenException,
                                        IllegalJobTemplateOperationException, InUseException,
                                        JobTemplateAlreadyExistsException,
                                        NoSuchJobTemplateException)
 from pyiceberg.catalog import load_catalog
 
 from cairn_server import fresh_pg_database, running_cairn, store_env
-from helpers import iceberg_catalog_body, unique
+from helpers import iceberg_catalog_body, unique, wait_job
 
 ADMIN = "admin"
 SCHEMA = pa.schema([pa.field("id", pa.int64())])
@@ -104,17 +104,6 @@ def add_user(server, metalake: str, user: str, grants: list[dict]) -> None:
 
 def privileges(*names: str) -> list[dict]:
     return [{"name": n, "condition": "ALLOW"} for n in names]
-
-
-def wait_job(client: GravitinoClient, job_id: str, timeout_s: float = 60) -> JobHandle:
-    deadline = time.time() + timeout_s
-    while True:
-        job = client.get_job(job_id)
-        if job.job_status() in (JobHandle.Status.SUCCEEDED, JobHandle.Status.FAILED,
-                                JobHandle.Status.CANCELLED):
-            return job
-        assert time.time() < deadline, f"job {job_id} still {job.job_status()}"
-        time.sleep(0.1)
 
 
 def script(tmp_path: Path, body: str) -> Path:

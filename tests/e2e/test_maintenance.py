@@ -16,11 +16,10 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 import requests
-from gravitino import GravitinoClient
 from gravitino.api.job.job_handle import JobHandle
 from pyiceberg.catalog import load_catalog
 
-from helpers import unique
+from helpers import unique, wait_job
 
 SCHEMA = pa.schema([pa.field("id", pa.int64()), pa.field("v", pa.string())])
 DAY_MS = 24 * 3600 * 1000
@@ -44,17 +43,6 @@ def overwrite(table, ids) -> None:
 
 def ids_at(table, snapshot_id: int) -> list[int]:
     return sorted(table.scan(snapshot_id=snapshot_id).to_arrow()["id"].to_pylist())
-
-
-def wait_job(client: GravitinoClient, job_id: str, timeout_s: float = 60) -> JobHandle:
-    deadline = time.time() + timeout_s
-    while True:
-        job = client.get_job(job_id)
-        if job.job_status() in (JobHandle.Status.SUCCEEDED, JobHandle.Status.FAILED,
-                                JobHandle.Status.CANCELLED):
-            return job
-        assert time.time() < deadline, f"job {job_id} still {job.job_status()}"
-        time.sleep(0.1)
 
 
 def job_json(base_url: str, metalake: str, job_id: str) -> dict:
