@@ -2,6 +2,7 @@
 #include "storage/sigv4.h"
 
 #include <algorithm>
+#include <cctype>
 #include <ctime>
 #include <optional>
 
@@ -74,6 +75,21 @@ Status SafeKey(std::string_view key) {
   return Ok();
 }
 
+// A bucket name as S3 allows it (letters, digits, '.', '-', and '_' as some S3-compatible stores
+// accept), starting and ending with a letter or digit and without "..", so a bucket can never
+// read as a path segment of its location.
+Status SafeBucket(std::string_view bucket) {
+  auto alnum = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; };
+  const bool chars_ok = std::all_of(bucket.begin(), bucket.end(), [&](char c) {
+    return alnum(c) || c == '.' || c == '-' || c == '_';
+  });
+  if (bucket.empty() || bucket.size() > 255 || !chars_ok || !alnum(bucket.front()) ||
+      !alnum(bucket.back()) || bucket.find("..") != std::string_view::npos) {
+    return InvalidArgument("'{}' is not a bucket name", bucket);
+  }
+  return Ok();
+}
+
 std::optional<std::string> QueryValue(std::string_view query, std::string_view name) {
   for (const auto& part : Split(query, '&')) {
     const size_t eq = part.find('=');
@@ -123,6 +139,7 @@ Result<S3Target> S3RequestTarget(const HttpUrl& url, const S3Options& s3, std::s
   if (bucket.empty()) {
     return InvalidArgument("the URL names no bucket");
   }
+  CAIRN_RETURN_IF_ERROR(SafeBucket(bucket));
   S3Target target;
   if (!key.empty()) {
     CAIRN_RETURN_IF_ERROR(SafeKey(key));

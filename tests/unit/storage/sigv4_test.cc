@@ -66,7 +66,14 @@ TEST(SigV4, WhatCannotBeBoundToATableIsRefused) {
                           "http://127.0.0.1:9000/wh/db/t/%2E%2E/u",
                           "http://127.0.0.1:9000/wh",             // the bucket, unbounded
                           "http://127.0.0.1:9000/wh?list-type=2",
-                          "http://127.0.0.1:9000/wh?list-type=2&prefix="}) {
+                          "http://127.0.0.1:9000/wh?list-type=2&prefix=",
+                          // A bucket that would read as a path segment of its location.
+                          "http://127.0.0.1:9000/../db/t/x",
+                          "http://127.0.0.1:9000/%2E%2E/db/t/x",
+                          "http://127.0.0.1:9000/./db/t/x",
+                          "http://...127.0.0.1:9000/db/t/x",
+                          "http://a..b.127.0.0.1:9000/db/t/x",
+                          "http://127.0.0.1:9000/w%00h/db/t/x"}) {
     EXPECT_FALSE(Target(url).has_value()) << url;
   }
   EXPECT_FALSE(Target("http://127.0.0.1:9000/wh?delete", "POST", "").has_value());
