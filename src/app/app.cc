@@ -108,9 +108,11 @@ int Serve(Config config) {
                                   ? (std::filesystem::path(config.data_dir) / "cairn.db").string()
                                   : config.sqlite_path;
   store_options.postgres_url = config.postgres_url;
+  store_options.mysql_url = config.mysql_url;
   store_options.pool_size = config.store_pool_size > 0 ? config.store_pool_size : workers;
   // The embedded SQLite store belongs to this process alone: locked for the server's life, so
-  // path lookups can be cached. (PostgreSQL is shared by replicas and is never cached.)
+  // path lookups can be cached. PostgreSQL is shared by replicas: its cache follows the changes
+  // every replica commits, announced by the database (docs/operations.md#replicas).
   std::shared_ptr<void> store_lock;
   if (store_options.type == "sqlite" && store_options.sqlite_path != ":memory:") {
     auto lock = store::LockSqliteStore(store_options.sqlite_path);
@@ -120,6 +122,10 @@ int Serve(Config config) {
     }
     store_lock = std::move(*lock);
     store_options.cache_paths = true;
+  }
+  if (store_options.type == "postgres") {
+    store_options.cache_paths = config.postgres_cache;
+    store_options.change_feed_heartbeat_ms = config.postgres_heartbeat_ms;
   }
   auto store = store::OpenStore(store_options);
   if (!store) {

@@ -29,7 +29,10 @@ const std::vector<std::string>& ConfigKeys() {
       "cairn.store.type",
       "cairn.store.sqlite.path",
       "cairn.store.postgres.url",
+      "cairn.store.mysql.url",
       "cairn.store.pool-size",
+      "cairn.store.postgres.cache",
+      "cairn.store.postgres.heartbeat-ms",
       "cairn.http.max-body-bytes",
       "cairn.http.max-header-bytes",
       "cairn.http.idle-timeout-ms",
@@ -171,15 +174,24 @@ Status SetConfigValue(Config& c, const std::string& key, const std::string& raw)
     CAIRN_ASSIGN_OR_RETURN(auto v, ParseNumber(key, value, 0, 1024));
     c.workers = static_cast<int>(v);
   } else if (key == "cairn.store.type") {
-    if (value != "sqlite" && value != "postgres") {
-      return InvalidArgument("Config key '{}' must be 'sqlite' or 'postgres', got '{}'", key,
-                             value);
+    if (value != "sqlite" && value != "postgres" && value != "mysql") {
+      return InvalidArgument("Config key '{}' must be 'sqlite', 'postgres' or 'mysql', got '{}'",
+                             key, value);
     }
     c.store_type = value;
   } else if (key == "cairn.store.sqlite.path") {
     c.sqlite_path = value;
   } else if (key == "cairn.store.postgres.url") {
     c.postgres_url = value;
+  } else if (key == "cairn.store.mysql.url") {
+    c.mysql_url = value;
+  } else if (key == "cairn.store.postgres.cache") {
+    if (value != "true" && value != "false")
+      return InvalidArgument("Config key '{}' must be true or false", key);
+    c.postgres_cache = value == "true";
+  } else if (key == "cairn.store.postgres.heartbeat-ms") {
+    CAIRN_ASSIGN_OR_RETURN(auto v, ParseNumber(key, value, 50, 60'000));
+    c.postgres_heartbeat_ms = static_cast<int>(v);
   } else if (key == "cairn.store.pool-size") {
     CAIRN_ASSIGN_OR_RETURN(auto v, ParseNumber(key, value, 0, 1024));
     c.store_pool_size = static_cast<int>(v);

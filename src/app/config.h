@@ -27,7 +27,11 @@ struct Config {
   std::string store_type = "sqlite";
   std::string sqlite_path;  // default <data-dir>/cairn.db
   std::string postgres_url;
+  std::string mysql_url;  // mysql://user:password@host:port/database[?socket=path]
   int store_pool_size = 0;  // 0: workers
+  // PostgreSQL: cache path lookups, kept coherent across replicas by the change feed.
+  bool postgres_cache = true;
+  int postgres_heartbeat_ms = 1000;  // how often the change feed's connection is checked
   size_t max_body_bytes = 10 * 1024 * 1024;
   size_t max_header_bytes = 64 * 1024;
   int idle_timeout_ms = 60'000;

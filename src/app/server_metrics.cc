@@ -132,11 +132,24 @@ void ServerMetrics::Collect(TextWriter& w) const {
     w.Histogram("cairn_store_call_duration_seconds", store_label, store_value, s.call);
     if (s.caches_paths) {
       w.Family("cairn_store_path_cache_lookups_total", "counter",
-               "Path lookups of the embedded store, by result (hit: answered from memory).");
+               "Path lookups of the metadata store, by result (hit: answered from memory).");
       w.Sample("cairn_store_path_cache_lookups_total", {{"result", "hit"}},
                static_cast<double>(s.path_cache_hits));
       w.Sample("cairn_store_path_cache_lookups_total", {{"result", "miss"}},
                static_cast<double>(s.path_cache_misses));
+    }
+    if (s.has_change_feed) {
+      Gauge(w, "cairn_store_change_feed_connected",
+            "1 while the store's change feed (PostgreSQL notifications of every replica's "
+            "commits) is connected; 0 while it is not and the caches are bypassed.",
+            s.change_feed_connected ? 1 : 0);
+      Counter(w, "cairn_store_changes_announced_total",
+              "Changes of metadata rows heard from the change feed (this replica's own included).",
+              static_cast<double>(s.changes_announced));
+      Counter(w, "cairn_store_change_feed_resyncs_total",
+              "Times the change feed connected (at start and after a lost connection), each "
+              "dropping every cached entry.",
+              static_cast<double>(s.change_feed_resyncs));
     }
   }
 

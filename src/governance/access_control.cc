@@ -155,7 +155,16 @@ bool Grants::Has(std::string_view privilege,
 }
 
 AccessControl::AccessControl(store::MetadataStore& store, AccessConfig config)
-    : store_(store), config_(std::move(config)) {}
+    : store_(store), config_(std::move(config)) {
+  // Grants are read from user, group and role rows; another replica's change of one (or a feed
+  // that reconnected, nullopt) drops every cached decision.
+  store_.SubscribeToChanges([generation = generation_](std::optional<EntityType> kind) {
+    if (!kind || *kind == EntityType::kUser || *kind == EntityType::kGroup ||
+        *kind == EntityType::kRole || *kind == EntityType::kMetalake) {
+      generation->fetch_add(1);
+    }
+  });
+}
 
 // ---- users and groups ----
 
@@ -434,7 +443,7 @@ Result<std::shared_ptr<const Grants>> AccessControl::GrantsOf(const EntityRecord
                                                               const Principal& principal) {
   std::string key = std::to_string(metalake.id) + "\x1f" + principal.user;
   for (const auto& g : principal.groups) key += "\x1f" + g;
-  const uint64_t generation = generation_.load();
+  const uint64_t generation = generation_->load();
   const int64_t now = NowMillis();
   {
     std::lock_guard lock(mu_);

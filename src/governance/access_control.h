@@ -96,8 +96,10 @@ struct AccessConfig {
 
 /// Users, groups, roles and grants of metalakes, stored as rows under the metalake, and the
 /// per-principal decision cache. Any change of users, groups, roles or owners made through this
-/// process invalidates the cache at once (a generation counter); a change made through another
-/// replica sharing the store is seen within kGrantsTtlMs, when the entry is rebuilt.
+/// process invalidates the cache at once (a generation counter), and so does one made through
+/// another replica sharing the store as soon as the store announces it (PostgreSQL's change
+/// feed); should the feed be down, such a change is still seen within kGrantsTtlMs, when the
+/// entry is rebuilt.
 /// Safe to call from many threads.
 class AccessControl {
  public:
@@ -150,7 +152,7 @@ class AccessControl {
                                                  const Principal& principal);
 
   /// Drops every cached decision; called after any change that affects decisions.
-  void Invalidate() { generation_.fetch_add(1); }
+  void Invalidate() { generation_->fetch_add(1); }
 
  private:
   Result<Member> AddMember(store::EntityType type, const store::EntityRecord& metalake,
@@ -164,7 +166,8 @@ class AccessControl {
 
   store::MetadataStore& store_;
   AccessConfig config_;
-  std::atomic<uint64_t> generation_{0};
+  // Shared with the store's change subscription, which may outlive this object.
+  std::shared_ptr<std::atomic<uint64_t>> generation_ = std::make_shared<std::atomic<uint64_t>>(0);
 
   struct CacheEntry {
     uint64_t generation = 0;

@@ -83,8 +83,9 @@ void ConnectionPool::Release(std::unique_ptr<SqlConnection> conn,
     const int64_t end = trace::NowNanos();
     trace::Record("store.call", trace::Kind::kClient,
                   end - std::chrono::duration_cast<std::chrono::nanoseconds>(held).count(), end,
-                  {{"db.system", std::string(conn->dialect() == Dialect::kSqlite ? "sqlite"
-                                                                                : "postgresql")}});
+                  {{"db.system", std::string(conn->dialect() == Dialect::kSqlite     ? "sqlite"
+                                             : conn->dialect() == Dialect::kPostgres ? "postgresql"
+                                                                                     : "mysql")}});
   }
   const bool broken = conn->IsBroken();
   {

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
@@ -17,7 +18,9 @@
 
 #include "store/connection_pool.h"
 #include "store/migrations/migrations.h"
+#include "store/mysql/mysql_connection.h"
 #include "store/postgres/pg_connection.h"
+#include "store/postgres/pg_listener.h"
 #include "store/sql_metadata_store.h"
 #include "store/sqlite/sqlite_connection.h"
 
@@ -29,6 +32,8 @@ std::string_view DialectName(Dialect dialect) {
       return "sqlite";
     case Dialect::kPostgres:
       return "postgres";
+    case Dialect::kMysql:
+      return "mysql";
   }
   return "unknown";
 }
@@ -112,12 +117,46 @@ Result<std::unique_ptr<MetadataStore>> OpenStore(const StoreOptions& options) {
                              postgres::PgConnection::Connect(url));
       return std::unique_ptr<SqlConnection>(std::move(conn));
     };
-    spdlog::info("event=store_open type=postgres url=\"{}\" pool_size={}",
-                 postgres::RedactConnectionUrl(options.postgres_url), options.pool_size);
-    // Replicas share PostgreSQL, and a write by one is invisible to another's caches: no caching.
+    spdlog::info("event=store_open type=postgres url=\"{}\" pool_size={} cache_paths={}",
+                 postgres::RedactConnectionUrl(options.postgres_url), options.pool_size,
+                 options.cache_paths);
+    CAIRN_ASSIGN_OR_RETURN(
+        std::unique_ptr<MetadataStore> store,
+        OpenWith(std::move(factory), options.pool_size, options, options.cache_paths));
+    // Replicas share PostgreSQL: every change any of them commits is announced on a channel
+    // (the migrations' trigger), and this replica's caches follow it (docs/operations.md).
+    auto* sql = static_cast<SqlMetadataStore*>(store.get());
+    sql->AttachChangeFeed([&]() -> std::shared_ptr<void> {
+      return std::make_shared<postgres::PgListener>(
+        options.postgres_url, "cairn_changes",
+        [sql](std::string_view payload) {
+          int64_t stored = 0;
+          const auto [end, ec] =
+              std::from_chars(payload.data(), payload.data() + payload.size(), stored);
+          std::optional<EntityType> kind;
+          if (ec == std::errc() && end == payload.data() + payload.size()) {
+            kind = model::FindKindByStoreType(stored);
+          }
+          sql->AnnounceChange(kind);
+        },
+        [sql](bool connected) { sql->SetFeedConnected(connected); },
+        std::chrono::milliseconds(options.change_feed_heartbeat_ms));
+    });
+    return store;
+  }
+  if (options.type == "mysql") {
+    CAIRN_ASSIGN_OR_RETURN(mysql::MysqlUrl url, mysql::ParseMysqlUrl(options.mysql_url));
+    ConnectionPool::Factory factory = [url]() -> Result<std::unique_ptr<SqlConnection>> {
+      CAIRN_ASSIGN_OR_RETURN(std::unique_ptr<mysql::MysqlConnection> conn,
+                             mysql::MysqlConnection::Connect(url));
+      return std::unique_ptr<SqlConnection>(std::move(conn));
+    };
+    spdlog::info("event=store_open type=mysql url=\"{}\" pool_size={}",
+                 mysql::RedactMysqlUrl(options.mysql_url), options.pool_size);
+    // MySQL announces no changes: shared by replicas, it is never cached.
     return OpenWith(std::move(factory), options.pool_size, options, /*cache_paths=*/false);
   }
-  return InvalidArgument("unknown cairn.store.type '{}' (expected sqlite or postgres)",
+  return InvalidArgument("unknown cairn.store.type '{}' (expected sqlite, postgres or mysql)",
                          options.type);
 }
 

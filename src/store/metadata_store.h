@@ -75,14 +75,18 @@ struct StoreStats {
   bool caches_paths = false;
   uint64_t path_cache_hits = 0;
   uint64_t path_cache_misses = 0;
+  bool has_change_feed = false;      // a store shared by replicas that hears their changes
+  bool change_feed_connected = false;
+  uint64_t changes_announced = 0;    // changes heard from the feed (this replica's own too)
+  uint64_t change_feed_resyncs = 0;  // reconnects after which every cached entry was dropped
 };
 
 /// The metadata store: everything Cairn owns, behind one interface in domain words.
 ///
-/// Implementations: SQLite (embedded default) and PostgreSQL. Both are safe to call from many
-/// threads at once (each call takes a pooled connection). Uniqueness of names is enforced by the
-/// database itself, so two racing creates of one name give exactly one success and one
-/// kAlreadyExists. Errors: kNotFound, kAlreadyExists, kConflict (version moved), kUnavailable
+/// Implementations: SQLite (embedded default), PostgreSQL and MySQL/MariaDB. All are safe to
+/// call from many threads at once (each call takes a pooled connection). Uniqueness of names is
+/// enforced by the database itself, so two racing creates of one name give exactly one success
+/// and one kAlreadyExists. Errors: kNotFound, kAlreadyExists, kConflict (version moved), kUnavailable
 /// (database busy or unreachable), kInternal (anything else). No SQL or driver type leaks out.
 class MetadataStore {
  public:
@@ -166,25 +170,40 @@ class MetadataStore {
 
   /// The pool's and caches' figures so far (empty for a store without them).
   virtual StoreStats Stats() const { return {}; }
+
+  /// Calls `listener` for every change of an entity row that any process sharing this store
+  /// commits, with the row's kind, or with nullopt when changes may have been missed (the feed
+  /// reconnected) and everything must be taken as changed. Only stores shared by replicas
+  /// announce changes (PostgreSQL); elsewhere `listener` is never called. Runs on the store's
+  /// feed thread: keep it short and non-blocking.
+  virtual void SubscribeToChanges(std::function<void(std::optional<EntityType>)> listener) {
+    (void)listener;
+  }
 };
 
 struct StoreOptions {
-  std::string type = "sqlite";  // sqlite | postgres
+  std::string type = "sqlite";  // sqlite | postgres | mysql
   std::string sqlite_path;      // file path, or ":memory:" for tests
   std::string postgres_url;     // libpq conninfo or postgresql:// URI
+  std::string mysql_url;        // mysql://user:password@host:port/database[?socket=path]
   int pool_size = 4;
   int busy_timeout_ms = 5000;
   int acquire_timeout_ms = 10000;  // how long a call waits for a free pooled connection
-  /// SQLite only: answer repeated path lookups (GetPath) from memory, invalidated by every write
-  /// this store makes. Only for a database no other process writes (see LockSqliteStore).
+  /// Answer repeated path lookups (GetPath) from memory. SQLite: invalidated by every write this
+  /// store makes, so only for a database no other process writes (see LockSqliteStore).
+  /// PostgreSQL: also invalidated by every change another replica commits, heard through the
+  /// database's notifications; bypassed while that feed is not connected.
   bool cache_paths = false;
+  /// PostgreSQL: how often the change feed's connection is checked when nothing arrives.
+  int change_feed_heartbeat_ms = 1000;
 };
 
 /// Opens the configured store and runs pending schema migrations.
 ///
 /// "sqlite": opens `sqlite_path` (creating the file and its parent directories); ":memory:"
 /// uses a single connection so every call sees the same database. "postgres": connects to
-/// `postgres_url`; migrations are serialized across replicas by an advisory lock.
+/// `postgres_url`; migrations are serialized across replicas by an advisory lock. "mysql":
+/// connects to `mysql_url` (an existing database); migrations take a named lock.
 /// Errors: kInvalidArgument for an unknown `type` (naming `cairn.store.type`) or a missing
 /// path/url; kUnavailable when the database cannot be reached; kInternal when migrating fails.
 Result<std::unique_ptr<MetadataStore>> OpenStore(const StoreOptions& options);

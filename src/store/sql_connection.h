@@ -12,9 +12,10 @@
 
 namespace cairn::store {
 
-/// Which SQL database a connection talks to. The store runs the same SQL on both; the dialect
-/// only selects the migration DDL and a few driver-level details.
-enum class Dialect { kSqlite, kPostgres };
+/// Which SQL database a connection talks to. The store runs the same SQL on all of them; the
+/// dialect selects the migration DDL, a few driver-level details, and the handful of statements
+/// MySQL spells differently (no UPDATE ... RETURNING, no WITH before DELETE, its own upsert).
+enum class Dialect { kSqlite, kPostgres, kMysql };
 
 std::string_view DialectName(Dialect dialect);
 
@@ -26,8 +27,9 @@ using SqlRows = std::vector<SqlRow>;
 
 /// A single database connection: the tiny SQL abstraction the generic store is written against.
 ///
-/// SQL text uses `$1, $2, ...` placeholders on every dialect; values are always bound, never
-/// formatted into the text. Errors are already mapped to domain codes (with EntityKind kNone):
+/// SQL text uses `$1, $2, ...` placeholders on every dialect (MySQL's connection rewrites them
+/// to `?`); values are always bound, never formatted into the text. Errors are already mapped
+/// to domain codes (with EntityKind kNone):
 /// unique/primary-key violations -> kAlreadyExists; foreign-key violations (a referenced row
 /// does not exist) -> kNotFound; busy/locked, serialization failures,
 /// deadlocks and lost connections -> kUnavailable; anything else -> kInternal with the driver's
@@ -61,6 +63,10 @@ class SqlConnection {
   /// True when the connection is unusable and must be replaced (e.g. the PostgreSQL server went
   /// away). The pool checks it when lending and when taking a connection back.
   virtual bool IsBroken() const = 0;
+
+  /// Rows the last successful Execute of an INSERT, UPDATE or DELETE without RETURNING inserted,
+  /// matched or deleted (unspecified after any other statement).
+  virtual int64_t AffectedRows() const = 0;
 };
 
 }  // namespace cairn::store

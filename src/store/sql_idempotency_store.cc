@@ -16,6 +16,12 @@ constexpr std::string_view kInsertSql =
     "expires_at) VALUES ($1, $2, $3, 0, $4, $5) ON CONFLICT (principal, idem_key) DO NOTHING "
     "RETURNING state";
 
+// MySQL's spelling: IGNORE skips only the duplicate key here (the table has no other constraint
+// an insert of these values could break), and RETURNING answers no row for a skipped insert.
+constexpr std::string_view kInsertMysqlSql =
+    "INSERT IGNORE INTO idempotency_keys (principal, idem_key, fingerprint, state, lease_until, "
+    "expires_at) VALUES ($1, $2, $3, 0, $4, $5) RETURNING state";
+
 constexpr std::string_view kSelectSql =
     "SELECT fingerprint, state, lease_until, expires_at, status, content_type, headers, body "
     "FROM idempotency_keys WHERE principal = $1 AND idem_key = $2";
@@ -25,6 +31,11 @@ constexpr std::string_view kTakeOverSql =
     "UPDATE idempotency_keys SET fingerprint = $3, state = 0, lease_until = $4, expires_at = $5, "
     "status = 0, content_type = '', headers = '', body = '' WHERE principal = $1 AND "
     "idem_key = $2 AND state = $6 AND lease_until = $7 AND expires_at = $8 RETURNING state";
+// MySQL has no UPDATE ... RETURNING: the affected row count tells whether the take-over won.
+constexpr std::string_view kTakeOverMysqlSql =
+    "UPDATE idempotency_keys SET fingerprint = $3, state = 0, lease_until = $4, expires_at = $5, "
+    "status = 0, content_type = '', headers = '', body = '' WHERE principal = $1 AND "
+    "idem_key = $2 AND state = $6 AND lease_until = $7 AND expires_at = $8";
 
 constexpr std::string_view kFinishSql =
     "UPDATE idempotency_keys SET state = 1, lease_until = 0, status = $3, content_type = $4, "
@@ -54,10 +65,11 @@ Result<KeyClaim> SqlIdempotencyStore::Claim(const std::string& principal, const 
                                             const std::string& fingerprint, int64_t now_ms,
                                             int64_t lease_until, int64_t expires_at) {
   CAIRN_ASSIGN_OR_RETURN(auto conn, pool_.Acquire());
+  const bool mysql = conn->dialect() == Dialect::kMysql;
   for (int round = 0; round < kClaimRounds; ++round) {
     CAIRN_ASSIGN_OR_RETURN(SqlRows inserted,
-                           conn->Execute(kInsertSql, {principal, key, fingerprint, lease_until,
-                                                      expires_at}));
+                           conn->Execute(mysql ? kInsertMysqlSql : kInsertSql,
+                                         {principal, key, fingerprint, lease_until, expires_at}));
     if (!inserted.empty()) return KeyClaim{KeyClaim::Outcome::kClaimed, {}};
     CAIRN_ASSIGN_OR_RETURN(SqlRows rows, conn->Execute(kSelectSql, {principal, key}));
     if (rows.empty()) continue;
@@ -80,9 +92,12 @@ Result<KeyClaim> SqlIdempotencyStore::Claim(const std::string& principal, const 
       return KeyClaim{KeyClaim::Outcome::kRunning, {}};
     }
     CAIRN_ASSIGN_OR_RETURN(SqlRows taken,
-                           conn->Execute(kTakeOverSql, {principal, key, fingerprint, lease_until,
-                                                        expires_at, state, lease, expires}));
-    if (!taken.empty()) return KeyClaim{KeyClaim::Outcome::kClaimed, {}};
+                           conn->Execute(mysql ? kTakeOverMysqlSql : kTakeOverSql,
+                                         {principal, key, fingerprint, lease_until, expires_at,
+                                          state, lease, expires}));
+    if (!taken.empty() || (mysql && conn->AffectedRows() == 1)) {
+      return KeyClaim{KeyClaim::Outcome::kClaimed, {}};
+    }
   }
   return Unavailable("idempotency key {} is contended; retry", key);
 }

@@ -47,6 +47,41 @@ constexpr std::string_view kUpsertColumnEdgeSql =
     "ON CONFLICT (output_dataset_id, output_field, input_dataset_id, input_field, job_id) "
     "DO UPDATE SET transformation = excluded.transformation";
 
+// MySQL's upserts: ON DUPLICATE KEY UPDATE, VALUES(c) for the row that was to be inserted and a
+// bare column for the stored one (each table's only unique key is the one the others name).
+constexpr std::string_view kUpsertJobMysqlSql =
+    "INSERT INTO lineage_jobs (namespace, name, last_run_id, last_state, last_event_time) "
+    "VALUES ($1, $2, $3, $4, $5) ON DUPLICATE KEY UPDATE last_run_id = VALUES(last_run_id), "
+    "last_state = VALUES(last_state), last_event_time = VALUES(last_event_time) RETURNING id";
+
+constexpr std::string_view kUpsertDatasetMysqlSql =
+    "INSERT INTO lineage_datasets (namespace, name, metalake, object_name) "
+    "VALUES ($1, $2, $3, $4) ON DUPLICATE KEY UPDATE metalake = VALUES(metalake), "
+    "object_name = VALUES(object_name) RETURNING id";
+
+constexpr std::string_view kUpsertRunMysqlSql =
+    "INSERT INTO lineage_runs (run_id, job_id, state, start_time, end_time, last_event_time) "
+    "VALUES ($1, $2, $3, $4, $5, $6) ON DUPLICATE KEY UPDATE job_id = VALUES(job_id), "
+    "state = VALUES(state), "
+    "start_time = CASE WHEN VALUES(start_time) <> '' THEN VALUES(start_time) ELSE start_time END, "
+    "end_time = CASE WHEN VALUES(end_time) <> '' THEN VALUES(end_time) ELSE end_time END, "
+    "last_event_time = VALUES(last_event_time)";
+
+constexpr std::string_view kUpsertEdgeMysqlSql =
+    "INSERT INTO lineage_edges (dataset_id, role, job_id, last_run_id, last_event_time) "
+    "VALUES ($1, $2, $3, $4, $5) ON DUPLICATE KEY UPDATE last_run_id = VALUES(last_run_id), "
+    "last_event_time = VALUES(last_event_time)";
+
+constexpr std::string_view kUpsertColumnEdgeMysqlSql =
+    "INSERT INTO lineage_column_edges (output_dataset_id, output_field, input_dataset_id, "
+    "input_field, job_id, transformation) VALUES ($1, $2, $3, $4, $5, $6) "
+    "ON DUPLICATE KEY UPDATE transformation = VALUES(transformation)";
+
+// The statement of `conn`'s dialect.
+std::string_view For(const SqlConnection& conn, std::string_view sql, std::string_view mysql) {
+  return conn.dialect() == Dialect::kMysql ? mysql : sql;
+}
+
 constexpr std::string_view kInsertEventSql =
     "INSERT INTO lineage_events (run_id, job_id, event_type, event_time, received_time, "
     "producer, body) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id";
@@ -160,23 +195,24 @@ std::string RunState(const std::string& type) {
 Result<int64_t> AppendOn(SqlConnection& conn, const LineageEventRecord& e) {
   CAIRN_ASSIGN_OR_RETURN(
       int64_t job_id,
-      ReturnedId(conn.Execute(kUpsertJobSql, {e.job_ns, e.job_name, e.run_id,
-                                              RunState(e.event_type), e.event_time}),
+      ReturnedId(conn.Execute(For(conn, kUpsertJobSql, kUpsertJobMysqlSql),
+                              {e.job_ns, e.job_name, e.run_id, RunState(e.event_type),
+                               e.event_time}),
                  "lineage_jobs"));
   const bool starts = e.event_type == "START";
   const bool ends = e.event_type == "COMPLETE" || e.event_type == "ABORT" ||
                     e.event_type == "FAIL";
   CAIRN_RETURN_IF_ERROR(conn.Execute(
-      kUpsertRunSql, {e.run_id, job_id, RunState(e.event_type),
-                      starts ? e.event_time : std::string(), ends ? e.event_time : std::string(),
-                      e.event_time}));
+      For(conn, kUpsertRunSql, kUpsertRunMysqlSql),
+      {e.run_id, job_id, RunState(e.event_type), starts ? e.event_time : std::string(),
+       ends ? e.event_time : std::string(), e.event_time}));
   // One upsert per distinct dataset of the event.
   std::map<std::pair<std::string, std::string>, int64_t> ids;
   auto dataset = [&](const LineageDatasetName& d) -> Result<int64_t> {
     auto key = std::make_pair(d.ns, d.name);
     if (auto it = ids.find(key); it != ids.end()) return it->second;
     CAIRN_ASSIGN_OR_RETURN(
-        int64_t id, ReturnedId(conn.Execute(kUpsertDatasetSql,
+        int64_t id, ReturnedId(conn.Execute(For(conn, kUpsertDatasetSql, kUpsertDatasetMysqlSql),
                                             {d.ns, d.name, d.metalake, d.object_name}),
                                "lineage_datasets"));
     ids.emplace(std::move(key), id);
@@ -185,7 +221,8 @@ Result<int64_t> AppendOn(SqlConnection& conn, const LineageEventRecord& e) {
   auto edge = [&](const LineageDatasetName& d, LineageRole role) -> Status {
     CAIRN_ASSIGN_OR_RETURN(int64_t id, dataset(d));
     CAIRN_RETURN_IF_ERROR(conn.Execute(
-        kUpsertEdgeSql, {id, int64_t{static_cast<int>(role)}, job_id, e.run_id, e.event_time}));
+        For(conn, kUpsertEdgeSql, kUpsertEdgeMysqlSql),
+        {id, int64_t{static_cast<int>(role)}, job_id, e.run_id, e.event_time}));
     return Ok();
   };
   for (const auto& d : e.inputs) CAIRN_RETURN_IF_ERROR(edge(d, LineageRole::kInput));
@@ -193,9 +230,9 @@ Result<int64_t> AppendOn(SqlConnection& conn, const LineageEventRecord& e) {
   for (const auto& c : e.columns) {
     CAIRN_ASSIGN_OR_RETURN(int64_t out_id, dataset(c.output));
     CAIRN_ASSIGN_OR_RETURN(int64_t in_id, dataset(c.input));
-    CAIRN_RETURN_IF_ERROR(conn.Execute(kUpsertColumnEdgeSql, {out_id, c.output_field, in_id,
-                                                              c.input_field, job_id,
-                                                              c.transformation}));
+    CAIRN_RETURN_IF_ERROR(
+        conn.Execute(For(conn, kUpsertColumnEdgeSql, kUpsertColumnEdgeMysqlSql),
+                     {out_id, c.output_field, in_id, c.input_field, job_id, c.transformation}));
   }
   return ReturnedId(conn.Execute(kInsertEventSql, {e.run_id, job_id, e.event_type, e.event_time,
                                                    e.received_time, e.producer, e.body}),

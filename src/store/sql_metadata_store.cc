@@ -46,6 +46,13 @@ constexpr std::string_view kCompareAndSetSql =
     "last_modifier = $10, last_modified_time = $11, version = version + 1 "
     "WHERE id = $12 AND version = $13 RETURNING " CAIRN_ENTITY_COLUMNS;
 
+// MySQL has no UPDATE ... RETURNING: the same update, and the affected row count tells.
+constexpr std::string_view kCompareAndSetMysqlSql =
+    "UPDATE entities SET parent_id = $1, name = $2, comment = $3, properties = $4, "
+    "in_use = $5, payload = $6, location = $7, creator = $8, create_time = $9, "
+    "last_modifier = $10, last_modified_time = $11, version = version + 1 "
+    "WHERE id = $12 AND version = $13";
+
 // One statement: the row and its whole subtree (UNION, not UNION ALL, so even a corrupt cycle
 // terminates).
 constexpr std::string_view kDeleteSql =
@@ -53,6 +60,12 @@ constexpr std::string_view kDeleteSql =
     " SELECT id FROM entities WHERE id = $1"
     " UNION SELECT e.id FROM entities e JOIN subtree s ON e.parent_id = s.id)"
     " DELETE FROM entities WHERE id IN (SELECT id FROM subtree) RETURNING id";
+// MySQL takes no WITH before DELETE, but one inside the subquery that names the rows.
+constexpr std::string_view kDeleteMysqlSql =
+    "DELETE FROM entities WHERE id IN (WITH RECURSIVE subtree(id) AS ("
+    " SELECT id FROM entities WHERE id = $1"
+    " UNION SELECT e.id FROM entities e JOIN subtree s ON e.parent_id = s.id)"
+    " SELECT id FROM subtree) RETURNING id";
 
 // The rows links of one type lead to from one row, in the links' order: one indexed read.
 constexpr std::string_view kListLinkedRowsSql =
@@ -358,14 +371,21 @@ Result<int64_t> CountChildrenOn(SqlConnection& conn, int64_t parent_id) {
 }
 
 Result<EntityRecord> CompareAndSetOn(SqlConnection& conn, const EntityRecord& r) {
+  const bool mysql = conn.dialect() == Dialect::kMysql;
   Result<SqlRows> rows =
-      conn.Execute(kCompareAndSetSql,
+      conn.Execute(mysql ? kCompareAndSetMysqlSql : kCompareAndSetSql,
                    {r.parent_id, r.name, OptionalText(r.comment), DumpProperties(r.properties),
                     int64_t{r.in_use ? 1 : 0}, r.payload, OptionalText(r.location), r.audit.creator,
                     r.audit.create_time, OptionalText(r.audit.last_modifier),
                     OptionalInt(r.audit.last_modified_time), r.id, r.version});
   if (!rows) {
     return NameTaken(std::move(rows).error(), r.type, r.name);
+  }
+  if (mysql && conn.AffectedRows() == 1) {
+    // The row now holds exactly what was written, one version on.
+    EntityRecord written = r;
+    written.version = r.version + 1;
+    return written;
   }
   if (rows->empty()) {
     const EntityKind kind = ToEntityKind(r.type);
@@ -376,7 +396,9 @@ Result<EntityRecord> CompareAndSetOn(SqlConnection& conn, const EntityRecord& r)
 }
 
 Result<bool> DeleteOn(SqlConnection& conn, int64_t id) {
-  CAIRN_ASSIGN_OR_RETURN(SqlRows rows, conn.Execute(kDeleteSql, {id}));
+  CAIRN_ASSIGN_OR_RETURN(
+      SqlRows rows,
+      conn.Execute(conn.dialect() == Dialect::kMysql ? kDeleteMysqlSql : kDeleteSql, {id}));
   return !rows.empty();
 }
 
@@ -568,7 +590,46 @@ StoreStats SqlMetadataStore::Stats() const {
   s.caches_paths = cache_paths_;
   s.path_cache_hits = path_hits_.load(std::memory_order_relaxed);
   s.path_cache_misses = path_misses_.load(std::memory_order_relaxed);
+  s.has_change_feed = has_feed_.load(std::memory_order_acquire);
+  s.change_feed_connected = s.has_change_feed && coherent_.load(std::memory_order_acquire);
+  s.changes_announced = announced_.load(std::memory_order_relaxed);
+  s.change_feed_resyncs = resyncs_.load(std::memory_order_relaxed);
   return s;
+}
+
+void SqlMetadataStore::SubscribeToChanges(
+    std::function<void(std::optional<EntityType>)> listener) {
+  std::lock_guard lock(subscribers_mu_);
+  subscribers_.push_back(std::move(listener));
+}
+
+void SqlMetadataStore::AttachChangeFeed(const std::function<std::shared_ptr<void>()>& start) {
+  // Incoherent until the feed says it listens: nothing another replica did is known yet.
+  coherent_.store(false, std::memory_order_release);
+  has_feed_.store(true, std::memory_order_release);
+  feed_ = start();
+}
+
+void SqlMetadataStore::AnnounceChange(std::optional<EntityType> type) {
+  generation_.fetch_add(1, std::memory_order_acq_rel);
+  announced_.fetch_add(1, std::memory_order_relaxed);
+  std::lock_guard lock(subscribers_mu_);
+  for (const auto& listener : subscribers_) listener(type);
+}
+
+void SqlMetadataStore::SetFeedConnected(bool connected) {
+  if (!connected) {
+    coherent_.store(false, std::memory_order_release);
+    generation_.fetch_add(1, std::memory_order_acq_rel);
+    return;
+  }
+  // Whatever was cached may predate changes nobody announced to us: drop it all, then use the
+  // cache again. An entry read before this point carries an older generation and is refused.
+  generation_.fetch_add(1, std::memory_order_acq_rel);
+  resyncs_.fetch_add(1, std::memory_order_relaxed);
+  coherent_.store(true, std::memory_order_release);
+  std::lock_guard lock(subscribers_mu_);
+  for (const auto& listener : subscribers_) listener(std::nullopt);
 }
 
 Result<EntityRecord> SqlMetadataStore::GetById(int64_t id) {
@@ -578,7 +639,7 @@ Result<EntityRecord> SqlMetadataStore::GetById(int64_t id) {
 
 Result<std::vector<EntityRecord>> SqlMetadataStore::GetPath(
     int64_t root_parent_id, const std::vector<std::pair<EntityType, std::string>>& path) {
-  if (!cache_paths_) {
+  if (!cache_paths_ || !coherent_.load(std::memory_order_acquire)) {
     CAIRN_ASSIGN_OR_RETURN(ConnectionPool::Lease conn, pool_->Acquire());
     return GetPathOn(*conn, root_parent_id, path);
   }
@@ -606,7 +667,8 @@ Result<std::vector<EntityRecord>> SqlMetadataStore::GetPath(
     CAIRN_ASSIGN_OR_RETURN(rows, GetPathOn(*conn, root_parent_id, path));
   }
   std::lock_guard lock(cache_mu_);
-  if (generation_.load(std::memory_order_acquire) == generation) {
+  if (generation_.load(std::memory_order_acquire) == generation &&
+      coherent_.load(std::memory_order_acquire)) {
     if (paths_.size() >= kMaxCachedPaths) paths_.clear();
     paths_[std::move(key)] = CachedPath{generation, rows};
   }

@@ -3,6 +3,8 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -26,9 +28,12 @@ namespace cairn::store {
 /// With `cache_paths`, GetPath answers repeated lookups from memory. Every write through this
 /// store (Insert, CompareAndSet, Delete, a transaction) moves a generation counter once it has
 /// committed, and an entry is used only while the generation it was read at is still current, so
-/// a lookup never sees a state older than the last write this process finished. Only for a
-/// database no other process writes: the embedded SQLite store, never a PostgreSQL shared by
-/// replicas.
+/// a lookup never sees a state older than the last write this process finished. On its own that
+/// is right only for a database no other process writes (the embedded SQLite store). A store
+/// shared by replicas (PostgreSQL) also caches when a change feed is attached (AttachChangeFeed):
+/// every change another process commits moves the generation as it is announced
+/// (AnnounceChange), and while the feed is not connected (SetFeedConnected(false)) the cache is
+/// bypassed, so a lookup is never older than the feed's delivery delay.
 class SqlMetadataStore final : public MetadataStore {
  public:
   explicit SqlMetadataStore(std::unique_ptr<ConnectionPool> pool, bool cache_paths = false);
@@ -58,6 +63,17 @@ class SqlMetadataStore final : public MetadataStore {
   LineageStore* Lineage() override { return &lineage_; }
   IdempotencyStore* Idempotency() override { return &idempotency_; }
   StoreStats Stats() const override;
+  void SubscribeToChanges(std::function<void(std::optional<EntityType>)> listener) override;
+
+  /// Starts the feed that delivers other processes' changes (`start` returns it; it may call
+  /// AnnounceChange and SetFeedConnected from then on) and keeps it as long as the store; it is
+  /// destroyed first. Until SetFeedConnected(true) the path cache is bypassed.
+  void AttachChangeFeed(const std::function<std::shared_ptr<void>()>& start);
+  /// A change of a row of `type` (nullopt: unknown) committed by any process.
+  void AnnounceChange(std::optional<EntityType> type);
+  /// The feed connected (true: changes from now on are announced; anything before may have been
+  /// missed, so every cached entry is dropped and subscribers hear nullopt) or lost (false).
+  void SetFeedConnected(bool connected);
 
  private:
   /// Moves the generation when a write scope ends (after its commit or rollback).
@@ -86,6 +102,14 @@ class SqlMetadataStore final : public MetadataStore {
   std::atomic<uint64_t> path_misses_{0};
   std::mutex cache_mu_;
   std::unordered_map<std::string, CachedPath> paths_;  // guarded by cache_mu_
+  // False while a change feed is attached but not connected: lookups then bypass the cache.
+  std::atomic<bool> coherent_{true};
+  std::atomic<bool> has_feed_{false};
+  std::atomic<uint64_t> announced_{0};
+  std::atomic<uint64_t> resyncs_{0};
+  std::mutex subscribers_mu_;
+  std::vector<std::function<void(std::optional<EntityType>)>> subscribers_;  // subscribers_mu_
+  std::shared_ptr<void> feed_;  // last: stopped before anything it calls into goes away
 };
 
 }  // namespace cairn::store

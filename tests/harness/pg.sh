@@ -6,6 +6,14 @@
 #                     DIR/sock. Creates the database `cairn_test`. Auth: trust (loopback only).
 #   pg.sh stop DIR    stop the cluster in DIR (no-op when it is not running).
 #   pg.sh url DIR     print the URL of a running cluster.
+#   pg.sh restart DIR [MODE]
+#                     restart a running cluster on the same port (pg_ctl restart with the options
+#                     it was started with); MODE is pg_ctl's shutdown mode: fast (default) or
+#                     immediate (a crash: no checkpoint, every connection cut at once).
+#
+# The cluster trades durability for speed (fsync and synchronous_commit off), as a throwaway test
+# cluster may; with PG_DURABLE=1 it keeps PostgreSQL's defaults, so a commit it acknowledged
+# survives a crash (`restart DIR immediate`).
 #
 # With PG_TLS_CERT and PG_TLS_KEY (PEM files) set, `start` also serves TLS with that certificate
 # (copied into DIR/tls); clients choose with sslmode as usual.
@@ -19,11 +27,12 @@ DB_NAME="cairn_test"
 
 die() { echo "pg.sh: $*" >&2; exit 1; }
 
-usage() { die "usage: pg.sh {start|stop|url} DIR"; }
+usage() { die "usage: pg.sh {start|stop|url|restart} DIR [MODE]"; }
 
-[[ $# -eq 2 ]] || usage
+[[ $# -ge 2 && $# -le 3 ]] || usage
 cmd="$1"
 dir="$2"
+mode="${3:-fast}"
 
 [[ -x "$PG_BIN/initdb" ]] || die "PostgreSQL binaries not found in $PG_BIN (install postgresql-15)"
 
@@ -97,6 +106,9 @@ do_start() {
     tls_opts="-c ssl=on -c ssl_cert_file=$dir/tls/server.crt -c ssl_key_file=$dir/tls/server.key"
   fi
 
+  local durability="-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+  [[ "${PG_DURABLE:-0}" == "1" ]] && durability=""
+
   local attempt port
   for attempt in 1 2 3 4 5; do
     port="$(free_port)"
@@ -105,8 +117,8 @@ do_start() {
       rm -f "$dir/data/postmaster.pid"
     fi
     if as_pg "$PG_BIN/pg_ctl" -D "$dir/data" -l "$dir/postgres.log" -w -t 60 \
-      -o "-c listen_addresses=127.0.0.1 -p $port -k $dir/sock -c fsync=off \
-          -c synchronous_commit=off -c full_page_writes=off -c max_connections=200 $tls_opts" \
+      -o "-c listen_addresses=127.0.0.1 -p $port -k $dir/sock $durability \
+          -c max_connections=200 $tls_opts" \
       start >/dev/null 2>&1; then
       echo "$port" >"$dir/port"
       [[ "$(id -u)" -eq 0 ]] && chown postgres: "$dir/port"
@@ -129,8 +141,16 @@ do_stop() {
   rm -f "$dir/url"
 }
 
+do_restart() {
+  is_running || die "no cluster running in $dir"
+  [[ "$mode" == fast || "$mode" == immediate ]] || die "restart mode must be fast or immediate"
+  as_pg "$PG_BIN/pg_ctl" -D "$dir/data" -l "$dir/postgres.log" -m "$mode" -w -t 60 restart \
+    >/dev/null 2>&1 || { tail -n 30 "$dir/postgres.log" >&2; die "could not restart $dir"; }
+}
+
 case "$cmd" in
   start) do_start ;;
+  restart) do_restart ;;
   stop) do_stop ;;
   url)
     is_running || die "no cluster running in $dir"

@@ -60,6 +60,18 @@ Status MigrateLocked(SqlConnection& conn, int up_to_version) {
 }
 
 Status MigrateUpTo(SqlConnection& conn, int up_to_version) {
+  if (conn.dialect() == Dialect::kMysql) {
+    // DDL commits implicitly on MySQL, so no transaction holds a lock across the steps: a
+    // session lock does, until released (or the connection ends).
+    CAIRN_ASSIGN_OR_RETURN(SqlRows locked,
+                           conn.Execute("SELECT GET_LOCK('cairn_migrate', 120)", {}));
+    if (locked.empty() || locked[0].empty() || locked[0][0] != std::optional<std::string>("1")) {
+      return Unavailable("mysql: another replica held the migration lock for 120 s");
+    }
+    Status status = MigrateLocked(conn, up_to_version);
+    (void)conn.Execute("SELECT RELEASE_LOCK('cairn_migrate')", {});
+    return status;
+  }
   CAIRN_RETURN_IF_ERROR(conn.Begin());
   Status status = MigrateLocked(conn, up_to_version);
   if (!status) {
@@ -81,6 +93,8 @@ std::span<const Migration> MigrationsFor(Dialect dialect) {
       return SqliteMigrations();
     case Dialect::kPostgres:
       return PostgresMigrations();
+    case Dialect::kMysql:
+      return MysqlMigrations();
   }
   return {};
 }

@@ -20,12 +20,14 @@ struct Migration {
 /// The ordered migration lists of each dialect.
 std::span<const Migration> SqliteMigrations();
 std::span<const Migration> PostgresMigrations();
+std::span<const Migration> MysqlMigrations();
 std::span<const Migration> MigrationsFor(Dialect dialect);
 
 /// Brings the database behind `conn` up to the newest schema: creates `schema_migrations`
 /// (version, applied_at) if needed and applies every missing step, all in one transaction.
 /// Concurrent callers are serialized (SQLite: BEGIN IMMEDIATE; PostgreSQL: a transaction-scoped
-/// advisory lock), so several replicas may start at once. Idempotent. kInternal when the
+/// advisory lock; MySQL: GET_LOCK, as its DDL commits on its own), so several replicas may start
+/// at once. Idempotent. kInternal when the
 /// database already has a version this binary does not know (it is newer than the code).
 Status Migrate(SqlConnection& conn);
 

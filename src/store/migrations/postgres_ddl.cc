@@ -133,11 +133,37 @@ CREATE TABLE idempotency_keys (
 CREATE INDEX idempotency_keys_expiry ON idempotency_keys (expires_at);
 )sql";
 
+// Version 5: every committed change of an entity row is announced on the `cairn_changes` channel
+// with the row's type as payload, so each replica's caches learn of another replica's writes (and
+// of any other writer's) as they commit. A row trigger, because the payload names the type; the
+// database folds identical payloads of one transaction into one notification, so a recursive
+// delete of a large subtree sends a handful, not one per row. Notifications are transactional:
+// sent at commit, never for a rolled-back change.
+constexpr std::string_view kV5ChangeNotifications = R"sql(
+CREATE OR REPLACE FUNCTION cairn_announce_entity_change() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+  IF TG_OP = 'DELETE' THEN
+    PERFORM pg_notify('cairn_changes', OLD.type::text);
+    RETURN OLD;
+  END IF;
+  IF TG_OP = 'UPDATE' AND NEW.type IS DISTINCT FROM OLD.type THEN
+    PERFORM pg_notify('cairn_changes', OLD.type::text);
+  END IF;
+  PERFORM pg_notify('cairn_changes', NEW.type::text);
+  RETURN NEW;
+END
+$fn$;
+DROP TRIGGER IF EXISTS entities_announce_change ON entities;
+CREATE TRIGGER entities_announce_change AFTER INSERT OR UPDATE OR DELETE ON entities
+  FOR EACH ROW EXECUTE FUNCTION cairn_announce_entity_change();
+)sql";
+
 constexpr std::array kMigrations = {
     Migration{1, "initial schema", kV1InitialSchema},
     Migration{2, "entity links", kV2EntityLinks},
     Migration{3, "lineage", kV3Lineage},
     Migration{4, "idempotency keys", kV4IdempotencyKeys},
+    Migration{5, "change notifications", kV5ChangeNotifications},
 };
 
 }  // namespace

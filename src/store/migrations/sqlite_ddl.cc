@@ -131,11 +131,16 @@ CREATE TABLE idempotency_keys (
 CREATE INDEX idempotency_keys_expiry ON idempotency_keys (expires_at);
 )sql";
 
+// Version 5: PostgreSQL's change notifications for replicas' caches. The embedded store has one
+// server per file (LockSqliteStore), which sees its own writes: nothing to add.
+constexpr std::string_view kV5ChangeNotifications = "SELECT 1;";
+
 constexpr std::array kMigrations = {
     Migration{1, "initial schema", kV1InitialSchema},
     Migration{2, "entity links", kV2EntityLinks},
     Migration{3, "lineage", kV3Lineage},
     Migration{4, "idempotency keys", kV4IdempotencyKeys},
+    Migration{5, "change notifications", kV5ChangeNotifications},
 };
 
 }  // namespace

@@ -127,7 +127,12 @@ Result<SqlRows> PgConnection::Execute(std::string_view sql, const std::vector<Sq
     result.reset(PQexecPrepared(conn_.get(), it->second.c_str(), static_cast<int>(params.size()),
                                 values.data(), nullptr, nullptr, /*resultFormat=*/0));
   }
+  affected_ = 0;
   CAIRN_RETURN_IF_ERROR(CheckResult(conn_.get(), result.get(), "execute"));
+  {
+    const char* tuples = PQcmdTuples(result.get());
+    affected_ = tuples != nullptr && *tuples != '\0' ? ParseInt64(tuples).value_or(0) : 0;
+  }
 
   SqlRows rows;
   const int tuples = PQntuples(result.get());

@@ -36,6 +36,7 @@ class PgConnection final : public SqlConnection {
   Status Commit() override;
   Status Rollback() override;
   bool IsBroken() const override;
+  int64_t AffectedRows() const override { return affected_; }
 
  private:
   struct Finish {
@@ -45,6 +46,7 @@ class PgConnection final : public SqlConnection {
 
   std::unique_ptr<pg_conn, Finish> conn_;
   std::unordered_map<std::string, std::string> prepared_;  // SQL text -> prepared statement name
+  int64_t affected_ = 0;
 };
 
 /// Returns `url` with any password removed (URI userinfo or a `password=` keyword), for logs.

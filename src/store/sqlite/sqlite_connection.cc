@@ -181,6 +181,8 @@ Result<SqlRows> SqliteConnection::Execute(std::string_view sql,
   return rows;
 }
 
+int64_t SqliteConnection::AffectedRows() const { return sqlite3_changes64(db_.get()); }
+
 Status SqliteConnection::ExecuteScript(std::string_view sql) {
   const std::string text(sql);
   char* message = nullptr;

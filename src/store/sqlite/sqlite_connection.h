@@ -37,6 +37,7 @@ class SqliteConnection final : public SqlConnection {
   Status Commit() override;
   Status Rollback() override;
   bool IsBroken() const override { return false; }
+  int64_t AffectedRows() const override;
 
  private:
   struct CloseDb {

@@ -34,7 +34,8 @@ TEST(Config, EveryKeyIsAccepted) {
     if (key == "cairn.authenticators") value = "simple";
     if (key == "cairn.authorization.enable" || key == "cairn.mcp.enable" ||
         key == "cairn.mcp.allow-writes" || key == "cairn.metrics.enable" ||
-        key == "cairn.server.plain-http" || key == "cairn.jobs.local-executor.enabled")
+        key == "cairn.server.plain-http" || key == "cairn.jobs.local-executor.enabled" ||
+        key == "cairn.store.postgres.cache")
       value = "true";
     if (key == "cairn.server.tls.client-auth") value = "required";
     if (key.rfind("cairn.limits.interface.", 0) == 0) value = "mcp=1";
@@ -43,6 +44,7 @@ TEST(Config, EveryKeyIsAccepted) {
     if (key == "cairn.iceberg.idempotency-key-lifetime") value = "PT1H";
     if (key == "cairn.iceberg.scan-planning-mode") value = "server";
     if (key == "cairn.tracing.otlp-endpoint") value = "http://127.0.0.1:4318";
+    if (key == "cairn.store.postgres.heartbeat-ms") value = "500";
     EXPECT_THAT(SetConfigValue(c, key, value), IsOk()) << key;
   }
 }
@@ -65,7 +67,7 @@ TEST(Config, BadValuesNameTheKey) {
   EXPECT_THAT(SetConfigValue(c, "cairn.server.port", "70000"),
               HasErrorMessage("cairn.server.port"));
   EXPECT_THAT(SetConfigValue(c, "cairn.server.port", "x"), IsError(ErrorCode::kInvalidArgument));
-  EXPECT_THAT(SetConfigValue(c, "cairn.store.type", "mysql"), HasErrorMessage("cairn.store.type"));
+  EXPECT_THAT(SetConfigValue(c, "cairn.store.type", "oracle"), HasErrorMessage("cairn.store.type"));
   EXPECT_THAT(SetConfigValue(c, "cairn.nope", "1"), HasErrorMessage("cairn.nope"));
   EXPECT_THAT(SetConfigValue(c, "cairn.mcp.allow-writes", "yes"),
               HasErrorMessage("cairn.mcp.allow-writes"));

@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -15,6 +19,7 @@
 
 #include "store/metadata_store.h"
 #include "store/migrations/migrations.h"
+#include "store/mysql/mysql_connection.h"
 #include "store/postgres/pg_connection.h"
 #include "store/sqlite/sqlite_connection.h"
 
@@ -24,7 +29,9 @@ namespace {
 // One suite, three backends. PostgreSQL runs only when CAIRN_TEST_PG_URL names a server the
 // tests may create databases on; every test gets its own fresh database there.
 // kSqliteFileCached: a file store with path lookups cached in memory, as the server runs it.
-enum class Backend { kSqliteMemory, kSqliteFile, kSqliteFileCached, kPostgres };
+// kMysql runs when CAIRN_TEST_MYSQL_HOST/PORT/USER/PASSWORD name a MySQL or MariaDB server the
+// tests may create databases on (tests/e2e/run.sh starts one).
+enum class Backend { kSqliteMemory, kSqliteFile, kSqliteFileCached, kPostgres, kMysql };
 
 std::string BackendName(Backend backend) {
   switch (backend) {
@@ -36,8 +43,30 @@ std::string BackendName(Backend backend) {
       return "SqliteFileCached";
     case Backend::kPostgres:
       return "Postgres";
+    case Backend::kMysql:
+      return "Mysql";
   }
   return "Unknown";
+}
+
+// The test run's MySQL server, as a store URL for `database`; nullopt when none is configured.
+std::optional<std::string> MysqlUrl(const std::string& database) {
+  const char* host = std::getenv("CAIRN_TEST_MYSQL_HOST");
+  const char* port = std::getenv("CAIRN_TEST_MYSQL_PORT");
+  const char* user = std::getenv("CAIRN_TEST_MYSQL_USER");
+  const char* password = std::getenv("CAIRN_TEST_MYSQL_PASSWORD");
+  if (host == nullptr || *host == '\0' || port == nullptr || user == nullptr) return std::nullopt;
+  return fmt::format("mysql://{}:{}@{}:{}/{}", user, password != nullptr ? password : "", host,
+                     port, database);
+}
+
+std::unique_ptr<mysql::MysqlConnection> MysqlConnect(const std::string& database) {
+  auto url = MysqlUrl(database);
+  if (!url) return nullptr;
+  auto parsed = mysql::ParseMysqlUrl(*url);
+  if (!parsed) return nullptr;
+  auto conn = mysql::MysqlConnection::Connect(*parsed);
+  return conn ? std::move(conn).value() : nullptr;
 }
 
 const char* PgUrl() {
@@ -137,6 +166,20 @@ class StoreTest : public testing::TestWithParam<Backend> {
         ASSERT_OK(admin_->ExecuteScript("CREATE DATABASE " + database_));
         options_.type = "postgres";
         options_.postgres_url = WithDatabase(PgUrl(), database_);
+        options_.cache_paths = true;  // as the server runs it, kept coherent by the change feed
+        options_.change_feed_heartbeat_ms = 200;
+        break;
+      }
+      case Backend::kMysql: {
+        if (!MysqlUrl("mysql")) {
+          GTEST_SKIP() << "CAIRN_TEST_MYSQL_HOST is not set: MySQL store test SKIPPED";
+        }
+        mysql_admin_ = MysqlConnect("mysql");
+        ASSERT_NE(mysql_admin_, nullptr) << "cannot reach the test run's MySQL server";
+        database_ = "cairn_store_test_" + UniqueSuffix();
+        ASSERT_OK(mysql_admin_->ExecuteScript("CREATE DATABASE " + database_));
+        options_.type = "mysql";
+        options_.mysql_url = *MysqlUrl(database_);
         break;
       }
     }
@@ -150,6 +193,9 @@ class StoreTest : public testing::TestWithParam<Backend> {
     if (admin_) {
       EXPECT_TRUE(admin_->ExecuteScript("DROP DATABASE IF EXISTS " + database_ + " WITH (FORCE)")
                       .has_value());
+    }
+    if (mysql_admin_) {
+      EXPECT_TRUE(mysql_admin_->ExecuteScript("DROP DATABASE IF EXISTS " + database_).has_value());
     }
     if (!dir_.empty()) {
       std::error_code ec;
@@ -167,6 +213,7 @@ class StoreTest : public testing::TestWithParam<Backend> {
       auto conn = postgres::PgConnection::Connect(options_.postgres_url);
       return conn ? std::move(conn).value() : nullptr;
     }
+    if (GetParam() == Backend::kMysql) return MysqlConnect(database_);
     return nullptr;
   }
 
@@ -180,6 +227,7 @@ class StoreTest : public testing::TestWithParam<Backend> {
   std::unique_ptr<MetadataStore> store_;
   std::filesystem::path dir_;
   std::unique_ptr<postgres::PgConnection> admin_;
+  std::unique_ptr<mysql::MysqlConnection> mysql_admin_;
   std::string database_;
 };
 
@@ -683,6 +731,21 @@ TEST_P(StoreTest, PropertiesAndNamesWithUnicodeAndQuotesRoundTrip) {
   EXPECT_EQ(*count, 1);  // and the table survived the name
 }
 
+TEST_P(StoreTest, ANameLongerThanTheStoreKeepsIsTheCallersErrorNeverCut) {
+  const std::string name(800, 'n');
+  auto inserted = store_->Insert(MakeRecord(EntityType::kTable, 4, name));
+  if (GetParam() == Backend::kMysql) {
+    // InnoDB's key limit: 700 characters (docs/operations.md#replicas).
+    EXPECT_EQ(CodeOf(inserted), ErrorCode::kInvalidArgument);
+    EXPECT_EQ(CodeOf(store_->Get(EntityType::kTable, 4, name.substr(0, 700))),
+              ErrorCode::kNotFound);
+    ASSERT_OK(store_->Insert(MakeRecord(EntityType::kTable, 4, name.substr(0, 700))));
+    return;
+  }
+  ASSERT_OK(inserted);
+  EXPECT_EQ(store_->Get(EntityType::kTable, 4, name)->name, name);
+}
+
 LinkRecord MakeLink(LinkType type, int64_t from_id, int64_t to_id) {
   LinkRecord link;
   link.type = type;
@@ -994,10 +1057,11 @@ TEST_P(StoreTest, ADatabaseAtSchemaVersion1MigratesForwardToLinks) {
   store_ = std::move(store).value();
   versions = raw->Execute("SELECT version FROM schema_migrations ORDER BY version", {});
   ASSERT_OK(versions);
-  ASSERT_EQ(versions->size(), 4U);
+  ASSERT_EQ(versions->size(), 5U);
   EXPECT_EQ((*versions)[1][0], std::optional<std::string>("2"));
   EXPECT_EQ((*versions)[2][0], std::optional<std::string>("3"));
   EXPECT_EQ((*versions)[3][0], std::optional<std::string>("4"));
+  EXPECT_EQ((*versions)[4][0], std::optional<std::string>("5"));
 
   auto lake = store_->Get(EntityType::kMetalake, 0, "old_lake");
   ASSERT_OK(lake);
@@ -1159,16 +1223,28 @@ TEST_P(StoreTest, ALinkRacingTheDeleteOfItsEndNeverDangles) {
 }
 
 TEST_P(StoreTest, ReconnectsAfterTheServerDropsConnections) {
-  if (GetParam() != Backend::kPostgres || !admin_) {
-    GTEST_SKIP() << "PostgreSQL only";
+  if (!admin_ && !mysql_admin_) {
+    GTEST_SKIP() << "a database server's connections only";
   }
   EntityRecord lake = MustInsert(MakeRecord(EntityType::kMetalake, 0, "survivor"));
-  auto killed = admin_->Execute(
-      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-      "WHERE datname = $1 AND pid <> pg_backend_pid()",
-      {database_});
-  ASSERT_OK(killed);
-  ASSERT_FALSE(killed->empty());
+  if (admin_) {
+    auto killed = admin_->Execute(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+        "WHERE datname = $1 AND pid <> pg_backend_pid()",
+        {database_});
+    ASSERT_OK(killed);
+    ASSERT_FALSE(killed->empty());
+  } else {
+    auto ids = mysql_admin_->Execute(
+        "SELECT ID FROM information_schema.PROCESSLIST WHERE DB = $1 AND ID <> CONNECTION_ID()",
+        {database_});
+    ASSERT_OK(ids);
+    ASSERT_FALSE(ids->empty());
+    for (const auto& row : *ids) {
+      // A connection id the server gave, not input: KILL takes no parameters.
+      ASSERT_OK(mysql_admin_->ExecuteScript("KILL CONNECTION " + row[0].value_or("0")));
+    }
+  }
   // Each dead pooled connection fails once with kUnavailable and is then replaced.
   int failures = 0;
   bool recovered = false;
@@ -1342,17 +1418,205 @@ TEST_P(StoreTest, LineageLookupsByManyIdsSpanSeveralQueries) {
 
 INSTANTIATE_TEST_SUITE_P(Backends, StoreTest,
                          testing::Values(Backend::kSqliteMemory, Backend::kSqliteFile,
-                                         Backend::kSqliteFileCached, Backend::kPostgres),
+                                         Backend::kSqliteFileCached, Backend::kPostgres,
+                                         Backend::kMysql),
                          [](const testing::TestParamInfo<Backend>& param_info) {
                            return BackendName(param_info.param);
                          });
 
+// Two stores on one PostgreSQL database, as two replicas run: each caches path lookups, and what
+// one commits reaches the other's cache through the database's notifications.
+class PgReplicasTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    if (PgUrl() == nullptr) GTEST_SKIP() << "CAIRN_TEST_PG_URL is not set: SKIPPED";
+    auto admin = postgres::PgConnection::Connect(PgUrl());
+    ASSERT_OK(admin);
+    admin_ = std::move(admin).value();
+    database_ = "cairn_replicas_test_" + UniqueSuffix();
+    ASSERT_OK(admin_->ExecuteScript("CREATE DATABASE " + database_));
+    options_.type = "postgres";
+    options_.postgres_url = WithDatabase(PgUrl(), database_);
+    options_.cache_paths = true;
+    options_.change_feed_heartbeat_ms = 200;
+    for (auto* store : {&a_, &b_}) {
+      auto opened = OpenStore(options_);
+      ASSERT_OK(opened);
+      *store = std::move(opened).value();
+    }
+    ASSERT_TRUE(WaitFor([&] { return Connected(*a_) && Connected(*b_); })) << "no change feed";
+  }
+  void TearDown() override {
+    a_.reset();
+    b_.reset();
+    if (admin_) {
+      EXPECT_TRUE(admin_->ExecuteScript("ALTER DATABASE " + database_ + " ALLOW_CONNECTIONS true")
+                      .has_value());
+      EXPECT_TRUE(admin_->ExecuteScript("DROP DATABASE IF EXISTS " + database_ + " WITH (FORCE)")
+                      .has_value());
+    }
+  }
+  static bool Connected(const MetadataStore& store) {
+    const StoreStats s = store.Stats();
+    return s.has_change_feed && s.change_feed_connected;
+  }
+  template <typename F>
+  static bool WaitFor(F done, std::chrono::milliseconds limit = std::chrono::milliseconds(5000)) {
+    const auto until = std::chrono::steady_clock::now() + limit;
+    while (std::chrono::steady_clock::now() < until) {
+      if (done()) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    return done();
+  }
+  std::optional<std::string> CommentOn(MetadataStore& store) {
+    auto rows = store.GetPath(0, {{EntityType::kMetalake, "ml"}, {EntityType::kCatalog, "cat"}});
+    EXPECT_TRUE(rows.has_value());
+    if (!rows || rows->size() < 2) return std::string("<no catalog>");
+    return (*rows)[1].comment;
+  }
+  int TerminateFeeds() {
+    auto killed = admin_->Execute(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND "
+        "application_name = 'cairn-change-feed'",
+        {database_});
+    EXPECT_TRUE(killed.has_value());
+    return killed ? static_cast<int>(killed->size()) : 0;
+  }
+
+  StoreOptions options_;
+  std::unique_ptr<postgres::PgConnection> admin_;
+  std::string database_;
+  std::unique_ptr<MetadataStore> a_;
+  std::unique_ptr<MetadataStore> b_;
+};
+
+TEST_F(PgReplicasTest, AWriteOnOneReplicaReachesTheOthersCacheAtOnce) {
+  const uint64_t heard = b_->Stats().changes_announced;
+  EntityRecord ml = *a_->Insert(MakeRecord(EntityType::kMetalake, 0, "ml"));
+  EntityRecord cat = *a_->Insert(MakeRecord(EntityType::kCatalog, ml.id, "cat"));
+  // Once B has heard both inserts, its second lookup is answered from memory.
+  ASSERT_TRUE(WaitFor([&] { return b_->Stats().changes_announced >= heard + 2; }));
+  EXPECT_EQ(CommentOn(*b_), std::nullopt);
+  const uint64_t hits = b_->Stats().path_cache_hits;
+  EXPECT_EQ(CommentOn(*b_), std::nullopt);
+  EXPECT_GT(b_->Stats().path_cache_hits, hits) << "the second lookup is answered from memory";
+
+  for (int i = 0; i < 20; ++i) {
+    cat.comment = fmt::format("v{}", i);
+    auto swapped = a_->CompareAndSet(cat);
+    ASSERT_OK(swapped);
+    cat = *swapped;
+    const auto written = std::chrono::steady_clock::now();
+    ASSERT_TRUE(WaitFor([&] { return CommentOn(*b_) == cat.comment; }))
+        << "replica B still answers " << CommentOn(*b_).value_or("null");
+    // Delivered by the database, not by expiry: far inside the feed's heartbeat.
+    EXPECT_LT(std::chrono::steady_clock::now() - written, std::chrono::milliseconds(1000));
+  }
+  ASSERT_OK(a_->Delete(cat.id));
+  EXPECT_TRUE(WaitFor([&] { return CommentOn(*b_) == "<no catalog>"; }));
+}
+
+TEST_F(PgReplicasTest, SubscribersHearTheKindOfEveryChangeAndOnlyCommittedOnes) {
+  std::mutex mu;
+  std::vector<std::optional<EntityType>> heard;
+  b_->SubscribeToChanges([&](std::optional<EntityType> kind) {
+    std::lock_guard lock(mu);
+    heard.push_back(kind);
+  });
+  auto heard_role = [&] {
+    std::lock_guard lock(mu);
+    return std::count(heard.begin(), heard.end(), std::optional(EntityType::kRole)) > 0;
+  };
+  EntityRecord ml = *a_->Insert(MakeRecord(EntityType::kMetalake, 0, "ml"));
+  // A rolled-back change announces nothing.
+  EXPECT_FALSE(a_->RunInTransaction([&](MetadataStore& tx) -> Status {
+                   CAIRN_RETURN_IF_ERROR(tx.Insert(MakeRecord(EntityType::kRole, ml.id, "r")));
+                   return Internal("roll back");
+                 }).has_value());
+  ASSERT_OK(a_->Insert(MakeRecord(EntityType::kUser, ml.id, "u")));
+  ASSERT_TRUE(WaitFor([&] {
+    std::lock_guard lock(mu);
+    return std::count(heard.begin(), heard.end(), std::optional(EntityType::kUser)) > 0;
+  }));
+  EXPECT_FALSE(heard_role()) << "a rolled-back insert was announced";
+  ASSERT_OK(a_->Insert(MakeRecord(EntityType::kRole, ml.id, "r")));
+  EXPECT_TRUE(WaitFor(heard_role));
+  // A change made by any writer of the database, not only by a store, is announced too.
+  auto raw = postgres::PgConnection::Connect(options_.postgres_url);
+  ASSERT_OK(raw);
+  ASSERT_OK((*raw)->Execute("UPDATE entities SET comment = 'by hand' WHERE name = 'ml'", {}));
+  EXPECT_TRUE(WaitFor([&] {
+    std::lock_guard lock(mu);
+    return std::count(heard.begin(), heard.end(), std::optional(EntityType::kMetalake)) > 1;
+  }));
+}
+
+TEST_F(PgReplicasTest, ALostFeedBypassesTheCacheUntilItIsBackAndThenStartsAfresh) {
+  EntityRecord ml = *a_->Insert(MakeRecord(EntityType::kMetalake, 0, "ml"));
+  EntityRecord cat = *a_->Insert(MakeRecord(EntityType::kCatalog, ml.id, "cat"));
+  EXPECT_EQ(CommentOn(*b_), std::nullopt);
+  EXPECT_EQ(CommentOn(*b_), std::nullopt);  // cached on B now
+  const uint64_t resyncs = b_->Stats().change_feed_resyncs;
+  // Keep the feeds from coming back (the pools' open connections stay), then cut them.
+  ASSERT_OK(admin_->ExecuteScript("ALTER DATABASE " + database_ + " ALLOW_CONNECTIONS false"));
+  EXPECT_GE(TerminateFeeds(), 2);
+  ASSERT_TRUE(WaitFor([&] { return !Connected(*b_); })) << "B never noticed its feed was gone";
+  // No notification can reach B now, yet it never answers from its stale cache.
+  cat.comment = "while the feed was down";
+  ASSERT_OK(a_->CompareAndSet(cat));
+  EXPECT_EQ(CommentOn(*b_), "while the feed was down");
+  EXPECT_EQ(CommentOn(*b_), "while the feed was down");
+  ASSERT_OK(admin_->ExecuteScript("ALTER DATABASE " + database_ + " ALLOW_CONNECTIONS true"));
+  ASSERT_TRUE(WaitFor([&] { return Connected(*b_); })) << "B's feed never came back";
+  EXPECT_GT(b_->Stats().change_feed_resyncs, resyncs);
+  EXPECT_EQ(CommentOn(*b_), "while the feed was down");
+}
+
+TEST(MysqlConnectionTest, PlaceholdersBecomeQuestionMarksInTheOrderTheyAppear) {
+  auto [text, order] = mysql::TranslatePlaceholders(
+      "UPDATE t SET a = $2, b = '$1 stays', c = $1 WHERE d = $2 AND e = $10");
+  EXPECT_EQ(text, "UPDATE t SET a = ?, b = '$1 stays', c = ? WHERE d = ? AND e = ?");
+  EXPECT_EQ(order, (std::vector<size_t>{1, 0, 1, 9}));
+}
+
+TEST(MysqlConnectionTest, StoreUrlsAreTakenApartAndPasswordsNeverShown) {
+  auto url = mysql::ParseMysqlUrl("mysql://cairn:p%40ss@db.example:3307/meta?socket=/tmp/m.sock");
+  ASSERT_OK(url);
+  EXPECT_EQ(url->user, "cairn");
+  EXPECT_EQ(url->password, "p@ss");
+  EXPECT_EQ(url->host, "db.example");
+  EXPECT_EQ(url->port, 3307U);
+  EXPECT_EQ(url->database, "meta");
+  EXPECT_EQ(url->socket, "/tmp/m.sock");
+  EXPECT_EQ(mysql::RedactMysqlUrl("mysql://cairn:secret@h:1/d"), "mysql://cairn:***@h:1/d");
+  for (const char* bad : {"postgresql://h/d", "mysql://h:3306", "mysql://h:0/d", "mysql://h:x/d",
+                          "mysql://u:secret@h/d?ssl=1"}) {
+    auto parsed = mysql::ParseMysqlUrl(bad);
+    ASSERT_FALSE(parsed.has_value()) << bad;
+    EXPECT_EQ(parsed.error().code, ErrorCode::kInvalidArgument);
+    EXPECT_NE(parsed.error().message.find("cairn.store.mysql.url"), std::string::npos);
+    EXPECT_EQ(parsed.error().message.find("secret"), std::string::npos);
+  }
+}
+
 TEST(OpenStoreTest, UnknownTypeNamesTheKey) {
   StoreOptions options;
-  options.type = "mysql";
+  options.type = "oracle";
   auto store = OpenStore(options);
   ASSERT_EQ(CodeOf(store), ErrorCode::kInvalidArgument);
   EXPECT_NE(store.error().message.find("cairn.store.type"), std::string::npos);
+}
+
+TEST(OpenStoreTest, UnreachableMysqlIsUnavailableWithoutPassword) {
+  StoreOptions options;
+  options.type = "mysql";
+  options.mysql_url = "mysql://cairn:s3cret@127.0.0.1:1/cairn";
+  auto store = OpenStore(options);
+  ASSERT_EQ(CodeOf(store), ErrorCode::kUnavailable);
+  EXPECT_EQ(store.error().message.find("s3cret"), std::string::npos);
+  options.mysql_url = "";
+  EXPECT_EQ(CodeOf(OpenStore(options)), ErrorCode::kInvalidArgument);
 }
 
 TEST(OpenStoreTest, UnreachablePostgresIsUnavailableWithoutPassword) {
