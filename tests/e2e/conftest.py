@@ -1,9 +1,9 @@
 """Shared fixtures of the Cairn end-to-end suite.
 
 One `cairn serve` process per pytest session, on a free 127.0.0.1 port with a fresh data dir.
-The metadata store is chosen by CAIRN_E2E_STORE (`sqlite`, the default, or `postgres`; for
-postgres CAIRN_E2E_PG_URL points at a running cluster and a uniquely named database is created
-for this run). Each test gets a fresh metalake (force-dropped afterwards).
+The metadata store is chosen by CAIRN_E2E_STORE (`sqlite`, the default, `postgres` or `mysql`;
+for postgres CAIRN_E2E_PG_URL points at a running cluster, for mysql CAIRN_TEST_MYSQL_* at the
+run's MariaDB, and a uniquely named database is created for this run). Each test gets a fresh metalake (force-dropped afterwards).
 """
 
 from __future__ import annotations

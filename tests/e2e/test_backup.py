@@ -2,8 +2,9 @@
 
 SQLite: `cairn backup` while the server serves and a writer commits, more writes, the server
 stopped, `cairn restore`, the server started again: every table of the backup loads with the rows
-it had, its files exist, and what came after the backup is gone. PostgreSQL: the documented
-pg_dump / pg_restore procedure, into a new database a second server starts on.
+it had, its files exist, and what came after the backup is gone. PostgreSQL and MySQL: the
+documented pg_dump / pg_restore and mariadb-dump procedures, into a new database a second server
+starts on.
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ import pytest
 import requests
 from pyiceberg.catalog import load_catalog
 
-from cairn_server import CAIRN_BIN, fresh_pg_database, start_cairn, store_kind
+from cairn_server import (CAIRN_BIN, fresh_mysql_database, fresh_pg_database, start_cairn,
+                          store_kind)
 from helpers import iceberg_catalog_body, ok_json, unique
 
 SCHEMA = pa.schema([pa.field("id", pa.int64()), pa.field("v", pa.string())])
@@ -216,6 +218,48 @@ def test_postgres_dump_and_restore_into_a_new_database(tmp_path):
                        check=True, timeout=120)
         env = {"CAIRN_STORE_TYPE": "postgres", "CAIRN_STORE_POSTGRES_URL": dst_url}
         srv = start_cairn("pg-backup-b", env, tmp_path / "b", tmp_path)
+        try:
+            orders = catalog(srv.url, ml, cat).load_table("sales.orders")
+            assert rows(orders) == list(range(5))
+            files_exist(orders)
+        finally:
+            srv.stop()
+
+
+def _mysql_args(url: str) -> list[str]:
+    """The mariadb client's connection options for a mysql://user:pw@host:port/db store URL."""
+    rest = url.removeprefix("mysql://")
+    userinfo, _, hostpart = rest.rpartition("@")
+    user, _, password = userinfo.partition(":")
+    hostport, _, db = hostpart.partition("/")
+    host, _, port = hostport.partition(":")
+    return ["-h", host, "-P", port or "3306", "-u", user, f"-p{password}", db]
+
+
+@pytest.mark.skipif(store_kind() != "mysql", reason="the MySQL procedure")
+def test_mysql_dump_and_restore_into_a_new_database(tmp_path):
+    dump = tmp_path / "cairn.sql"
+    with fresh_mysql_database("cairn_bk_src") as src_url:
+        env = {"CAIRN_STORE_TYPE": "mysql", "CAIRN_STORE_MYSQL_URL": src_url}
+        srv = start_cairn("mysql-backup-a", env, tmp_path / "a", tmp_path)
+        try:
+            ml, cat = make_lake(srv.url, tmp_path / "wh")
+            ice = catalog(srv.url, ml, cat)
+            ice.create_namespace("sales")
+            orders = ice.create_table("sales.orders", schema=SCHEMA)
+            append(orders, range(5))
+            # Online and consistent: one InnoDB snapshot read while the server serves.
+            with open(dump, "wb") as out:
+                subprocess.run(["mariadb-dump", "--single-transaction", *_mysql_args(src_url)],
+                               stdout=out, check=True, timeout=120)
+            append(orders, range(5, 8))
+        finally:
+            srv.stop()
+    with fresh_mysql_database("cairn_bk_dst") as dst_url:
+        with open(dump, "rb") as inp:
+            subprocess.run(["mariadb", *_mysql_args(dst_url)], stdin=inp, check=True, timeout=120)
+        env = {"CAIRN_STORE_TYPE": "mysql", "CAIRN_STORE_MYSQL_URL": dst_url}
+        srv = start_cairn("mysql-backup-b", env, tmp_path / "b", tmp_path)
         try:
             orders = catalog(srv.url, ml, cat).load_table("sales.orders")
             assert rows(orders) == list(range(5))

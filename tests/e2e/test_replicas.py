@@ -6,7 +6,9 @@ real servers on one database and check what their clients see: a write on one re
 the other, a revoked privilege enforced by the other at once, 50 racing creates of one name, a
 replica killed with SIGKILL among concurrent commits, and PostgreSQL restarted under load.
 
-They need PostgreSQL, so they run in the postgres pass of tests/e2e/run.sh only.
+They need a store replicas share: the races and the killed replica run in the postgres and the
+mysql passes of tests/e2e/run.sh, the tests of the caches' coherence (PostgreSQL's change feed)
+and of a database restart in the postgres pass.
 """
 
 from __future__ import annotations
@@ -31,7 +33,8 @@ from pyiceberg.catalog import load_catalog
 from pyiceberg.exceptions import (CommitFailedException, CommitStateUnknownException,
                                   ServiceUnavailableError)
 
-from cairn_server import fresh_pg_database, running_cairn, start_cairn, store_kind
+from cairn_server import (fresh_mysql_database, fresh_pg_database, running_cairn, start_cairn,
+                          store_kind)
 from helpers import iceberg_catalog_body, unique
 
 ADMIN = "admin"
@@ -45,8 +48,10 @@ PG_SH = REPO / "tests" / "harness" / "pg.sh"
 RETRYABLE = (requests.exceptions.RequestException, CommitFailedException,
              CommitStateUnknownException, ServiceUnavailableError)
 
-pytestmark = pytest.mark.skipif(store_kind() != "postgres",
-                                reason="replicas share PostgreSQL: the postgres pass runs these")
+pytestmark = pytest.mark.skipif(store_kind() not in ("postgres", "mysql"),
+                                reason="replicas share PostgreSQL or MariaDB, not the embedded store")
+postgres_only = pytest.mark.skipif(store_kind() != "postgres",
+                                   reason="PostgreSQL's change feed keeps replicas' caches coherent")
 
 
 def basic(user: str) -> str:
@@ -75,13 +80,24 @@ def scrape(server) -> dict[tuple[str, tuple], float]:
 
 
 ENV = {"CAIRN_AUTHORIZATION_ENABLE": "true", "CAIRN_AUTHORIZATION_SERVICE_ADMINS": ADMIN,
-       "CAIRN_AUTHENTICATORS": "simple", "CAIRN_STORE_TYPE": "postgres"}
+       "CAIRN_AUTHENTICATORS": "simple"}
 
 
 @contextmanager
-def two_replicas(tmp_path: Path, logs: Path, pg_url: str, prefix: str):
-    with fresh_pg_database(pg_url, prefix) as url:
-        env = {**ENV, "CAIRN_STORE_POSTGRES_URL": url}
+def shared_store(prefix: str, pg_url: str | None = None):
+    """The settings of a fresh database replicas share: on `pg_url`'s cluster when given, else
+    on the store of this pass (the run's PostgreSQL or MariaDB)."""
+    if pg_url is None and store_kind() == "mysql":
+        with fresh_mysql_database(prefix) as url:
+            yield {**ENV, "CAIRN_STORE_TYPE": "mysql", "CAIRN_STORE_MYSQL_URL": url}
+        return
+    with fresh_pg_database(pg_url or os.environ["CAIRN_TEST_PG_URL"], prefix) as url:
+        yield {**ENV, "CAIRN_STORE_TYPE": "postgres", "CAIRN_STORE_POSTGRES_URL": url}
+
+
+@contextmanager
+def two_replicas(tmp_path: Path, logs: Path, prefix: str, pg_url: str | None = None):
+    with shared_store(prefix, pg_url) as env:
         with running_cairn(f"{prefix}-a", env, tmp_path / "a", logs) as a, \
                 running_cairn(f"{prefix}-b", env, tmp_path / "b", logs) as b:
             yield a, b, env
@@ -108,17 +124,16 @@ def metadata_location(server, metalake: str, catalog: str, ns: str, table: str) 
     return r.json()["metadata-location"]
 
 
-@pytest.fixture
-def pg():
-    url = os.environ.get("CAIRN_TEST_PG_URL")
-    if not url:
+@pytest.fixture(autouse=True)
+def _pg_url():
+    if not os.environ.get("CAIRN_TEST_PG_URL"):
         pytest.fail("CAIRN_TEST_PG_URL is not set: run this suite through tests/e2e/run.sh",
                     pytrace=False)
-    return url
 
 
-def test_a_commit_on_one_replica_is_read_on_the_other_at_once(pg, tmp_path, tmp_path_factory):
-    with two_replicas(tmp_path, tmp_path_factory.getbasetemp(), pg, "cairn_coherent") as (a, b, _):
+@postgres_only
+def test_a_commit_on_one_replica_is_read_on_the_other_at_once(tmp_path, tmp_path_factory):
+    with two_replicas(tmp_path, tmp_path_factory.getbasetemp(), "cairn_coherent") as (a, b, _):
         metalake, catalog = make_lake(a, tmp_path / "wh")
         writer = pyiceberg(a, metalake, catalog)
         writer.create_namespace("s")
@@ -150,9 +165,9 @@ def test_a_commit_on_one_replica_is_read_on_the_other_at_once(pg, tmp_path, tmp_
         print(f"staleness over 30 commits: max {max(stale_for) * 1000:.1f} ms")
 
 
-def test_a_revoked_privilege_is_enforced_by_the_other_replica_at_once(pg, tmp_path,
-                                                                      tmp_path_factory):
-    with two_replicas(tmp_path, tmp_path_factory.getbasetemp(), pg, "cairn_revoke") as (a, b, _):
+@postgres_only
+def test_a_revoked_privilege_is_enforced_by_the_other_replica_at_once(tmp_path, tmp_path_factory):
+    with two_replicas(tmp_path, tmp_path_factory.getbasetemp(), "cairn_revoke") as (a, b, _):
         metalake, catalog = make_lake(a, tmp_path / "wh")
         ok(http(a, ADMIN, "POST", f"metalakes/{metalake}/users", {"name": "bob"}))
         ok(http(a, ADMIN, "POST", f"metalakes/{metalake}/roles", {
@@ -178,9 +193,9 @@ def test_a_revoked_privilege_is_enforced_by_the_other_replica_at_once(pg, tmp_pa
         assert status == 403
 
 
-def test_fifty_creates_of_one_name_across_two_replicas_have_one_winner(pg, tmp_path,
+def test_fifty_creates_of_one_name_across_two_replicas_have_one_winner(tmp_path,
                                                                       tmp_path_factory):
-    with two_replicas(tmp_path, tmp_path_factory.getbasetemp(), pg, "cairn_race") as (a, b, _):
+    with two_replicas(tmp_path, tmp_path_factory.getbasetemp(), "cairn_race") as (a, b, _):
         metalake, catalog = make_lake(a, tmp_path / "wh")
         name = unique("s")
         barrier = threading.Barrier(50)
@@ -275,10 +290,9 @@ def check_tables(server, writers: Writers) -> None:
         assert not lost, f"{name}: {len(lost)} acknowledged commits lost: {sorted(lost)[:10]}"
 
 
-def test_a_replica_killed_among_concurrent_commits_loses_none(pg, tmp_path, tmp_path_factory):
+def test_a_replica_killed_among_concurrent_commits_loses_none(tmp_path, tmp_path_factory):
     logs = tmp_path_factory.getbasetemp()
-    with fresh_pg_database(pg, "cairn_kill") as url:
-        env = {**ENV, "CAIRN_STORE_POSTGRES_URL": url}
+    with shared_store("cairn_kill") as env:
         a = start_cairn("kill-a", env, tmp_path / "a", logs)
         b = start_cairn("kill-b", env, tmp_path / "b", logs)
         revived = None
@@ -311,6 +325,7 @@ def test_a_replica_killed_among_concurrent_commits_loses_none(pg, tmp_path, tmp_
                     server.stop()
 
 
+@postgres_only
 def test_postgresql_restarted_under_load_loses_no_acknowledged_commit(tmp_path,
                                                                      tmp_path_factory):
     """A PostgreSQL of its own (the run's shared one keeps serving other tests), restarted with
@@ -323,7 +338,7 @@ def test_postgresql_restarted_under_load_loses_no_acknowledged_commit(tmp_path,
                          text=True, timeout=120,
                          env={**os.environ, "PG_DURABLE": "1"}).stdout.strip().splitlines()[-1]
     try:
-        with two_replicas(tmp_path, logs, url, "cairn_pgrestart") as (a, b, _):
+        with two_replicas(tmp_path, logs, "cairn_pgrestart", pg_url=url) as (a, b, _):
             metalake, catalog = make_lake(a, tmp_path / "wh")
             setup = pyiceberg(a, metalake, catalog)
             setup.create_namespace("s")

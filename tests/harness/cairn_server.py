@@ -133,13 +133,40 @@ def fresh_pg_database(base_url: str, prefix: str = "cairn_test") -> Iterator[str
 
 
 def store_kind() -> str:
-    """CAIRN_E2E_STORE (sqlite or postgres), checked together with CAIRN_E2E_PG_URL."""
+    """CAIRN_E2E_STORE (sqlite, postgres or mysql), checked together with CAIRN_E2E_PG_URL or
+    the CAIRN_TEST_MYSQL_* settings of the run's MariaDB."""
     kind = os.environ.get("CAIRN_E2E_STORE", "sqlite").lower()
-    if kind not in ("sqlite", "postgres"):
-        _fail(f"CAIRN_E2E_STORE must be sqlite or postgres, not {kind!r}")
+    if kind not in ("sqlite", "postgres", "mysql"):
+        _fail(f"CAIRN_E2E_STORE must be sqlite, postgres or mysql, not {kind!r}")
     if kind == "postgres" and not os.environ.get("CAIRN_E2E_PG_URL"):
         _fail("CAIRN_E2E_STORE=postgres needs CAIRN_E2E_PG_URL")
+    if kind == "mysql" and not os.environ.get("CAIRN_TEST_MYSQL_HOST"):
+        _fail("CAIRN_E2E_STORE=mysql needs CAIRN_TEST_MYSQL_HOST (tests/e2e/run.sh starts MariaDB)")
     return kind
+
+
+def mysql_cli(sql: str) -> None:
+    """Runs `sql` on the run's MariaDB as its test user (the mariadb client, over TCP)."""
+    e = os.environ
+    subprocess.run(["mariadb", "-h", e["CAIRN_TEST_MYSQL_HOST"], "-P", e["CAIRN_TEST_MYSQL_PORT"],
+                    "-u", e["CAIRN_TEST_MYSQL_USER"], f"-p{e['CAIRN_TEST_MYSQL_PASSWORD']}",
+                    "-e", sql], check=True, capture_output=True, timeout=60)
+
+
+@contextmanager
+def fresh_mysql_database(prefix: str = "cairn_test") -> Iterator[str]:
+    """Creates `<prefix>_<random>` on the run's MariaDB, yields its store URL, drops it after."""
+    e = os.environ
+    db = f"{prefix}_{uuid.uuid4().hex[:12]}"
+    mysql_cli(f"CREATE DATABASE {db}")
+    try:
+        yield (f"mysql://{e['CAIRN_TEST_MYSQL_USER']}:{e['CAIRN_TEST_MYSQL_PASSWORD']}@"
+               f"{e['CAIRN_TEST_MYSQL_HOST']}:{e['CAIRN_TEST_MYSQL_PORT']}/{db}")
+    finally:
+        try:
+            mysql_cli(f"DROP DATABASE IF EXISTS {db}")
+        except Exception:  # noqa: BLE001 - best effort cleanup of a throwaway server
+            pass
 
 
 @contextmanager
@@ -147,6 +174,10 @@ def store_env(prefix: str = "cairn_test") -> Iterator[dict]:
     """The CAIRN_STORE_* settings for one server (a fresh PostgreSQL database per call)."""
     if store_kind() == "sqlite":
         yield {"CAIRN_STORE_TYPE": "sqlite"}
+        return
+    if store_kind() == "mysql":
+        with fresh_mysql_database(prefix) as url:
+            yield {"CAIRN_STORE_TYPE": "mysql", "CAIRN_STORE_MYSQL_URL": url}
         return
     with fresh_pg_database(os.environ["CAIRN_E2E_PG_URL"], prefix) as url:
         yield {"CAIRN_STORE_TYPE": "postgres", "CAIRN_STORE_POSTGRES_URL": url}
