@@ -1101,6 +1101,9 @@ def targets_table(results):
 
     lt = ratio(g(s, "load_c64", "throughput"), g(r, "load_c64", "throughput"))
     add("loadTable c64 ≥ 20× reference", f"{lt:.1f}×" if lt else "N/A", lt >= 20 if lt else None)
+    lpg = ratio(g(pg, "load_c64", "throughput"), g(s, "load_c64", "throughput"))
+    add("loadTable c64 on PostgreSQL ≥ 50% of SQLite (replicas' coherent cache)",
+        f"{lpg * 100:.0f}%" if lpg else "N/A", lpg >= 0.5 if lpg else None)
     ln = ratio(g(s, "load_c64", "throughput"), g(n, "load_c64", "throughput"))
     add("loadTable c64 ≥ 50% of nginx", f"{ln * 100:.0f}%" if ln else "N/A", ln >= 0.5 if ln else None)
     lp = ratio(g(s, "load_c64", "p99_ms"), g(r, "load_c64", "p99_ms"))
