@@ -32,9 +32,9 @@ build: deps configure
 run: build
 	$(BUILD_DIR)/cairn serve --host $(HOST) --port $(PORT) --data-dir $(DATA_DIR)
 
-# Unit tests (both store backends; PostgreSQL started once by the runner), the end-to-end suites
-# (Gravitino client, PyIceberg, the REST compatibility kit, security) once per store, and the
-# benchmark's smoke mode so it never rots.
+# Unit tests (every store backend; PostgreSQL and MariaDB started once by the runner), the
+# end-to-end suites (Gravitino client, PyIceberg, the REST compatibility kit, security) per store,
+# and the benchmarks' smoke modes so they never rot.
 # The unit tests are required here, so configure again with them on (a build directory first
 # configured by `make run` on a machine without gmock has them off).
 test: deps-test configure
@@ -42,6 +42,7 @@ test: deps-test configure
 	cmake --build $(BUILD_DIR)
 	CAIRN_BIN=$(BUILD_DIR)/cairn tests/e2e/run.sh -- ctest --test-dir $(BUILD_DIR) --output-on-failure
 	python3 bench/run.py --smoke --cairn $(BUILD_DIR)/cairn
+	python3 bench/replicas.py --smoke --cairn $(BUILD_DIR)/cairn --out $(BUILD_DIR)/replicas-smoke.json
 	tests/fuzz/run.sh 15
 
 unit: deps-test configure
