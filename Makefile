@@ -51,11 +51,13 @@ unit: deps-test configure
 	cd $(BUILD_DIR) && ctest --output-on-failure
 
 # Benchmarks beside the Java reference Iceberg REST server and nginx (bench/run.py, docs/performance.md).
-# `bench` is the full run (~15 min, not part of `test`); `bench-smoke` is a ~30 s version that fails
+# `bench` is the full run (~15 min, not part of `test`; then bench/replicas.py, PostgreSQL beside
+# SQLite and two replicas' staleness, ~1 min); `bench-smoke` is a ~30 s version that fails
 # only on harness errors (or a lost acknowledged commit), never on performance.
 bench: deps-test configure
 	cmake --build $(BUILD_DIR) --target cairn
 	python3 bench/run.py --cairn $(BUILD_DIR)/cairn
+	python3 bench/replicas.py --cairn $(BUILD_DIR)/cairn
 
 bench-smoke: deps-test configure
 	cmake --build $(BUILD_DIR) --target cairn
