@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 import uuid
@@ -57,6 +58,24 @@ class Api:
 
     def delete(self, path, **kw):
         return self.request("DELETE", path, **kw)
+
+
+def basic_auth(user: str) -> str:
+    """The Authorization header of `user` with the simple authenticator (any password)."""
+    return "Basic " + base64.b64encode(f"{user}:x".encode()).decode()
+
+
+def http_as(server, user: str, method: str, path: str, body=None) -> requests.Response:
+    """`method <server>/api/<path>` as `user`, with the Gravitino client's Accept header."""
+    return requests.request(method, f"{server.url}/api/{path}", json=body, timeout=TIMEOUT_S,
+                            headers={"Authorization": basic_auth(user),
+                                     "Accept": "application/vnd.gravitino.v1+json"})
+
+
+def ok(r: requests.Response) -> dict:
+    """Assert a 200 and return the JSON body."""
+    assert r.status_code == 200, f"{r.request.method} {r.url}: {r.status_code} {r.text[:400]}"
+    return r.json()
 
 
 def ok_json(resp: requests.Response) -> dict:

@@ -194,36 +194,46 @@ def _pg_tool(name: str) -> str:
     return found
 
 
-@pytest.mark.skipif(store_kind() != "postgres", reason="the PostgreSQL procedure")
-def test_postgres_dump_and_restore_into_a_new_database(tmp_path):
-    base = os.environ["CAIRN_E2E_PG_URL"]
-    dump = tmp_path / "cairn.dump"
-    with fresh_pg_database(base, "cairn_bk_src") as src_url:
-        env = {"CAIRN_STORE_TYPE": "postgres", "CAIRN_STORE_POSTGRES_URL": src_url}
-        srv = start_cairn("pg-backup-a", env, tmp_path / "a", tmp_path)
+def _dump_drill(tmp_path: Path, fresh_database, env_of, dump, restore) -> None:
+    """A database's own dump taken while a server serves (and writes go on after it), restored
+    into a new database a second server starts on: the tables load with the rows of the dump and
+    their files exist. `fresh_database(prefix)` yields a store URL, `env_of(url)` the server's
+    settings, `dump(url)` and `restore(url)` run the tools."""
+    with fresh_database("cairn_bk_src") as src_url:
+        srv = start_cairn("backup-a", env_of(src_url), tmp_path / "a", tmp_path)
         try:
             ml, cat = make_lake(srv.url, tmp_path / "wh")
             ice = catalog(srv.url, ml, cat)
             ice.create_namespace("sales")
             orders = ice.create_table("sales.orders", schema=SCHEMA)
             append(orders, range(5))
-            # Online and consistent: pg_dump reads one snapshot while the server serves.
-            subprocess.run([_pg_tool("pg_dump"), "--format=custom", "--file", str(dump),
-                            src_url], check=True, timeout=120)
+            dump(src_url)
             append(orders, range(5, 8))
         finally:
             srv.stop()
-    with fresh_pg_database(base, "cairn_bk_dst") as dst_url:
-        subprocess.run([_pg_tool("pg_restore"), "--no-owner", "--dbname", dst_url, str(dump)],
-                       check=True, timeout=120)
-        env = {"CAIRN_STORE_TYPE": "postgres", "CAIRN_STORE_POSTGRES_URL": dst_url}
-        srv = start_cairn("pg-backup-b", env, tmp_path / "b", tmp_path)
+    with fresh_database("cairn_bk_dst") as dst_url:
+        restore(dst_url)
+        srv = start_cairn("backup-b", env_of(dst_url), tmp_path / "b", tmp_path)
         try:
             orders = catalog(srv.url, ml, cat).load_table("sales.orders")
             assert rows(orders) == list(range(5))
             files_exist(orders)
         finally:
             srv.stop()
+
+
+@pytest.mark.skipif(store_kind() != "postgres", reason="the PostgreSQL procedure")
+def test_postgres_dump_and_restore_into_a_new_database(tmp_path):
+    base = os.environ["CAIRN_E2E_PG_URL"]
+    dump = tmp_path / "cairn.dump"
+    _dump_drill(
+        tmp_path, lambda prefix: fresh_pg_database(base, prefix),
+        lambda url: {"CAIRN_STORE_TYPE": "postgres", "CAIRN_STORE_POSTGRES_URL": url},
+        # Online and consistent: pg_dump reads one snapshot while the server serves.
+        lambda url: subprocess.run([_pg_tool("pg_dump"), "--format=custom", "--file", str(dump),
+                                    url], check=True, timeout=120),
+        lambda url: subprocess.run([_pg_tool("pg_restore"), "--no-owner", "--dbname", url,
+                                    str(dump)], check=True, timeout=120))
 
 
 def _mysql_args(url: str) -> list[str]:
@@ -239,30 +249,17 @@ def _mysql_args(url: str) -> list[str]:
 @pytest.mark.skipif(store_kind() != "mysql", reason="the MySQL procedure")
 def test_mysql_dump_and_restore_into_a_new_database(tmp_path):
     dump = tmp_path / "cairn.sql"
-    with fresh_mysql_database("cairn_bk_src") as src_url:
-        env = {"CAIRN_STORE_TYPE": "mysql", "CAIRN_STORE_MYSQL_URL": src_url}
-        srv = start_cairn("mysql-backup-a", env, tmp_path / "a", tmp_path)
-        try:
-            ml, cat = make_lake(srv.url, tmp_path / "wh")
-            ice = catalog(srv.url, ml, cat)
-            ice.create_namespace("sales")
-            orders = ice.create_table("sales.orders", schema=SCHEMA)
-            append(orders, range(5))
-            # Online and consistent: one InnoDB snapshot read while the server serves.
-            with open(dump, "wb") as out:
-                subprocess.run(["mariadb-dump", "--single-transaction", *_mysql_args(src_url)],
-                               stdout=out, check=True, timeout=120)
-            append(orders, range(5, 8))
-        finally:
-            srv.stop()
-    with fresh_mysql_database("cairn_bk_dst") as dst_url:
+
+    def take(url: str) -> None:
+        # Online and consistent: one InnoDB snapshot read while the server serves.
+        with open(dump, "wb") as out:
+            subprocess.run(["mariadb-dump", "--single-transaction", *_mysql_args(url)],
+                           stdout=out, check=True, timeout=120)
+
+    def put_back(url: str) -> None:
         with open(dump, "rb") as inp:
-            subprocess.run(["mariadb", *_mysql_args(dst_url)], stdin=inp, check=True, timeout=120)
-        env = {"CAIRN_STORE_TYPE": "mysql", "CAIRN_STORE_MYSQL_URL": dst_url}
-        srv = start_cairn("mysql-backup-b", env, tmp_path / "b", tmp_path)
-        try:
-            orders = catalog(srv.url, ml, cat).load_table("sales.orders")
-            assert rows(orders) == list(range(5))
-            files_exist(orders)
-        finally:
-            srv.stop()
+            subprocess.run(["mariadb", *_mysql_args(url)], stdin=inp, check=True, timeout=120)
+
+    _dump_drill(tmp_path, fresh_mysql_database,
+                lambda url: {"CAIRN_STORE_TYPE": "mysql", "CAIRN_STORE_MYSQL_URL": url},
+                take, put_back)

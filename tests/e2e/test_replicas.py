@@ -13,7 +13,6 @@ and of a database restart in the postgres pass.
 
 from __future__ import annotations
 
-import base64
 import os
 import random
 import shutil
@@ -35,7 +34,7 @@ from pyiceberg.exceptions import (CommitFailedException, CommitStateUnknownExcep
 
 from cairn_server import (fresh_mysql_database, fresh_pg_database, running_cairn, start_cairn,
                           store_kind)
-from helpers import iceberg_catalog_body, unique
+from helpers import basic_auth as basic, http_as as http, iceberg_catalog_body, ok, unique
 
 ADMIN = "admin"
 SCHEMA = pa.schema([pa.field("id", pa.int64(), nullable=False),
@@ -49,24 +48,9 @@ RETRYABLE = (requests.exceptions.RequestException, CommitFailedException,
              CommitStateUnknownException, ServiceUnavailableError)
 
 pytestmark = pytest.mark.skipif(store_kind() not in ("postgres", "mysql"),
-                                reason="replicas share PostgreSQL or MariaDB, not the embedded store")
+                                reason="replicas share PostgreSQL or MariaDB, not SQLite")
 postgres_only = pytest.mark.skipif(store_kind() != "postgres",
-                                   reason="PostgreSQL's change feed keeps replicas' caches coherent")
-
-
-def basic(user: str) -> str:
-    return "Basic " + base64.b64encode(f"{user}:x".encode()).decode()
-
-
-def http(server, user: str, method: str, path: str, body=None) -> requests.Response:
-    return requests.request(method, f"{server.url}/api/{path}", json=body, timeout=30,
-                            headers={"Authorization": basic(user),
-                                     "Accept": "application/vnd.gravitino.v1+json"})
-
-
-def ok(r: requests.Response) -> dict:
-    assert r.status_code == 200, f"{r.request.method} {r.url}: {r.status_code} {r.text[:400]}"
-    return r.json()
+                                   reason="PostgreSQL's change feed keeps the caches coherent")
 
 
 def scrape(server) -> dict[tuple[str, tuple], float]:
