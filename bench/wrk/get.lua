@@ -1,10 +1,15 @@
--- GET one path on every keep-alive connection; BENCH_PATH and BENCH_INM (If-None-Match) come from
--- the environment. done() prints one JSON line that bench/run.py reads.
+-- GET one path on every keep-alive connection; BENCH_PATH, BENCH_INM (If-None-Match) and
+-- BENCH_AUTH (Authorization) come from the environment. done() prints one JSON line that
+-- bench/run.py reads.
 wrk.method = "GET"
 wrk.path = os.getenv("BENCH_PATH") or "/"
 local inm = os.getenv("BENCH_INM")
 if inm ~= nil and inm ~= "" then
   wrk.headers["If-None-Match"] = inm
+end
+local auth = os.getenv("BENCH_AUTH")
+if auth ~= nil and auth ~= "" then
+  wrk.headers["Authorization"] = auth
 end
 
 function done(summary, latency, requests)
