@@ -140,22 +140,54 @@ const EntityRecord* Target::RowOf(ObjectType type) const {
 Authorizer::Authorizer(store::MetadataStore& store, governance::AccessControl& access)
     : store_(store), access_(access) {}
 
+namespace {
+
+// The levels below a catalog a target names (its schemas, then its object), as a path for
+// MetadataStore::GetPath; none without a schema (a catalog-level target).
+void AppendBelowCatalog(std::vector<std::pair<EntityType, std::string>>& path,
+                        const std::vector<std::string>& schema, const std::string& object,
+                        ObjectType object_type) {
+  if (schema.empty()) return;
+  for (const auto& level : schema) path.emplace_back(EntityType::kSchema, level);
+  if (!object.empty()) path.emplace_back(LeafEntityType(object_type), object);
+}
+
+// Fills the schema and object rows of `t` from GetPath's rows of the levels below its catalog
+// (`below` is where they start): the first schema's row when it exists, the object's when every
+// level down to it does.
+void FillBelowCatalog(Target& t, std::vector<EntityRecord>& rows, size_t below) {
+  if (t.schema.empty() || rows.size() <= below) return;
+  t.schema_row = rows[below];
+  if (!t.object.empty() && rows.size() == below + t.schema.size() + 1) {
+    t.object_row = std::move(rows.back());
+  }
+}
+
+}  // namespace
+
+// One path lookup from the metalake down to the object (answered from memory when the store
+// caches paths), instead of a query per level.
 Result<Target> Authorizer::Resolve(const std::string& metalake, const std::string& catalog,
                                    const std::vector<std::string>& schema,
                                    const std::string& object, ObjectType object_type) {
-  auto ml = store_.Get(EntityType::kMetalake, 0, metalake);
-  if (!ml) {
-    if (ml.error().code == ErrorCode::kNotFound) {
-      return NotFound(EntityKind::kMetalake, "Metalake {} does not exist", metalake);
-    }
-    return std::move(ml).error();
-  }
-  std::optional<EntityRecord> catalog_row;
+  std::vector<std::pair<EntityType, std::string>> path = {{EntityType::kMetalake, metalake}};
   if (!catalog.empty()) {
-    CAIRN_ASSIGN_OR_RETURN(catalog_row,
-                           GetIfPresent(store_, EntityType::kCatalog, ml->id, catalog));
+    path.emplace_back(EntityType::kCatalog, catalog);
+    AppendBelowCatalog(path, schema, object, object_type);
   }
-  return ResolveFrom(std::move(*ml), std::move(catalog_row), catalog, schema, object, object_type);
+  CAIRN_ASSIGN_OR_RETURN(std::vector<EntityRecord> rows, store_.GetPath(0, path));
+  if (rows.empty()) {
+    return NotFound(EntityKind::kMetalake, "Metalake {} does not exist", metalake);
+  }
+  Target t;
+  t.metalake = std::move(rows[0]);
+  t.catalog = catalog;
+  if (rows.size() > 1) t.catalog_row = rows[1];
+  t.schema = schema;
+  t.object = object;
+  t.object_type = object_type;
+  if (t.catalog_row) FillBelowCatalog(t, rows, 2);
+  return t;
 }
 
 Result<Target> Authorizer::ResolveFrom(EntityRecord metalake, EntityRecord catalog,
@@ -277,16 +309,10 @@ Result<MetadataObjectTarget> Authorizer::ResolveMetadataObject(const std::string
 
 Status Authorizer::ResolveBelowCatalog(Target& t) {
   if (!t.catalog_row || t.schema.empty()) return Ok();
-  int64_t parent = t.catalog_row->id;
-  for (size_t i = 0; i < t.schema.size(); ++i) {
-    CAIRN_ASSIGN_OR_RETURN(auto s, GetIfPresent(store_, EntityType::kSchema, parent, t.schema[i]));
-    if (!s) return Ok();
-    if (i == 0) t.schema_row = *s;
-    parent = s->id;
-  }
-  if (t.object.empty()) return Ok();
-  CAIRN_ASSIGN_OR_RETURN(t.object_row,
-                         GetIfPresent(store_, LeafEntityType(t.object_type), parent, t.object));
+  std::vector<std::pair<EntityType, std::string>> path;
+  AppendBelowCatalog(path, t.schema, t.object, t.object_type);
+  CAIRN_ASSIGN_OR_RETURN(std::vector<EntityRecord> rows, store_.GetPath(t.catalog_row->id, path));
+  FillBelowCatalog(t, rows, 0);
   return Ok();
 }
 
