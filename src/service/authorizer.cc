@@ -155,6 +155,20 @@ void AppendBelowCatalog(std::vector<std::pair<EntityType, std::string>>& path,
 // Fills the schema and object rows of `t` from GetPath's rows of the levels below its catalog
 // (`below` is where they start): the first schema's row when it exists, the object's when every
 // level down to it does.
+// A target naming these levels, with its metalake's and (when it exists) its catalog's rows.
+Target NewTarget(EntityRecord metalake, std::optional<EntityRecord> catalog_row,
+                 const std::string& catalog, const std::vector<std::string>& schema,
+                 const std::string& object, ObjectType object_type) {
+  Target t;
+  t.metalake = std::move(metalake);
+  t.catalog = catalog;
+  t.catalog_row = std::move(catalog_row);
+  t.schema = schema;
+  t.object = object;
+  t.object_type = object_type;
+  return t;
+}
+
 void FillBelowCatalog(Target& t, std::vector<EntityRecord>& rows, size_t below) {
   if (t.schema.empty() || rows.size() <= below) return;
   t.schema_row = rows[below];
@@ -179,13 +193,10 @@ Result<Target> Authorizer::Resolve(const std::string& metalake, const std::strin
   if (rows.empty()) {
     return NotFound(EntityKind::kMetalake, "Metalake {} does not exist", metalake);
   }
-  Target t;
-  t.metalake = std::move(rows[0]);
-  t.catalog = catalog;
-  if (rows.size() > 1) t.catalog_row = rows[1];
-  t.schema = schema;
-  t.object = object;
-  t.object_type = object_type;
+  std::optional<EntityRecord> catalog_row;
+  if (rows.size() > 1) catalog_row = std::move(rows[1]);
+  Target t = NewTarget(std::move(rows[0]), std::move(catalog_row), catalog, schema, object,
+                       object_type);
   if (t.catalog_row) FillBelowCatalog(t, rows, 2);
   return t;
 }
@@ -202,13 +213,8 @@ Result<Target> Authorizer::ResolveFrom(EntityRecord metalake,
                                        const std::string& catalog,
                                        const std::vector<std::string>& schema,
                                        const std::string& object, ObjectType object_type) {
-  Target t;
-  t.metalake = std::move(metalake);
-  t.catalog = catalog;
-  t.catalog_row = std::move(catalog_row);
-  t.schema = schema;
-  t.object = object;
-  t.object_type = object_type;
+  Target t = NewTarget(std::move(metalake), std::move(catalog_row), catalog, schema, object,
+                       object_type);
   CAIRN_RETURN_IF_ERROR(ResolveBelowCatalog(t));
   return t;
 }

@@ -40,6 +40,14 @@ std::string_view DialectName(Dialect dialect) {
 
 namespace {
 
+// The kind a change notification names (the row's stored type), or nullopt when it names none.
+std::optional<EntityType> KindOfPayload(std::string_view payload) {
+  int64_t stored = 0;
+  const auto [end, ec] = std::from_chars(payload.data(), payload.data() + payload.size(), stored);
+  if (ec != std::errc() || end != payload.data() + payload.size()) return std::nullopt;
+  return model::FindKindByStoreType(stored);
+}
+
 // Opens the first connection, migrates through it, and seeds the pool with it.
 Result<std::unique_ptr<MetadataStore>> OpenWith(ConnectionPool::Factory factory, int pool_size,
                                                 const StoreOptions& options, bool cache_paths) {
@@ -128,19 +136,10 @@ Result<std::unique_ptr<MetadataStore>> OpenStore(const StoreOptions& options) {
     auto* sql = static_cast<SqlMetadataStore*>(store.get());
     sql->AttachChangeFeed([&]() -> std::shared_ptr<void> {
       return std::make_shared<postgres::PgListener>(
-        options.postgres_url, "cairn_changes",
-        [sql](std::string_view payload) {
-          int64_t stored = 0;
-          const auto [end, ec] =
-              std::from_chars(payload.data(), payload.data() + payload.size(), stored);
-          std::optional<EntityType> kind;
-          if (ec == std::errc() && end == payload.data() + payload.size()) {
-            kind = model::FindKindByStoreType(stored);
-          }
-          sql->AnnounceChange(kind);
-        },
-        [sql](bool connected) { sql->SetFeedConnected(connected); },
-        std::chrono::milliseconds(options.change_feed_heartbeat_ms));
+          options.postgres_url, "cairn_changes",
+          [sql](std::string_view payload) { sql->AnnounceChange(KindOfPayload(payload)); },
+          [sql](bool connected) { sql->SetFeedConnected(connected); },
+          std::chrono::milliseconds(options.change_feed_heartbeat_ms));
     });
     return store;
   }

@@ -29,8 +29,6 @@ constexpr unsigned int kDeadlock = 1213;
 constexpr unsigned int kNeedReprepare = 1615;
 constexpr unsigned int kDataTooLong = 1406;
 
-std::optional<std::string> PercentDecoded(std::string_view s) { return PercentDecode(s); }
-
 }  // namespace
 
 Result<MysqlUrl> ParseMysqlUrl(std::string_view url) {
@@ -50,7 +48,7 @@ Result<MysqlUrl> ParseMysqlUrl(std::string_view url) {
   }
   const size_t slash = rest.find('/');
   if (slash == std::string_view::npos || slash + 1 >= rest.size()) return bad("no database");
-  auto database = PercentDecoded(rest.substr(slash + 1));
+  auto database = PercentDecode(rest.substr(slash + 1));
   if (!database || database->find('/') != std::string::npos) return bad("a malformed database");
   out.database = *database;
   std::string_view authority = rest.substr(0, slash);
@@ -58,10 +56,10 @@ Result<MysqlUrl> ParseMysqlUrl(std::string_view url) {
     const std::string_view userinfo = authority.substr(0, at);
     authority = authority.substr(at + 1);
     const size_t colon = userinfo.find(':');
-    auto user = PercentDecoded(userinfo.substr(0, colon));
+    auto user = PercentDecode(userinfo.substr(0, colon));
     auto password = colon == std::string_view::npos
                         ? std::optional<std::string>("")
-                        : PercentDecoded(userinfo.substr(colon + 1));
+                        : PercentDecode(userinfo.substr(colon + 1));
     if (!user || !password) return bad("malformed user information");
     out.user = *user;
     out.password = *password;
@@ -80,7 +78,7 @@ Result<MysqlUrl> ParseMysqlUrl(std::string_view url) {
     const size_t eq = part.find('=');
     const std::string_view key = std::string_view(part).substr(0, eq);
     auto value =
-        PercentDecoded(eq == std::string::npos ? "" : std::string_view(part).substr(eq + 1));
+        PercentDecode(eq == std::string::npos ? "" : std::string_view(part).substr(eq + 1));
     if (key == "socket" && value && !value->empty()) {
       out.socket = *value;
     } else {

@@ -9,22 +9,10 @@
 #include <libpq-fe.h>
 
 #include "common/util.h"
+#include "store/postgres/libpq_util.h"
 
 namespace cairn::store::postgres {
 namespace {
-
-struct ClearResult {
-  void operator()(PGresult* result) const { PQclear(result); }
-};
-using ResultPtr = std::unique_ptr<PGresult, ClearResult>;
-
-std::string_view TrimMessage(const char* message) {
-  std::string_view text = message != nullptr ? message : "";
-  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) {
-    text.remove_suffix(1);
-  }
-  return text;
-}
 
 // Maps a failed result (or a null one, when libpq could not even send the query).
 Error MapError(PGconn* conn, const PGresult* result, std::string_view what) {

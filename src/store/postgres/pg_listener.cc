@@ -14,6 +14,8 @@
 #include <libpq-fe.h>
 #include <spdlog/spdlog.h>
 
+#include "store/postgres/libpq_util.h"
+
 namespace cairn::store::postgres {
 namespace {
 
@@ -23,17 +25,6 @@ struct ConnCloser {
   void operator()(PGconn* conn) const { PQfinish(conn); }
 };
 using Conn = std::unique_ptr<PGconn, ConnCloser>;
-
-struct ResultCloser {
-  void operator()(PGresult* r) const { PQclear(r); }
-};
-using ResultPtr = std::unique_ptr<PGresult, ResultCloser>;
-
-std::string Trim(const char* message) {
-  std::string s = message == nullptr ? "" : message;
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
-  return s;
-}
 
 }  // namespace
 
@@ -111,7 +102,7 @@ void PgListener::Run() {
       if (!r || PQresultStatus(r.get()) != PGRES_COMMAND_OK) {
         if (!warned) {
           spdlog::warn("event=store_listener state=failed channel={} error=\"{}\"", channel_,
-                       Trim(PQerrorMessage(conn.get())));
+                       TrimMessage(PQerrorMessage(conn.get())));
           warned = true;
         }
         conn.reset();
@@ -119,7 +110,7 @@ void PgListener::Run() {
     } else {
       if (!warned) {
         spdlog::warn("event=store_listener state=down channel={} error=\"{}\"", channel_,
-                     conn ? Trim(PQerrorMessage(conn.get())) : std::string("out of memory"));
+                     conn ? TrimMessage(PQerrorMessage(conn.get())) : std::string_view("out of memory"));
         warned = true;
       }
       conn.reset();
@@ -167,7 +158,7 @@ void PgListener::Run() {
     listening_.store(false, std::memory_order_release);
     if (stopped) break;
     spdlog::warn("event=store_listener state=lost channel={} error=\"{}\"", channel_,
-                 Trim(PQerrorMessage(conn.get())));
+                 TrimMessage(PQerrorMessage(conn.get())));
     warned = true;
     on_state_(false);
   }
