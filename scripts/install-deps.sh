@@ -5,7 +5,7 @@ set -euo pipefail
 profile=${1:-build}
 pkgs=(build-essential cmake ninja-build ccache pkg-config libboost-dev nlohmann-json3-dev
       libsqlite3-dev libpq-dev libspdlog-dev libfmt-dev libcli11-dev libssl-dev libcurl4-openssl-dev libavro-dev
-      zlib1g-dev libmariadb-dev librdkafka-dev)
+      zlib1g-dev libmariadb-dev librdkafka-dev libthrift-dev thrift-compiler)
 if [ "$profile" = test ]; then
   pkgs+=(googletest libgtest-dev libgmock-dev postgresql postgresql-client python3 python3-venv curl
          libssl-dev maven mariadb-server mariadb-client clang-14 libclang-rt-14-dev)

@@ -2,6 +2,7 @@
 #include "connector/connector.h"
 #include "connector/fileset/fileset_connector.h"
 #include "connector/generic/generic_connector.h"
+#include "connector/hive/hive_connector.h"
 #include "connector/iceberg/iceberg_connector.h"
 #include "connector/jdbc/jdbc_connector.h"
 #include "connector/kafka/kafka_connector.h"
@@ -18,6 +19,7 @@ std::unique_ptr<ConnectorRegistry> MakeDefaultRegistry(ConnectorDeps deps) {
   RegisterModelConnector(*registry);
   RegisterKafkaConnector(*registry);
   RegisterGenericConnector(*registry);
+  RegisterHiveConnector(*registry);
   return registry;
 }
 

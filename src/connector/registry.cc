@@ -10,10 +10,10 @@ namespace {
 
 // Providers of the Gravitino API that this server does not serve (yet); named in the error so a
 // user knows the name was understood.
-constexpr std::array<std::string_view, 12> kKnownProviders = {
-    "hive",           "lakehouse-paimon", "lakehouse-hudi", "jdbc-doris",
-    "jdbc-starrocks", "jdbc-clickhouse",  "jdbc-hologres",  "jdbc-oceanbase",
-    "glue",           "fileset",          "kafka",          "model"};
+constexpr std::array<std::string_view, 11> kKnownProviders = {
+    "lakehouse-paimon", "lakehouse-hudi", "jdbc-doris", "jdbc-starrocks", "jdbc-clickhouse",
+    "jdbc-hologres",    "jdbc-oceanbase", "glue",       "fileset",        "kafka",
+    "model"};
 
 thread_local std::optional<std::string> t_caller_authorization;
 

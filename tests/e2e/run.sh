@@ -11,7 +11,9 @@
 #    admin/password, bucket `warehouse`) exported as CAIRN_TEST_S3_ENDPOINT (CAIRN_TEST_S3=0
 #    skips it), and one Kafka broker in KRaft mode (tests/harness/kafka_broker.py, jars from Maven
 #    Central) exported as CAIRN_TEST_KAFKA_BOOTSTRAP and CAIRN_TEST_KAFKA_DIR
-#    (CAIRN_TEST_KAFKA=0 skips it); stops them on exit.
+#    (CAIRN_TEST_KAFKA=0 skips it), and one Hive standalone metastore (tests/harness/
+#    hive_metastore.py, jars from Maven Central) exported as CAIRN_TEST_HIVE_URI and
+#    CAIRN_TEST_HIVE_DIR (CAIRN_TEST_HIVE=0 skips it); stops them on exit.
 # 3. If `-- CMD ...` is given, runs CMD first (e.g. `-- build/cairn_unit_tests`) with
 #    CAIRN_TEST_PG_URL set, so unit tests share the same PostgreSQL lifetime.
 # 4. Runs pytest on tests/e2e once per store in CAIRN_E2E_STORES (default "sqlite postgres
@@ -130,7 +132,12 @@ pg_dir=""
 minio_dir=""
 mariadb_dir=""
 kafka_dir=""
+hive_dir=""
 cleanup() {
+  if [[ -n "$hive_dir" ]]; then
+    python3 "$REPO/tests/harness/hive_metastore.py" stop "$hive_dir" || true
+    rm -rf "$hive_dir"
+  fi
   if [[ -n "$kafka_dir" ]]; then
     python3 "$REPO/tests/harness/kafka_broker.py" stop "$kafka_dir" || true
     rm -rf "$kafka_dir"
@@ -186,6 +193,17 @@ if [[ "${CAIRN_TEST_KAFKA:-1}" == "1" ]]; then
   fi
   export CAIRN_TEST_KAFKA_BOOTSTRAP CAIRN_TEST_KAFKA_DIR="$kafka_dir"
   log "Kafka at $CAIRN_TEST_KAFKA_BOOTSTRAP"
+fi
+
+# --- Hive Metastore (standalone, embedded Derby), for the hive catalog tests ------------------
+if [[ "${CAIRN_TEST_HIVE:-1}" == "1" ]]; then
+  hive_dir="$(mktemp -d /tmp/cairn-hive.XXXXXX)"
+  if ! CAIRN_TEST_HIVE_URI="$(python3 "$REPO/tests/harness/hive_metastore.py" start "$hive_dir")"; then
+    log "could not start the Hive metastore"
+    exit 1
+  fi
+  export CAIRN_TEST_HIVE_URI CAIRN_TEST_HIVE_DIR="$hive_dir"
+  log "Hive metastore at $CAIRN_TEST_HIVE_URI"
 fi
 
 # --- MariaDB (jdbc suite) ---------------------------------------------------------------------

@@ -12,6 +12,7 @@
 #include "common/log.h"
 #include "common/util.h"
 #include "connector/iceberg/iceberg_catalog.h"
+#include "connector/partition_catalog.h"
 #include "iceberg/table_metadata.h"
 #include "json/json_util.h"
 #include "model/kinds.h"
@@ -651,14 +652,134 @@ Result<Response> DropTable(Call& c) {
   return Dropped(dropped);
 }
 
-// No provider served here has partition objects (Iceberg partitions are transforms, JDBC sources
-// have none): the table is resolved and authorized as for any partition call, then the call gets
-// Gravitino's "unsupported operation" answer for the table.
-Result<Response> Partitions(Call& c) {
-  const bool read = c.request.method == "GET";
-  CAIRN_RETURN_IF_ERROR(
-      c.objects.LoadTable(c.caller, c.Ref(), read ? Action::kLoadTable : Action::kModifyTable));
-  return Unsupported("Table {} does not support partition operations", c.op.parent);
+// ---- Partitions (Hive tables; docs/hive.md)
+
+namespace jf = model::json_fields;
+
+// PartitionDTO of an identity partition.
+OrderedJson PartitionToJson(const model::Partition& p) {
+  OrderedJson names = OrderedJson::array();
+  for (const auto& f : p.field_names) names.push_back(jf::FieldNameToJson(f));
+  OrderedJson values = OrderedJson::array();
+  for (const auto& v : p.values) values.push_back(ExpressionToJson(v));
+  OrderedJson props = OrderedJson::object();
+  for (const auto& [k, v] : p.properties) props[k] = v;
+  return OrderedJson{{"type", "identity"},
+                     {"name", p.name},
+                     {"fieldNames", std::move(names)},
+                     {"values", std::move(values)},
+                     {"properties", std::move(props)}};
+}
+
+// `{"partitions":[PartitionDTO]}`: exactly one, an identity partition.
+Result<model::Partition> PartitionFromJson(const Json& body) {
+  if (!body.is_object()) return InvalidArgument("The request body must be a JSON object");
+  const Json* list = jf::Find(body, "partitions");
+  if (list == nullptr || !list->is_array()) {
+    return InvalidArgument("Field 'partitions' is required: an array of one partition");
+  }
+  if (list->size() != 1) {
+    return InvalidArgument("Field 'partitions' must hold exactly one partition, not {}",
+                           list->size());
+  }
+  const Json& j = (*list)[0];
+  if (!j.is_object()) return jf::WrongType("partitions[0]", "a partition object", j);
+  CAIRN_ASSIGN_OR_RETURN(std::string type, jf::StringIn(j, "type", "partitions[0]"));
+  if (ToLower(type) != "identity") {
+    return InvalidArgument(
+        "Field 'partitions[0].type' is '{}'; this table takes identity partitions", type);
+  }
+  model::Partition p;
+  CAIRN_ASSIGN_OR_RETURN(auto name, OptionalString(j, "name"));
+  if (name) p.name = *name;
+  const Json* names = jf::Find(j, "fieldNames");
+  if (names == nullptr || !names->is_array()) {
+    return InvalidArgument("Field 'partitions[0].fieldNames' is required: an array of names");
+  }
+  for (size_t i = 0; i < names->size(); ++i) {
+    const Json& f = (*names)[i];
+    const std::string at = fmt::format("partitions[0].fieldNames[{}]", i);
+    if (!f.is_array() || f.empty()) return jf::WrongType(at, "an array of strings", f);
+    model::FieldName fn;
+    for (const auto& part : f) {
+      if (!part.is_string()) return jf::WrongType(at, "an array of strings", f);
+      fn.push_back(part.get<std::string>());
+    }
+    p.field_names.push_back(std::move(fn));
+  }
+  const Json* values = jf::Find(j, "values");
+  if (values == nullptr || !values->is_array()) {
+    return InvalidArgument("Field 'partitions[0].values' is required: an array of literals");
+  }
+  for (size_t i = 0; i < values->size(); ++i) {
+    CAIRN_ASSIGN_OR_RETURN(auto e, ExpressionFromJson((*values)[i],
+                                                      fmt::format("partitions[0].values[{}]", i)));
+    p.values.push_back(std::move(e));
+  }
+  CAIRN_ASSIGN_OR_RETURN(p.properties, PropertiesFromJson(j, "properties"));
+  return p;
+}
+
+// The table's catalog, once the caller may `action` the table, and its partitions; a catalog
+// without partition objects (Iceberg's partitions are transforms, JDBC sources have none) gets
+// Gravitino's "unsupported operation" answer for the table, after the table was found.
+Result<connector::PartitionCatalog*> OpenPartitions(Call& c, Action action,
+                                                    std::shared_ptr<connector::Connector>& keep) {
+  CAIRN_ASSIGN_OR_RETURN(keep, c.objects.OpenCatalog(c.caller, action, c.Ref()));
+  auto* partitions = keep->Find<connector::PartitionCatalog>();
+  if (partitions == nullptr) {
+    CAIRN_RETURN_IF_ERROR(c.objects.LoadTable(c.caller, c.Ref(), action));
+    return Unsupported("Table {} does not support partition operations", c.op.parent);
+  }
+  return partitions;
+}
+
+Result<Response> ListPartitions(Call& c) {
+  std::shared_ptr<connector::Connector> keep;
+  CAIRN_ASSIGN_OR_RETURN(auto* parts, OpenPartitions(c, Action::kLoadTable, keep));
+  const ObjectRef ref = c.Ref();
+  if (c.Flag("details")) {
+    CAIRN_ASSIGN_OR_RETURN(auto list, parts->ListPartitions(ref.schema[0], ref.name));
+    OrderedJson out = OrderedJson::array();
+    for (const auto& p : list) out.push_back(PartitionToJson(p));
+    return Reply(OrderedJson{{"partitions", std::move(out)}});
+  }
+  CAIRN_ASSIGN_OR_RETURN(auto names, parts->ListPartitionNames(ref.schema[0], ref.name));
+  return Reply(OrderedJson{{"names", names}});
+}
+
+Result<Response> GetPartition(Call& c) {
+  std::shared_ptr<connector::Connector> keep;
+  CAIRN_ASSIGN_OR_RETURN(auto* parts, OpenPartitions(c, Action::kLoadTable, keep));
+  const ObjectRef ref = c.Ref();
+  CAIRN_ASSIGN_OR_RETURN(auto p,
+                         parts->GetPartition(ref.schema[0], ref.name, c.Param("partition")));
+  return Reply(OrderedJson{{"partition", PartitionToJson(p)}});
+}
+
+Result<Response> AddPartition(Call& c) {
+  std::shared_ptr<connector::Connector> keep;
+  CAIRN_ASSIGN_OR_RETURN(auto* parts, OpenPartitions(c, Action::kModifyTable, keep));
+  CAIRN_ASSIGN_OR_RETURN(Json body, c.Body());
+  CAIRN_ASSIGN_OR_RETURN(model::Partition wanted, PartitionFromJson(body));
+  const ObjectRef ref = c.Ref();
+  CAIRN_ASSIGN_OR_RETURN(auto made,
+                         parts->AddPartition(c.caller.ctx, ref.schema[0], ref.name, wanted));
+  c.objects.Publish(c.caller, ChangeType::kAltered, ref);
+  OrderedJson out = OrderedJson::array();
+  out.push_back(PartitionToJson(made));
+  return Reply(OrderedJson{{"partitions", std::move(out)}});
+}
+
+Result<Response> DropPartition(Call& c) {
+  std::shared_ptr<connector::Connector> keep;
+  CAIRN_ASSIGN_OR_RETURN(auto* parts, OpenPartitions(c, Action::kModifyTable, keep));
+  const ObjectRef ref = c.Ref();
+  CAIRN_ASSIGN_OR_RETURN(bool dropped,
+                         parts->DropPartition(c.caller.ctx, ref.schema[0], ref.name,
+                                              c.Param("partition"), c.Flag("purge")));
+  if (dropped) c.objects.Publish(c.caller, ChangeType::kAltered, ref);
+  return Dropped(dropped);
 }
 
 }  // namespace
@@ -724,10 +845,11 @@ std::vector<Route> ObjectRoutes() {
       {"PUT", api::PathPattern(kTable), K::kTable, "ALTER", A::kModifyTable, AlterTable},
       {"DELETE", api::PathPattern(kTable), K::kTable, "DROP", kService, DropTable},
 
-      {"GET", api::PathPattern(kPartitions), K::kPartition, "LIST", kService, Partitions},
-      {"POST", api::PathPattern(kPartitions), K::kPartition, "CREATE", kService, Partitions},
-      {"GET", api::PathPattern(kPartition), K::kPartition, "LOAD", kService, Partitions},
-      {"DELETE", api::PathPattern(kPartition), K::kPartition, "DROP", kService, Partitions},
+      {"GET", api::PathPattern(kPartitions), K::kPartition, "LIST", kService, ListPartitions},
+      {"POST", api::PathPattern(kPartitions), K::kPartition, "CREATE", A::kModifyTable,
+       AddPartition},
+      {"GET", api::PathPattern(kPartition), K::kPartition, "LOAD", kService, GetPartition},
+      {"DELETE", api::PathPattern(kPartition), K::kPartition, "DROP", kService, DropPartition},
 
       {"GET", api::PathPattern("/metalakes/{metalake}/objects/{type}/{fullName}/credentials"),
        K::kMetadataObject, "", std::nullopt, Credentials},

@@ -12,6 +12,7 @@
 #include "connector/external_rows.h"
 #include "connector/iceberg/iceberg_catalog.h"
 #include "connector/iceberg/iceberg_proxy.h"
+#include "connector/partition_catalog.h"
 #include "matchers.h"
 #include "storage/credentials.h"
 #include "store/metadata_store.h"
@@ -105,6 +106,7 @@ TEST_F(ConnectorCapabilitiesTest, ManagedIcebergCatalogHasSchemasTablesAndIceber
   EXPECT_NE(conn->Find<ViewCatalog>(), nullptr);
   EXPECT_EQ(conn->Find<ModelCatalog>(), nullptr);
   EXPECT_EQ(conn->Find<FilesetCatalog>(), nullptr);
+  EXPECT_EQ(conn->Find<PartitionCatalog>(), nullptr);
   EXPECT_EQ(conn->Find<IcebergProxy>(), nullptr);
   EXPECT_EQ(conn->Find<ExternalRows>(), nullptr);
   EXPECT_EQ(conn->Find<storage::CredentialVendor>(), nullptr);
@@ -200,9 +202,23 @@ TEST_F(ConnectorCapabilitiesTest, JdbcCatalogHasSchemasAndTables) {
   ASSERT_NE(conn, nullptr);
   EXPECT_NE(conn->Find<SchemaCatalog>(), nullptr);
   EXPECT_NE(conn->Find<TableCatalog>(), nullptr);
+  EXPECT_EQ(conn->Find<PartitionCatalog>(), nullptr);
   EXPECT_EQ(conn->Find<FilesetCatalog>(), nullptr);
   EXPECT_EQ(conn->Find<IcebergCatalog>(), nullptr);
   EXPECT_EQ(conn->Find<IcebergProxy>(), nullptr);
+  EXPECT_EQ(conn->Find<storage::CredentialVendor>(), nullptr);
+}
+
+TEST_F(ConnectorCapabilitiesTest, HiveCatalogHasSchemasTablesAndPartitions) {
+  // Building the connector opens no connection, so no metastore is needed.
+  auto conn = Open("hive", model::CatalogType::kRelational,
+                   {{"metastore.uris", "thrift://127.0.0.1:9"}});
+  ASSERT_NE(conn, nullptr);
+  EXPECT_NE(conn->Find<SchemaCatalog>(), nullptr);
+  EXPECT_NE(conn->Find<TableCatalog>(), nullptr);
+  EXPECT_NE(conn->Find<PartitionCatalog>(), nullptr);
+  EXPECT_EQ(conn->Find<FilesetCatalog>(), nullptr);
+  EXPECT_EQ(conn->Find<IcebergCatalog>(), nullptr);
   EXPECT_EQ(conn->Find<storage::CredentialVendor>(), nullptr);
 }
 

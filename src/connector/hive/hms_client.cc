@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "connector/hive/hms_client.h"
+
+#include <thrift/TApplicationException.h>
+#include <thrift/protocol/TBinaryProtocol.h>
+#include <thrift/transport/TBufferTransports.h>
+#include <thrift/transport/TSocket.h>
+#include <thrift/transport/TTransportException.h>
+
+#include "common/util.h"
+#include "hms/ThriftHiveMetastore.h"
+
+namespace cairn::connector::hive {
+
+namespace tt = apache::thrift::transport;
+namespace tp = apache::thrift::protocol;
+
+namespace {
+constexpr const char* kUrisProperty = "metastore.uris";
+}
+
+Result<std::vector<MetastoreUri>> ParseMetastoreUris(std::string_view text) {
+  std::vector<MetastoreUri> out;
+  for (const auto& part : Split(text, ',')) {
+    const std::string item(Trim(part));
+    if (item.empty()) continue;
+    constexpr std::string_view kScheme = "thrift://";
+    if (item.size() <= kScheme.size() ||
+        !EqualsIgnoreCase(std::string_view(item).substr(0, kScheme.size()), kScheme)) {
+      return InvalidArgument("Property '{}': '{}' is not a thrift://host:port URI", kUrisProperty,
+                             item);
+    }
+    std::string authority = item.substr(kScheme.size());
+    if (auto slash = authority.find('/'); slash != std::string::npos) {
+      if (slash + 1 != authority.size()) {
+        return InvalidArgument("Property '{}': '{}' has a path; a metastore URI is host:port",
+                               kUrisProperty, item);
+      }
+      authority.resize(slash);
+    }
+    MetastoreUri uri;
+    uri.text = item;
+    std::string port;
+    if (!authority.empty() && authority[0] == '[') {
+      auto close = authority.find(']');
+      if (close == std::string::npos) {
+        return InvalidArgument("Property '{}': '{}' has a bad host", kUrisProperty, item);
+      }
+      uri.host = authority.substr(1, close - 1);
+      if (close + 1 < authority.size()) {
+        if (authority[close + 1] != ':') {
+          return InvalidArgument("Property '{}': '{}' has a bad host", kUrisProperty, item);
+        }
+        port = authority.substr(close + 2);
+      }
+    } else if (auto colon = authority.rfind(':'); colon != std::string::npos) {
+      uri.host = authority.substr(0, colon);
+      port = authority.substr(colon + 1);
+    } else {
+      uri.host = authority;
+    }
+    if (uri.host.empty() || uri.host.find_first_of("@ \t") != std::string::npos) {
+      return InvalidArgument("Property '{}': '{}' has no usable host", kUrisProperty, item);
+    }
+    if (!port.empty()) {
+      auto n = ParseInt64(port);
+      if (!n || *n < 1 || *n > 65535) {
+        return InvalidArgument("Property '{}': '{}' has a bad port", kUrisProperty, item);
+      }
+      uri.port = static_cast<int>(*n);
+    }
+    out.push_back(std::move(uri));
+  }
+  if (out.empty()) {
+    return InvalidArgument("Property '{}' is required: thrift://host:port of the metastore",
+                           kUrisProperty);
+  }
+  return out;
+}
+
+struct HmsPool::Conn {
+  std::shared_ptr<tt::TSocket> socket;
+  std::shared_ptr<tt::TTransport> transport;
+  std::unique_ptr<Client> client;
+  const MetastoreUri* uri = nullptr;
+
+  ~Conn() {
+    try {
+      if (transport) transport->close();
+    } catch (...) {
+      // closing a broken socket: nothing to do
+    }
+  }
+};
+
+HmsPool::HmsPool(HmsOptions options) : options_(std::move(options)) {}
+
+HmsPool::~HmsPool() = default;
+
+Result<std::unique_ptr<HmsPool::Conn>> HmsPool::Connect() {
+  size_t start = 0;
+  {
+    std::lock_guard lock(mu_);
+    start = next_uri_++;
+  }
+  std::string reasons;
+  const auto started = std::chrono::steady_clock::now();
+  for (size_t i = 0; i < options_.uris.size(); ++i) {
+    const MetastoreUri& uri = options_.uris[(start + i) % options_.uris.size()];
+    auto conn = std::make_unique<Conn>();
+    conn->uri = &uri;
+    try {
+      conn->socket = std::make_shared<tt::TSocket>(uri.host, uri.port);
+      conn->socket->setConnTimeout(options_.connect_timeout_ms);
+      conn->socket->setRecvTimeout(options_.io_timeout_ms);
+      conn->socket->setSendTimeout(options_.io_timeout_ms);
+      conn->socket->setKeepAlive(true);
+      conn->transport = std::make_shared<tt::TBufferedTransport>(conn->socket);
+      auto protocol = std::make_shared<tp::TBinaryProtocol>(conn->transport);
+      conn->client = std::make_unique<Client>(protocol);
+      conn->transport->open();
+      return conn;
+    } catch (const std::exception& e) {
+      if (!reasons.empty()) reasons += "; ";
+      reasons += fmt::format("{}: {}", uri.text, e.what());
+    }
+  }
+  // A failure that took most of the connect timeout: the metastore's host does not answer.
+  if (std::chrono::steady_clock::now() - started >=
+      std::chrono::milliseconds(options_.connect_timeout_ms * 8 / 10)) {
+    HoldOff("the metastore did not answer the last connection attempt in time");
+  }
+  return MakeError(ErrorCode::kConnectionFailed, EntityKind::kNone, "no metastore answered ({})",
+                   reasons);
+}
+
+void HmsPool::HoldOff(std::string reason) {
+  std::lock_guard lock(mu_);
+  hold_until_ = std::chrono::steady_clock::now() + std::chrono::milliseconds(options_.hold_off_ms);
+  hold_reason_ = std::move(reason);
+}
+
+Result<std::unique_ptr<HmsPool::Conn>> HmsPool::Acquire() {
+  {
+    std::unique_lock lock(mu_);
+    if (const auto now = std::chrono::steady_clock::now(); now < hold_until_) {
+      return Unavailable(
+          "{}; not tried again for {} ms", hold_reason_,
+          std::chrono::duration_cast<std::chrono::milliseconds>(hold_until_ - now).count());
+    }
+    const auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::milliseconds(options_.pool_wait_ms);
+    while (idle_.empty() && open_ >= options_.pool_max) {
+      if (cv_.wait_until(lock, deadline) == std::cv_status::timeout && idle_.empty() &&
+          open_ >= options_.pool_max) {
+        return Unavailable("all {} metastore connections stayed busy for {} ms",
+                           options_.pool_max, options_.pool_wait_ms);
+      }
+    }
+    if (!idle_.empty()) {
+      auto conn = std::move(idle_.back());
+      idle_.pop_back();
+      return conn;
+    }
+    ++open_;
+  }
+  auto conn = Connect();
+  if (!conn) Discard();
+  return conn;
+}
+
+void HmsPool::Release(std::unique_ptr<Conn> conn) {
+  {
+    std::lock_guard lock(mu_);
+    idle_.push_back(std::move(conn));
+  }
+  cv_.notify_one();
+}
+
+void HmsPool::Discard() {
+  {
+    std::lock_guard lock(mu_);
+    --open_;
+  }
+  cv_.notify_one();
+}
+
+Status HmsPool::Run(std::string_view what, const std::function<void(Client&)>& fn) {
+  for (int attempt = 0;; ++attempt) {
+    CAIRN_ASSIGN_OR_RETURN(auto conn, Acquire());
+    const std::string uri = conn->uri->text;
+    try {
+      fn(*conn->client);
+      Release(std::move(conn));
+      return Ok();
+    } catch (const hms::NoSuchObjectException& e) {
+      Release(std::move(conn));
+      return MakeError(ErrorCode::kNotFound, EntityKind::kNone, "{}", e.message);
+    } catch (const hms::AlreadyExistsException& e) {
+      Release(std::move(conn));
+      return MakeError(ErrorCode::kAlreadyExists, EntityKind::kNone, "{}", e.message);
+    } catch (const hms::InvalidObjectException& e) {
+      Release(std::move(conn));
+      return InvalidArgument("{}", e.message);
+    } catch (const hms::InvalidOperationException& e) {
+      Release(std::move(conn));
+      return InvalidArgument("{}", e.message);
+    } catch (const hms::MetaException& e) {
+      Release(std::move(conn));
+      return InvalidArgument("{}", e.message);
+    } catch (const apache::thrift::TApplicationException& e) {
+      // The metastore answered but does not know the call (an older or newer version), or
+      // failed inside it; the connection is out of step either way.
+      conn.reset();
+      Discard();
+      if (e.getType() == apache::thrift::TApplicationException::UNKNOWN_METHOD) {
+        return Unsupported("the metastore at {} does not serve {} ({})", uri, what, e.what());
+      }
+      return Unavailable("the metastore at {} failed in {}: {}", uri, what, e.what());
+    } catch (const tt::TTransportException& e) {
+      // Transport failures: the connection cannot be trusted any more.
+      conn.reset();
+      Discard();
+      if (e.getType() == tt::TTransportException::TIMED_OUT) {
+        HoldOff(fmt::format("the metastore at {} did not answer {} in time", uri, what));
+        return Unavailable("the metastore at {} did not answer {} within {} ms", uri, what,
+                           options_.io_timeout_ms);
+      }
+      // A pooled connection the metastore closed meanwhile (it restarted): once more afresh.
+      if (attempt == 0) continue;
+      return Unavailable("the metastore at {} did not answer {}: {}", uri, what, e.what());
+    } catch (const std::exception& e) {
+      // Protocol failures: the connection is out of step.
+      conn.reset();
+      Discard();
+      if (attempt == 0) continue;
+      return Unavailable("the metastore at {} did not answer {}: {}", uri, what, e.what());
+    }
+  }
+}
+
+Status HmsPool::Ping() {
+  CAIRN_ASSIGN_OR_RETURN(auto conn, Connect());
+  try {
+    std::vector<std::string> names;
+    conn->client->get_all_databases(names);
+    return Ok();
+  } catch (const std::exception& e) {
+    return MakeError(ErrorCode::kConnectionFailed, EntityKind::kNone,
+                     "the metastore at {} did not answer: {}", conn->uri->text, e.what());
+  }
+}
+
+}  // namespace cairn::connector::hive

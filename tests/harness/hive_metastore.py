@@ -1,0 +1,188 @@
+"""A real Apache Hive standalone metastore (Thrift service, embedded Derby database) on 127.0.0.1
+for the hive catalog tests.
+
+The jars come from Maven Central (tests/harness/hive/pom.xml, `mvn dependency:copy-dependencies`)
+into CAIRN_TOOLS_DIR/hive-metastore-<version> (default ~/.cache/cairn/...) once per machine. The
+metastore runs on the default JDK (17).
+
+  python3 tests/harness/hive_metastore.py start DIR   start one with its database and warehouse
+                                               in DIR; prints thrift://127.0.0.1:PORT and writes
+                                               it to DIR/uri
+  python3 tests/harness/hive_metastore.py stop DIR    stop it
+  python3 tests/harness/hive_metastore.py install     only fetch the jars
+
+As a module: `HiveMetastore(dir).start()` / `.stop()` / `.start()` again (same port, same
+database), used by the test that stops the metastore; `HiveMetastore.attach(dir)` for one
+started by `start`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from process_group import stop_group
+
+HERE = Path(__file__).resolve().parent
+POM = HERE / "hive" / "pom.xml"
+VERSION = re.search(r"<hive.version>([^<]+)</hive.version>", POM.read_text()).group(1)
+TOOLS_DIR = Path(os.environ.get("CAIRN_TOOLS_DIR", Path.home() / ".cache" / "cairn"))
+LIB = TOOLS_DIR / f"hive-metastore-{VERSION}" / "lib"
+
+
+def _log(msg: str) -> None:
+    print(f"hive_metastore.py: {msg}", file=sys.stderr, flush=True)
+
+
+def install() -> Path:
+    stamp = LIB / ".complete"
+    if stamp.exists():
+        return LIB
+    if shutil.which("mvn") is None:
+        raise RuntimeError("Maven (mvn) is needed once to fetch the Hive metastore's jars")
+    _log(f"fetching the Apache Hive {VERSION} metastore from Maven Central into {LIB} "
+         "(once per machine)")
+    tmp = LIB.with_name(LIB.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    subprocess.run(["mvn", "-q", "-B", "--no-transfer-progress", "-Dstyle.color=never", "-f",
+                    str(POM), "dependency:copy-dependencies", f"-DoutputDirectory={tmp}",
+                    "-DincludeScope=runtime"], check=True, stdout=sys.stderr)
+    shutil.rmtree(LIB, ignore_errors=True)
+    LIB.parent.mkdir(parents=True, exist_ok=True)
+    tmp.rename(LIB)
+    stamp.write_text(VERSION + "\n")
+    return LIB
+
+
+def _java() -> str:
+    home = os.environ.get("JAVA_HOME")
+    if home and os.access(Path(home) / "bin" / "java", os.X_OK):
+        return str(Path(home) / "bin" / "java")
+    java = shutil.which("java")
+    if java is None:
+        raise RuntimeError("a JDK (17) is needed to run the Hive metastore")
+    return java
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _open(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+            return True
+    except OSError:
+        return False
+
+
+class HiveMetastore:
+    def __init__(self, data_dir: Path, port: int | None = None):
+        self.dir = Path(data_dir).resolve()
+        self.port = port or _free_port()
+        self.proc: subprocess.Popen | None = None
+        self.pid: int | None = None
+
+    @classmethod
+    def attach(cls, data_dir: Path) -> "HiveMetastore":
+        d = Path(data_dir)
+        ms = cls(d, int((d / "port").read_text()))
+        pid = d / "pid"
+        ms.pid = int(pid.read_text()) if pid.exists() else None
+        return ms
+
+    @property
+    def uri(self) -> str:
+        return f"thrift://127.0.0.1:{self.port}"
+
+    @property
+    def warehouse(self) -> Path:
+        return self.dir / "warehouse"
+
+    def _conf_dir(self) -> Path:
+        conf = self.dir / "conf"
+        conf.mkdir(parents=True, exist_ok=True)
+        props = {
+            "metastore.thrift.port": str(self.port),
+            "metastore.thrift.bind.host": "127.0.0.1",
+            "javax.jdo.option.ConnectionURL":
+                f"jdbc:derby:;databaseName={self.dir / 'metastore_db'};create=true",
+            "javax.jdo.option.ConnectionDriverName": "org.apache.derby.jdbc.EmbeddedDriver",
+            "metastore.schema.verification": "false",
+            "datanucleus.schema.autoCreateAll": "true",
+            "metastore.warehouse.dir": f"file://{self.warehouse}",
+            "metastore.warehouse.external.dir": f"file://{self.warehouse}/external",
+            # No notification log, statistics tasks or compaction threads: a catalog's metastore.
+            "metastore.event.db.notification.api.auth": "false",
+            "metastore.compactor.initiator.on": "false",
+            "metastore.housekeeping.threads.on": "false",
+        }
+        body = "".join(f"  <property><name>{k}</name><value>{v}</value></property>\n"
+                       for k, v in props.items())
+        (conf / "metastore-site.xml").write_text(f"<configuration>\n{body}</configuration>\n")
+        return conf
+
+    def start(self, timeout: float = 120.0) -> "HiveMetastore":
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.warehouse.mkdir(parents=True, exist_ok=True)
+        cp = f"{self._conf_dir()}:{install() / '*'}"
+        log = open(self.dir / "metastore.log", "ab")
+        self.proc = subprocess.Popen(
+            [_java(), "-Xms128m", "-Xmx512m", "-XX:+UseSerialGC",
+             f"-Dderby.system.home={self.dir}", "-cp", cp,
+             "org.apache.hadoop.hive.metastore.HiveMetaStore"],
+            stdout=log, stderr=subprocess.STDOUT, start_new_session=True, cwd=self.dir)
+        self.pid = self.proc.pid
+        deadline = time.monotonic() + timeout
+        while not _open(self.port):
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"the metastore exited with {self.proc.returncode}; "
+                                   f"see {self.dir}/metastore.log")
+            if time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError(f"the metastore is not listening after {timeout}s; "
+                                   f"see {self.dir}/metastore.log")
+            time.sleep(0.3)
+        (self.dir / "uri").write_text(self.uri + "\n")
+        (self.dir / "port").write_text(f"{self.port}\n")
+        (self.dir / "pid").write_text(f"{self.pid}\n")
+        return self
+
+    def stop(self) -> None:
+        pid = self.proc.pid if self.proc is not None else self.pid
+        if pid is None:
+            return
+        stop_group(pid, self.proc)
+        self.proc = None
+        self.pid = None
+        (self.dir / "pid").unlink(missing_ok=True)
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) == 2 and argv[1] == "install":
+        print(install())
+        return 0
+    if len(argv) != 3 or argv[1] not in ("start", "stop"):
+        _log("usage: hive_metastore.py {start|stop} DIR | install")
+        return 2
+    d = Path(argv[2])
+    if argv[1] == "start":
+        ms = HiveMetastore(d).start()
+        ms.proc = None  # outlives this script; `stop` finds it by its pid file
+        print(ms.uri)
+        return 0
+    if (d / "port").exists():
+        HiveMetastore.attach(d).stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
