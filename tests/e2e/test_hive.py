@@ -298,7 +298,7 @@ def test_definitions_hive_cannot_hold_are_refused_with_nothing_made(
         assert name not in hms.get_all_tables(hive_schema), extra
 
 
-def test_table_made_by_another_client_is_visible_at_once(hive_catalog, hive_schema, hms):
+def test_table_made_by_another_client_is_visible_at_once(client, hive_catalog, hive_schema, hms):
     from hive_metastore_client.builders import (
         ColumnBuilder, SerDeInfoBuilder, StorageDescriptorBuilder, TableBuilder)
     cols = [ColumnBuilder("id", "int", "the id").build(),
@@ -333,6 +333,20 @@ def test_table_made_by_another_client_is_visible_at_once(hive_catalog, hive_sche
     assert t.properties()["serde-lib"] == "org.apache.hadoop.hive.ql.io.orc.OrcSerde"
     assert [p.field_name() for p in t.partitioning()] == [["region"]]
     assert t.audit_info().creator() == "hive"
+
+    # an Iceberg table the metastore holds is left out of listings unless list-all-tables is set
+    hms.create_table(TableBuilder(
+        table_name="ice", db_name=hive_schema, owner="spark", storage_descriptor=sd,
+        table_type="EXTERNAL_TABLE",
+        parameters={"EXTERNAL": "TRUE", "table_type": "ICEBERG",
+                    "metadata_location": "file:/tmp/ice/metadata/00000.metadata.json"}).build())
+    assert sorted(i.name() for i in tables.list_tables(ident.namespace())) == ["from_hive"]
+    assert tables.load_table(NameIdentifier.of(hive_schema, "ice")).properties()[
+        "table_type"] == "ICEBERG"
+    every = client.create_catalog(unique("hive"), Catalog.Type.RELATIONAL, "hive", "",
+                                  {"metastore.uris": URI, "list-all-tables": "true"})
+    assert sorted(i.name() for i in every.as_table_catalog().list_tables(ident.namespace())) == [
+        "from_hive", "ice"]
 
     # dropped by the other client: gone through Cairn at once
     hms.drop_table(hive_schema, "from_hive", False)
@@ -597,3 +611,31 @@ def test_frozen_metastore_fails_after_the_timeout_then_at_once(tmp_path, tmp_pat
                 srv.remove_data()
     finally:
         ms.stop()
+
+
+def test_hive_tables_take_tags(api, metalake_name, hive_catalog, hive_schema, hms):
+    from hive_metastore_client.builders import (
+        ColumnBuilder, SerDeInfoBuilder, StorageDescriptorBuilder, TableBuilder)
+    ml, cat = metalake_name, hive_catalog.name()
+    hive_catalog.as_table_catalog().create_table(
+        NameIdentifier.of(hive_schema, "mine"), [Column.of("id", Types.IntegerType.get())], "", {})
+    # one made in the metastore and never listed through Cairn takes a tag as well
+    sd = StorageDescriptorBuilder(
+        columns=[ColumnBuilder("id", "int").build()], location=None,
+        input_format="org.apache.hadoop.mapred.TextInputFormat",
+        output_format="org.apache.hadoop.hive.ql.io.HiveIgnoreKeyTextOutputFormat",
+        serde_info=SerDeInfoBuilder(
+            serialization_lib="org.apache.hadoop.hive.serde2.lazy.LazySimpleSerDe").build()
+    ).build()
+    hms.create_table(TableBuilder(table_name="theirs", db_name=hive_schema, owner="hive",
+                                  storage_descriptor=sd, table_type="EXTERNAL_TABLE",
+                                  parameters={"EXTERNAL": "TRUE"}).build())
+    tag = unique("pii")
+    ok_json(api.post(f"metalakes/{ml}/tags", {"name": tag}))
+    for t in ("mine", "theirs"):
+        full = f"{cat}.{hive_schema}.{t}"
+        assert ok_json(api.post(f"metalakes/{ml}/objects/table/{full}/tags",
+                                {"tagsToAdd": [tag]}))["names"] == [tag]
+    objects = ok_json(api.get(f"metalakes/{ml}/tags/{tag}/objects"))["metadataObjects"]
+    assert sorted(o["fullName"] for o in objects) == [
+        f"{cat}.{hive_schema}.mine", f"{cat}.{hive_schema}.theirs"]

@@ -18,21 +18,18 @@ started by `start`.
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
-import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+from jvm_service import TOOLS_DIR, free_port, install_jars, java, port_open, service_main
 from process_group import stop_group
 
 HERE = Path(__file__).resolve().parent
 POM = HERE / "hive" / "pom.xml"
 VERSION = re.search(r"<hive.version>([^<]+)</hive.version>", POM.read_text()).group(1)
-TOOLS_DIR = Path(os.environ.get("CAIRN_TOOLS_DIR", Path.home() / ".cache" / "cairn"))
 LIB = TOOLS_DIR / f"hive-metastore-{VERSION}" / "lib"
 
 
@@ -41,53 +38,13 @@ def _log(msg: str) -> None:
 
 
 def install() -> Path:
-    stamp = LIB / ".complete"
-    if stamp.exists():
-        return LIB
-    if shutil.which("mvn") is None:
-        raise RuntimeError("Maven (mvn) is needed once to fetch the Hive metastore's jars")
-    _log(f"fetching the Apache Hive {VERSION} metastore from Maven Central into {LIB} "
-         "(once per machine)")
-    tmp = LIB.with_name(LIB.name + ".tmp")
-    shutil.rmtree(tmp, ignore_errors=True)
-    subprocess.run(["mvn", "-q", "-B", "--no-transfer-progress", "-Dstyle.color=never", "-f",
-                    str(POM), "dependency:copy-dependencies", f"-DoutputDirectory={tmp}",
-                    "-DincludeScope=runtime"], check=True, stdout=sys.stderr)
-    shutil.rmtree(LIB, ignore_errors=True)
-    LIB.parent.mkdir(parents=True, exist_ok=True)
-    tmp.rename(LIB)
-    stamp.write_text(VERSION + "\n")
-    return LIB
-
-
-def _java() -> str:
-    home = os.environ.get("JAVA_HOME")
-    if home and os.access(Path(home) / "bin" / "java", os.X_OK):
-        return str(Path(home) / "bin" / "java")
-    java = shutil.which("java")
-    if java is None:
-        raise RuntimeError("a JDK (17) is needed to run the Hive metastore")
-    return java
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _open(port: int) -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-            return True
-    except OSError:
-        return False
+    return install_jars(POM, LIB, VERSION, _log, f"the Apache Hive {VERSION} metastore")
 
 
 class HiveMetastore:
     def __init__(self, data_dir: Path, port: int | None = None):
         self.dir = Path(data_dir).resolve()
-        self.port = port or _free_port()
+        self.port = port or free_port()
         self.proc: subprocess.Popen | None = None
         self.pid: int | None = None
 
@@ -136,13 +93,13 @@ class HiveMetastore:
         cp = f"{self._conf_dir()}:{install() / '*'}"
         log = open(self.dir / "metastore.log", "ab")
         self.proc = subprocess.Popen(
-            [_java(), "-Xms128m", "-Xmx512m", "-XX:+UseSerialGC",
+            [java(), "-Xms128m", "-Xmx512m", "-XX:+UseSerialGC",
              f"-Dderby.system.home={self.dir}", "-cp", cp,
              "org.apache.hadoop.hive.metastore.HiveMetaStore"],
             stdout=log, stderr=subprocess.STDOUT, start_new_session=True, cwd=self.dir)
         self.pid = self.proc.pid
         deadline = time.monotonic() + timeout
-        while not _open(self.port):
+        while not port_open(self.port):
             if self.proc.poll() is not None:
                 raise RuntimeError(f"the metastore exited with {self.proc.returncode}; "
                                    f"see {self.dir}/metastore.log")
@@ -166,23 +123,16 @@ class HiveMetastore:
         (self.dir / "pid").unlink(missing_ok=True)
 
 
-def main(argv: list[str]) -> int:
-    if len(argv) == 2 and argv[1] == "install":
-        print(install())
-        return 0
-    if len(argv) != 3 or argv[1] not in ("start", "stop"):
-        _log("usage: hive_metastore.py {start|stop} DIR | install")
-        return 2
-    d = Path(argv[2])
-    if argv[1] == "start":
-        ms = HiveMetastore(d).start()
-        ms.proc = None  # outlives this script; `stop` finds it by its pid file
-        print(ms.uri)
-        return 0
+def _start(d: Path) -> str:
+    ms = HiveMetastore(d).start()
+    ms.proc = None  # outlives this script; `stop` finds it by its pid file
+    return ms.uri
+
+
+def _stop(d: Path) -> None:
     if (d / "port").exists():
         HiveMetastore.attach(d).stop()
-    return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(service_main(sys.argv, "hive_metastore.py", install, _start, _stop))

@@ -18,22 +18,19 @@ used by the test that stops the broker; `KafkaBroker.attach(dir)` for one starte
 from __future__ import annotations
 
 import base64
-import os
 import re
-import shutil
-import socket
 import subprocess
 import sys
 import time
 import uuid
 from pathlib import Path
 
+from jvm_service import TOOLS_DIR, free_port, install_jars, java, port_open, service_main
 from process_group import stop_group
 
 HERE = Path(__file__).resolve().parent
 POM = HERE / "kafka" / "pom.xml"
 VERSION = re.search(r"<kafka.version>([^<]+)</kafka.version>", POM.read_text()).group(1)
-TOOLS_DIR = Path(os.environ.get("CAIRN_TOOLS_DIR", Path.home() / ".cache" / "cairn"))
 LIB = TOOLS_DIR / f"kafka-{VERSION}" / "lib"
 
 
@@ -42,57 +39,17 @@ def _log(msg: str) -> None:
 
 
 def install() -> Path:
-    stamp = LIB / ".complete"
-    if stamp.exists():
-        return LIB
-    if shutil.which("mvn") is None:
-        raise RuntimeError("Maven (mvn) is needed once to fetch Kafka's jars")
-    _log(f"fetching Apache Kafka {VERSION} from Maven Central into {LIB} (once per machine)")
-    tmp = LIB.with_name(LIB.name + ".tmp")
-    shutil.rmtree(tmp, ignore_errors=True)
-    # Maven's output goes to stderr: `start` prints only the bootstrap address on stdout.
-    subprocess.run(["mvn", "-q", "-B", "--no-transfer-progress", "-Dstyle.color=never", "-f",
-                    str(POM), "dependency:copy-dependencies", f"-DoutputDirectory={tmp}",
-                    "-DincludeScope=runtime"], check=True, stdout=sys.stderr)
-    shutil.rmtree(LIB, ignore_errors=True)
-    LIB.parent.mkdir(parents=True, exist_ok=True)
-    tmp.rename(LIB)
-    stamp.write_text(VERSION + "\n")
-    return LIB
-
-
-def _java() -> str:
-    home = os.environ.get("JAVA_HOME")
-    if home and os.access(Path(home) / "bin" / "java", os.X_OK):
-        return str(Path(home) / "bin" / "java")
-    java = shutil.which("java")
-    if java is None:
-        raise RuntimeError("a JDK (17+) is needed to run the Kafka broker")
-    return java
+    return install_jars(POM, LIB, VERSION, _log, f"Apache Kafka {VERSION}")
 
 
 def _classpath() -> str:
     return str(install() / "*")
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _open(port: int) -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-            return True
-    except OSError:
-        return False
-
-
 def topics_cli(bootstrap: str, *args: str, check: bool = True) -> subprocess.CompletedProcess:
     """Kafka's own `kafka-topics` tool against `bootstrap`."""
     return subprocess.run(
-        [_java(), "-cp", _classpath(), "org.apache.kafka.tools.TopicCommand",
+        [java(), "-cp", _classpath(), "org.apache.kafka.tools.TopicCommand",
          "--bootstrap-server", bootstrap, *args],
         capture_output=True, text=True, check=check, timeout=120)
 
@@ -100,7 +57,7 @@ def topics_cli(bootstrap: str, *args: str, check: bool = True) -> subprocess.Com
 def configs_cli(bootstrap: str, *args: str, check: bool = True) -> subprocess.CompletedProcess:
     """Kafka's own `kafka-configs` tool against `bootstrap`."""
     return subprocess.run(
-        [_java(), "-cp", _classpath(), "kafka.admin.ConfigCommand",
+        [java(), "-cp", _classpath(), "kafka.admin.ConfigCommand",
          "--bootstrap-server", bootstrap, *args],
         capture_output=True, text=True, check=check, timeout=120)
 
@@ -112,10 +69,10 @@ class KafkaBroker:
         """`tls_keystore`, a PKCS#12 key store and its password: the broker also has an SSL
         listener (`tls_bootstrap`) serving that certificate."""
         self.dir = Path(data_dir)
-        self.port = port or _free_port()
-        self.controller_port = controller_port or _free_port()
+        self.port = port or free_port()
+        self.controller_port = controller_port or free_port()
         self.tls_keystore = tls_keystore
-        self.tls_port = _free_port() if tls_keystore else None
+        self.tls_port = free_port() if tls_keystore else None
         self.proc: subprocess.Popen | None = None
         self.pid: int | None = None
 
@@ -172,12 +129,12 @@ class KafkaBroker:
         cp = _classpath()
         if not (self.dir / "data" / "meta.properties").exists():
             cluster = base64.urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode()
-            subprocess.run([_java(), "-cp", cp, "kafka.tools.StorageTool", "format", "-t",
+            subprocess.run([java(), "-cp", cp, "kafka.tools.StorageTool", "format", "-t",
                             cluster, "-c", str(conf)], check=True, capture_output=True,
                            timeout=120)
         log = open(self.dir / "kafka.log", "ab")
         self.proc = subprocess.Popen(
-            [_java(), "-Xms256m", "-Xmx512m", "-XX:+UseSerialGC", "-cp", cp, "kafka.Kafka",
+            [java(), "-Xms256m", "-Xmx512m", "-XX:+UseSerialGC", "-cp", cp, "kafka.Kafka",
              str(conf)], stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         self.pid = self.proc.pid
         deadline = time.monotonic() + timeout
@@ -185,7 +142,7 @@ class KafkaBroker:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"Kafka exited with {self.proc.returncode}; "
                                    f"see {self.dir}/kafka.log")
-            if _open(self.port):
+            if port_open(self.port):
                 # The listener is up; the broker answers once it has joined its own quorum.
                 probe = topics_cli(self.bootstrap, "--list", check=False)
                 if probe.returncode == 0:
@@ -209,23 +166,16 @@ class KafkaBroker:
         (self.dir / "pid").unlink(missing_ok=True)
 
 
-def main(argv: list[str]) -> int:
-    if len(argv) == 2 and argv[1] == "install":
-        print(install())
-        return 0
-    if len(argv) != 3 or argv[1] not in ("start", "stop"):
-        _log("usage: kafka_broker.py {start|stop} DIR | install")
-        return 2
-    d = Path(argv[2])
-    if argv[1] == "start":
-        broker = KafkaBroker(d).start()
-        broker.proc = None  # outlives this script; `stop` finds it by its pid file
-        print(broker.bootstrap)
-        return 0
+def _start(d: Path) -> str:
+    broker = KafkaBroker(d).start()
+    broker.proc = None  # outlives this script; `stop` finds it by its pid file
+    return broker.bootstrap
+
+
+def _stop(d: Path) -> None:
     if (d / "ports").exists():
         KafkaBroker.attach(d).stop()
-    return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(service_main(sys.argv, "kafka_broker.py", install, _start, _stop))

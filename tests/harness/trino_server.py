@@ -24,7 +24,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -32,6 +31,7 @@ import urllib.request
 import zipfile
 from pathlib import Path
 
+from jvm_service import TOOLS_DIR, copy_dependencies, free_port, service_main
 from process_group import stop_group
 
 HERE = Path(__file__).resolve().parent / "trino"
@@ -39,7 +39,6 @@ SERVER_POM = HERE / "server-pom.xml"
 ICEBERG_POM = HERE / "iceberg-pom.xml"
 MAIN = HERE / "TrinoMain.java"
 VERSION = re.search(r"<trino.version>([^<]+)</trino.version>", SERVER_POM.read_text()).group(1)
-TOOLS_DIR = Path(os.environ.get("CAIRN_TOOLS_DIR", Path.home() / ".cache" / "cairn"))
 HOME = TOOLS_DIR / f"trino-{VERSION}"
 PLUGIN_CLASS = "io.trino.plugin.iceberg.IcebergPlugin"
 MIN_JAVA = 25
@@ -47,18 +46,6 @@ MIN_JAVA = 25
 
 def _log(msg: str) -> None:
     print(f"trino_server.py: {msg}", file=sys.stderr, flush=True)
-
-
-def _copy_dependencies(pom: Path, dest: Path) -> None:
-    tmp = dest.with_name(dest.name + ".tmp")
-    shutil.rmtree(tmp, ignore_errors=True)
-    # Maven's output goes to stderr: `start` prints only the URL on stdout.
-    subprocess.run(["mvn", "-q", "-B", "--no-transfer-progress", "-Dstyle.color=never", "-f",
-                    str(pom), "dependency:copy-dependencies", f"-DoutputDirectory={tmp}",
-                    "-DincludeScope=runtime"], check=True, stdout=sys.stderr)
-    shutil.rmtree(dest, ignore_errors=True)
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp.rename(dest)
 
 
 def install() -> Path:
@@ -69,9 +56,9 @@ def install() -> Path:
     if shutil.which("mvn") is None:
         raise RuntimeError("Maven (mvn) is needed once to fetch Trino's jars")
     _log(f"fetching Trino {VERSION} from Maven Central into {HOME} (once per machine)")
-    _copy_dependencies(SERVER_POM, HOME / "server")
+    copy_dependencies(SERVER_POM, HOME / "server")
     plugin = HOME / "plugin" / "iceberg"
-    _copy_dependencies(ICEBERG_POM, plugin)
+    copy_dependencies(ICEBERG_POM, plugin)
     # The plugin class loader finds the plugin through this service entry.
     with zipfile.ZipFile(plugin / "cairn-trino-iceberg-plugin-entry.jar", "w") as jar:
         jar.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\r\n\r\n")
@@ -106,19 +93,13 @@ def java() -> str:
                        f"looked at {', '.join(map(str, candidates)) or 'nothing'}")
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 class TrinoServer:
     def __init__(self, data_dir: Path, port: int | None = None,
                  trust_store: Path | None = None, trust_store_password: str = "changeit"):
         """`trust_store`: a PKCS#12 trust store that replaces the JVM's, so Trino's HTTPS clients
         (the Iceberg REST catalog's) trust the test run's own CA."""
         self.dir = Path(data_dir)
-        self.port = port or _free_port()
+        self.port = port or free_port()
         self.trust = ([f"-Djavax.net.ssl.trustStore={trust_store}",
                        f"-Djavax.net.ssl.trustStorePassword={trust_store_password}",
                        "-Djavax.net.ssl.trustStoreType=PKCS12"] if trust_store else [])
@@ -201,23 +182,16 @@ class TrinoServer:
         (self.dir / "pid").unlink(missing_ok=True)
 
 
-def main(argv: list[str]) -> int:
-    if len(argv) == 2 and argv[1] == "install":
-        print(install())
-        return 0
-    if len(argv) != 3 or argv[1] not in ("start", "stop"):
-        _log("usage: trino_server.py {start|stop} DIR | install")
-        return 2
-    d = Path(argv[2])
-    if argv[1] == "start":
-        srv = TrinoServer(d).start()
-        srv.proc = None  # outlives this script; `stop` finds it by its pid file
-        print(srv.url)
-        return 0
+def _start(d: Path) -> str:
+    srv = TrinoServer(d).start()
+    srv.proc = None  # outlives this script; `stop` finds it by its pid file
+    return srv.url
+
+
+def _stop(d: Path) -> None:
     if (d / "port").exists():
         TrinoServer.attach(d).stop()
-    return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(service_main(sys.argv, "trino_server.py", install, _start, _stop))

@@ -4,13 +4,15 @@
 #include <algorithm>
 #include <array>
 #include <optional>
+#include <span>
+
+#include <hms/ThriftHiveMetastore.h>
 
 #include "common/util.h"
 #include "connector/external_rows.h"
 #include "connector/hive/hive_types.h"
 #include "connector/hive/hms_client.h"
 #include "connector/partition_catalog.h"
-#include "hms/ThriftHiveMetastore.h"
 #include "store/metadata_store.h"
 
 namespace cairn::connector {
@@ -23,6 +25,7 @@ namespace {
 constexpr const char* kUris = "metastore.uris";
 constexpr const char* kPoolSize = "client.pool-size";
 constexpr const char* kImpersonation = "impersonation-enable";
+constexpr const char* kListAllTables = "list-all-tables";
 
 // Schema and table properties.
 constexpr const char* kLocation = "location";
@@ -164,6 +167,32 @@ std::string PartitionName(const std::vector<std::string>& keys,
     name += escape(Lower(keys[i])) + "=" + (values[i].empty() ? kDefaultPartition : escape(values[i]));
   }
   return name;
+}
+
+std::vector<std::string> HiveTableNames(const std::vector<std::string>& names,
+                                        const std::vector<hms::Table>& tables) {
+  std::vector<std::string> hidden;
+  auto param = [](const hms::Table& t, std::string_view key) -> std::string {
+    for (const auto& [k, v] : t.parameters) {
+      if (EqualsIgnoreCase(k, key)) return ToLower(v);
+    }
+    return "";
+  };
+  for (const auto& t : tables) {
+    const std::string type = param(t, "table_type");
+    if (type == "iceberg" || type == "paimon") {
+      hidden.push_back(ToLower(t.tableName));
+    } else if (param(t, "provider") == "hudi") {
+      hidden.push_back(ToLower(t.tableName));
+      hidden.push_back(ToLower(t.tableName) + "_ro");
+      hidden.push_back(ToLower(t.tableName) + "_rt");
+    }
+  }
+  std::vector<std::string> out;
+  for (const auto& n : names) {
+    if (std::find(hidden.begin(), hidden.end(), ToLower(n)) == hidden.end()) out.push_back(n);
+  }
+  return out;
 }
 
 model::Table TableFromHive(const hms::Table& t) {
@@ -575,6 +604,7 @@ using store::EntityType;
 struct HiveSettings {
   HmsOptions hms;
   std::string uris;  // as configured (safe to show)
+  bool list_all_tables = false;
 };
 
 Result<HiveSettings> ParseSettings(const model::Properties& props) {
@@ -593,6 +623,7 @@ Result<HiveSettings> ParseSettings(const model::Properties& props) {
     }
     s.hms.pool_max = static_cast<int>(*n);
   }
+  CAIRN_ASSIGN_OR_RETURN(s.list_all_tables, BoolProperty(props, kListAllTables, false));
   CAIRN_ASSIGN_OR_RETURN(bool impersonate, BoolProperty(props, kImpersonation, false));
   if (impersonate) {
     return InvalidArgument("Property '{}': this server does not impersonate users toward the "
@@ -760,7 +791,23 @@ class HiveConnector final : public Connector,
     CAIRN_RETURN_IF_ERROR(
         Call("get_all_tables", [&](auto& c) { c.get_all_tables(names, std::string(schema)); }));
     rows_.SeeObjects(EntityType::kTable, schema, names, /*complete=*/true);
-    return names;
+    if (settings_.list_all_tables || names.empty()) return names;
+    // Tables of other formats the metastore holds (Iceberg, Paimon, Hudi) are left out, as
+    // Gravitino's hive catalogs leave them out unless list-all-tables is set.
+    std::vector<hms::Table> objects;
+    constexpr size_t kBatch = 100;
+    for (size_t i = 0; i < names.size(); i += kBatch) {
+      hms::GetTablesRequest req;
+      req.__set_dbName(std::string(schema));
+      req.__set_tblNames(std::vector<std::string>(
+          names.begin() + static_cast<std::ptrdiff_t>(i),
+          names.begin() + static_cast<std::ptrdiff_t>(std::min(names.size(), i + kBatch))));
+      hms::GetTablesResult res;
+      CAIRN_RETURN_IF_ERROR(Call("get_table_objects_by_name_req",
+                                 [&](auto& c) { c.get_table_objects_by_name_req(res, req); }));
+      for (auto& t : res.tables) objects.push_back(std::move(t));
+    }
+    return HiveTableNames(names, objects);
   }
 
   Result<model::Table> CreateTable(const CallContext& ctx, std::string_view schema,

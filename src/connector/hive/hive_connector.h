@@ -35,6 +35,12 @@ Result<hms::Table> TableToHive(std::string_view db, const model::Table& table,
 /// make (the table is then left as it was given).
 Status ApplyTableChanges(hms::Table& t, const std::vector<model::TableChange>& changes);
 
+/// `names` (a database's tables) without the tables of other formats among `tables` (their
+/// metastore objects): Iceberg and Paimon tables (parameter `table_type`) and Hudi tables
+/// (`provider=hudi`) with their `_ro` and `_rt` siblings.
+std::vector<std::string> HiveTableNames(const std::vector<std::string>& names,
+                                        const std::vector<hms::Table>& tables);
+
 /// Hive's partition name of `values` under `keys`: `k1=v1/k2=v2`, each part escaped as Hive does.
 std::string PartitionName(const std::vector<std::string>& keys,
                           const std::vector<std::string>& values);

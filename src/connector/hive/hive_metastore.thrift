@@ -93,11 +93,22 @@ struct GetTableResult {
   1: optional Table table
 }
 
+struct GetTablesRequest {
+  1: optional string dbName,
+  2: optional list<string> tblNames,
+  4: optional string catName
+}
+
+struct GetTablesResult {
+  1: optional list<Table> tables
+}
+
 exception MetaException { 1: optional string message }
 exception NoSuchObjectException { 1: optional string message }
 exception AlreadyExistsException { 1: optional string message }
 exception InvalidObjectException { 1: optional string message }
 exception InvalidOperationException { 1: optional string message }
+exception UnknownDBException { 1: optional string message }
 
 service ThriftHiveMetastore {
   list<string> get_all_databases() throws (1: MetaException o1)
@@ -113,6 +124,8 @@ service ThriftHiveMetastore {
   list<string> get_all_tables(1: string db_name) throws (1: MetaException o1)
   GetTableResult get_table_req(1: GetTableRequest req)
       throws (1: MetaException o1, 2: NoSuchObjectException o2)
+  GetTablesResult get_table_objects_by_name_req(1: GetTablesRequest req)
+      throws (1: MetaException o1, 2: InvalidOperationException o2, 3: UnknownDBException o3)
   void create_table(1: Table tbl)
       throws (1: AlreadyExistsException o1, 2: InvalidObjectException o2, 3: MetaException o3,
               4: NoSuchObjectException o4)

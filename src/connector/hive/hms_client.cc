@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "connector/hive/hms_client.h"
 
+#include <optional>
+
+#include <hms/ThriftHiveMetastore.h>
 #include <thrift/TApplicationException.h>
 #include <thrift/protocol/TBinaryProtocol.h>
 #include <thrift/transport/TBufferTransports.h>
@@ -8,7 +11,6 @@
 #include <thrift/transport/TTransportException.h>
 
 #include "common/util.h"
-#include "hms/ThriftHiveMetastore.h"
 
 namespace cairn::connector::hive {
 
@@ -189,25 +191,22 @@ Status HmsPool::Run(std::string_view what, const std::function<void(Client&)>& f
   for (int attempt = 0;; ++attempt) {
     CAIRN_ASSIGN_OR_RETURN(auto conn, Acquire());
     const std::string uri = conn->uri->text;
+    // The metastore's own exceptions answer the call and leave the connection in step.
+    std::optional<Error> answered;
     try {
       fn(*conn->client);
-      Release(std::move(conn));
-      return Ok();
     } catch (const hms::NoSuchObjectException& e) {
-      Release(std::move(conn));
-      return MakeError(ErrorCode::kNotFound, EntityKind::kNone, "{}", e.message);
+      answered = MakeError(ErrorCode::kNotFound, EntityKind::kNone, "{}", e.message);
+    } catch (const hms::UnknownDBException& e) {
+      answered = MakeError(ErrorCode::kNotFound, EntityKind::kNone, "{}", e.message);
     } catch (const hms::AlreadyExistsException& e) {
-      Release(std::move(conn));
-      return MakeError(ErrorCode::kAlreadyExists, EntityKind::kNone, "{}", e.message);
+      answered = MakeError(ErrorCode::kAlreadyExists, EntityKind::kNone, "{}", e.message);
     } catch (const hms::InvalidObjectException& e) {
-      Release(std::move(conn));
-      return InvalidArgument("{}", e.message);
+      answered = InvalidArgument("{}", e.message);
     } catch (const hms::InvalidOperationException& e) {
-      Release(std::move(conn));
-      return InvalidArgument("{}", e.message);
+      answered = InvalidArgument("{}", e.message);
     } catch (const hms::MetaException& e) {
-      Release(std::move(conn));
-      return InvalidArgument("{}", e.message);
+      answered = InvalidArgument("{}", e.message);
     } catch (const apache::thrift::TApplicationException& e) {
       // The metastore answered but does not know the call (an older or newer version), or
       // failed inside it; the connection is out of step either way.
@@ -217,11 +216,12 @@ Status HmsPool::Run(std::string_view what, const std::function<void(Client&)>& f
         return Unsupported("the metastore at {} does not serve {} ({})", uri, what, e.what());
       }
       return Unavailable("the metastore at {} failed in {}: {}", uri, what, e.what());
-    } catch (const tt::TTransportException& e) {
-      // Transport failures: the connection cannot be trusted any more.
+    } catch (const std::exception& e) {
+      // Transport and protocol failures: the connection cannot be trusted any more.
       conn.reset();
       Discard();
-      if (e.getType() == tt::TTransportException::TIMED_OUT) {
+      const auto* transport = dynamic_cast<const tt::TTransportException*>(&e);
+      if (transport != nullptr && transport->getType() == tt::TTransportException::TIMED_OUT) {
         HoldOff(fmt::format("the metastore at {} did not answer {} in time", uri, what));
         return Unavailable("the metastore at {} did not answer {} within {} ms", uri, what,
                            options_.io_timeout_ms);
@@ -229,13 +229,10 @@ Status HmsPool::Run(std::string_view what, const std::function<void(Client&)>& f
       // A pooled connection the metastore closed meanwhile (it restarted): once more afresh.
       if (attempt == 0) continue;
       return Unavailable("the metastore at {} did not answer {}: {}", uri, what, e.what());
-    } catch (const std::exception& e) {
-      // Protocol failures: the connection is out of step.
-      conn.reset();
-      Discard();
-      if (attempt == 0) continue;
-      return Unavailable("the metastore at {} did not answer {}: {}", uri, what, e.what());
     }
+    Release(std::move(conn));
+    if (answered) return *std::move(answered);
+    return Ok();
   }
 }
 

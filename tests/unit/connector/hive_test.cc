@@ -5,11 +5,11 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <hms/hive_metastore_types.h>
 
 #include "connector/hive/hive_connector.h"
 #include "connector/hive/hive_types.h"
 #include "connector/hive/hms_client.h"
-#include "hms/hive_metastore_types.h"
 #include "matchers.h"
 #include "model/types.h"
 
@@ -209,6 +209,20 @@ TEST(HiveTables, AltersApplyInOrderOrNotAtAll) {
   loc.value = "/elsewhere";
   EXPECT_THAT(ApplyTableChanges(h, {loc}), HasErrorMessage("cannot change"));
   EXPECT_EQ(h, before);
+}
+
+TEST(HiveTables, TablesOfOtherFormatsAreLeftOutOfListings) {
+  auto table = [](std::string name, std::string key, std::string value) {
+    hms::Table t;
+    t.__set_tableName(std::move(name));
+    t.__set_parameters({{std::move(key), std::move(value)}});
+    return t;
+  };
+  const std::vector<hms::Table> objects = {
+      table("plain", "k", "v"), table("ice", "table_type", "ICEBERG"),
+      table("pai", "TABLE_TYPE", "paimon"), table("hu", "provider", "hudi")};
+  EXPECT_THAT(HiveTableNames({"plain", "ice", "pai", "hu", "hu_ro", "hu_rt", "other"}, objects),
+              ::testing::ElementsAre("plain", "other"));
 }
 
 TEST(HivePartitions, NamesAreEscapedAsHiveEscapesThem) {
