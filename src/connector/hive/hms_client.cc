@@ -17,11 +17,8 @@ namespace cairn::connector::hive {
 namespace tt = apache::thrift::transport;
 namespace tp = apache::thrift::protocol;
 
-namespace {
-constexpr const char* kUrisProperty = "metastore.uris";
-}
-
-Result<std::vector<MetastoreUri>> ParseMetastoreUris(std::string_view text) {
+Result<std::vector<MetastoreUri>> ParseMetastoreUris(std::string_view text,
+                                                     std::string_view property) {
   std::vector<MetastoreUri> out;
   for (const auto& part : Split(text, ',')) {
     const std::string item(Trim(part));
@@ -29,14 +26,14 @@ Result<std::vector<MetastoreUri>> ParseMetastoreUris(std::string_view text) {
     constexpr std::string_view kScheme = "thrift://";
     if (item.size() <= kScheme.size() ||
         !EqualsIgnoreCase(std::string_view(item).substr(0, kScheme.size()), kScheme)) {
-      return InvalidArgument("Property '{}': '{}' is not a thrift://host:port URI", kUrisProperty,
+      return InvalidArgument("Property '{}': '{}' is not a thrift://host:port URI", property,
                              item);
     }
     std::string authority = item.substr(kScheme.size());
     if (auto slash = authority.find('/'); slash != std::string::npos) {
       if (slash + 1 != authority.size()) {
         return InvalidArgument("Property '{}': '{}' has a path; a metastore URI is host:port",
-                               kUrisProperty, item);
+                               property, item);
       }
       authority.resize(slash);
     }
@@ -46,12 +43,12 @@ Result<std::vector<MetastoreUri>> ParseMetastoreUris(std::string_view text) {
     if (!authority.empty() && authority[0] == '[') {
       auto close = authority.find(']');
       if (close == std::string::npos) {
-        return InvalidArgument("Property '{}': '{}' has a bad host", kUrisProperty, item);
+        return InvalidArgument("Property '{}': '{}' has a bad host", property, item);
       }
       uri.host = authority.substr(1, close - 1);
       if (close + 1 < authority.size()) {
         if (authority[close + 1] != ':') {
-          return InvalidArgument("Property '{}': '{}' has a bad host", kUrisProperty, item);
+          return InvalidArgument("Property '{}': '{}' has a bad host", property, item);
         }
         port = authority.substr(close + 2);
       }
@@ -62,12 +59,12 @@ Result<std::vector<MetastoreUri>> ParseMetastoreUris(std::string_view text) {
       uri.host = authority;
     }
     if (uri.host.empty() || uri.host.find_first_of("@ \t") != std::string::npos) {
-      return InvalidArgument("Property '{}': '{}' has no usable host", kUrisProperty, item);
+      return InvalidArgument("Property '{}': '{}' has no usable host", property, item);
     }
     if (!port.empty()) {
       auto n = ParseInt64(port);
       if (!n || *n < 1 || *n > 65535) {
-        return InvalidArgument("Property '{}': '{}' has a bad port", kUrisProperty, item);
+        return InvalidArgument("Property '{}': '{}' has a bad port", property, item);
       }
       uri.port = static_cast<int>(*n);
     }
@@ -75,7 +72,7 @@ Result<std::vector<MetastoreUri>> ParseMetastoreUris(std::string_view text) {
   }
   if (out.empty()) {
     return InvalidArgument("Property '{}' is required: thrift://host:port of the metastore",
-                           kUrisProperty);
+                           property);
   }
   return out;
 }
@@ -179,6 +176,16 @@ void HmsPool::Release(std::unique_ptr<Conn> conn) {
   cv_.notify_one();
 }
 
+void HmsPool::DropIdle() {
+  std::vector<std::unique_ptr<Conn>> dropped;
+  {
+    std::lock_guard lock(mu_);
+    dropped.swap(idle_);
+    open_ -= static_cast<int>(dropped.size());
+  }
+  cv_.notify_all();
+}
+
 void HmsPool::Discard() {
   {
     std::lock_guard lock(mu_);
@@ -226,7 +233,9 @@ Status HmsPool::Run(std::string_view what, const std::function<void(Client&)>& f
         return Unavailable("the metastore at {} did not answer {} within {} ms", uri, what,
                            options_.io_timeout_ms);
       }
-      // A pooled connection the metastore closed meanwhile (it restarted): once more afresh.
+      // A pooled connection the metastore closed meanwhile (it restarted): the other idle ones
+      // went the same way, so they go too, and the call is made once more on a new one.
+      DropIdle();
       if (attempt == 0) continue;
       return Unavailable("the metastore at {} did not answer {}: {}", uri, what, e.what());
     }

@@ -27,9 +27,10 @@ struct MetastoreUri {
   std::string text;  // as written: thrift://host:port
 };
 
-/// Parses `metastore.uris`: comma-separated `thrift://host[:port]`. kInvalidArgument naming the
-/// property otherwise.
-Result<std::vector<MetastoreUri>> ParseMetastoreUris(std::string_view text);
+/// Parses `metastore.uris` (or the property `property`): comma-separated `thrift://host[:port]`.
+/// kInvalidArgument naming the property otherwise.
+Result<std::vector<MetastoreUri>> ParseMetastoreUris(std::string_view text,
+                                                     std::string_view property = "metastore.uris");
 
 struct HmsOptions {
   std::vector<MetastoreUri> uris;
@@ -71,6 +72,7 @@ class HmsPool {
   Result<std::unique_ptr<Conn>> Acquire();
   void Release(std::unique_ptr<Conn> conn);
   void Discard();
+  void DropIdle();  // closes every idle connection (after one was found broken)
   void HoldOff(std::string reason);
 
   HmsOptions options_;

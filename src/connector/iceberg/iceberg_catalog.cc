@@ -20,6 +20,7 @@
 #include <spdlog/spdlog.h>
 
 #include "common/deadline.h"
+#include "connector/iceberg/iceberg_metastore.h"
 #include "connector/iceberg/manifest_cache.h"
 #include "common/util.h"
 #include "iceberg/append_rebase.h"
@@ -436,11 +437,13 @@ IcebergStats ReadIcebergStats(IcebergCaches& caches) { return caches.Stats(); }
 std::string NamespaceText(const Namespace& ns) { return Join(ns, "."); }
 
 IcebergCatalog::IcebergCatalog(CatalogInfo info, store::MetadataStore& store, std::string warehouse,
-                               std::shared_ptr<IcebergCaches> caches)
+                               std::shared_ptr<IcebergCaches> caches,
+                               std::shared_ptr<IcebergMetastore> metastore)
     : info_(std::move(info)),
       store_(store),
       warehouse_(std::move(warehouse)),
       caches_(std::move(caches)),
+      metastore_(std::move(metastore)),
       files_(caches_->metadata_files()),
       serial_(caches_->NewCatalogSerial()),
       storage_(storage::StorageOptions::FromProperties(info_.properties)) {
@@ -465,6 +468,7 @@ std::string IcebergCatalog::DefaultLocation(const Namespace& ns, std::string_vie
 Result<EntityRecord> IcebergCatalog::NamespaceRow(store::MetadataStore& store,
                                                   const Namespace& ns) {
   if (ns.empty()) return InvalidArgument("Namespace must not be empty");
+  if (metastore_) return SyncNamespace(store, ns);
   std::vector<std::pair<EntityType, std::string>> path;
   path.reserve(ns.size());
   for (const auto& level : ns) path.emplace_back(EntityType::kSchema, level);
@@ -474,6 +478,17 @@ Result<EntityRecord> IcebergCatalog::NamespaceRow(store::MetadataStore& store,
 }
 
 Result<std::vector<Namespace>> IcebergCatalog::ListNamespaces(const Namespace& parent) {
+  if (metastore_) {
+    if (!parent.empty()) {
+      CAIRN_RETURN_IF_ERROR(NamespaceRow(store_, parent));
+      return std::vector<Namespace>{};  // a metastore's namespaces have one level
+    }
+    CAIRN_ASSIGN_OR_RETURN(auto names, metastore_->ListNamespaces());
+    std::sort(names.begin(), names.end());
+    std::vector<Namespace> out;
+    for (auto& n : names) out.push_back({std::move(n)});
+    return out;
+  }
   int64_t parent_id = info_.catalog_id;
   if (!parent.empty()) {
     CAIRN_ASSIGN_OR_RETURN(EntityRecord p, NamespaceRow(store_, parent));
@@ -496,6 +511,28 @@ Result<model::Properties> IcebergCatalog::CreateNamespace(const CallContext& ctx
   if (ns.empty()) return InvalidArgument("Namespace must not be empty");
   for (const auto& level : ns) {
     CAIRN_RETURN_IF_ERROR(model::ValidateSegmentName(EntityKind::kSchema, level));
+  }
+  if (metastore_) {
+    if (ns.size() > 1) {
+      return InvalidArgument("Namespace {} has {} levels; this catalog's metastore keeps one",
+                             NamespaceText(ns), ns.size());
+    }
+    auto made = metastore_->CreateNamespace(ns[0], properties);
+    if (!made) {
+      if (made.error().code == ErrorCode::kAlreadyExists) {
+        return AlreadyExists(EntityKind::kSchema, "Namespace already exists: {}",
+                             NamespaceText(ns));
+      }
+      return std::move(made).error();
+    }
+    CAIRN_ASSIGN_OR_RETURN(EntityRecord row, SyncNamespace(store_, ns));
+    if (row.audit.creator.empty() || row.audit.creator != ctx.principal) {
+      row.audit.creator = ctx.principal;
+      row.audit.create_time = ctx.now_ms;
+      (void)store_.CompareAndSet(row);  // the creator owns it; best effort
+    }
+    CAIRN_ASSIGN_OR_RETURN(auto props, metastore_->LoadNamespace(ns[0]));
+    return props.value_or(properties);
   }
   int64_t parent_id = info_.catalog_id;
   if (ns.size() > 1) {
@@ -530,11 +567,29 @@ Result<model::Properties> IcebergCatalog::CreateNamespace(const CallContext& ctx
 
 Result<model::Properties> IcebergCatalog::LoadNamespace(const Namespace& ns) {
   CAIRN_ASSIGN_OR_RETURN(EntityRecord row, NamespaceRow(store_, ns));
+  if (metastore_) {
+    CAIRN_ASSIGN_OR_RETURN(auto props, metastore_->LoadNamespace(ns[0]));
+    if (!props) return NoSuchNamespace(ns);
+    return *props;
+  }
   return row.properties;
 }
 
 Status IcebergCatalog::DropNamespace(const Namespace& ns) {
   CAIRN_ASSIGN_OR_RETURN(EntityRecord row, NamespaceRow(store_, ns));
+  if (metastore_) {
+    auto dropped = metastore_->DropNamespace(ns[0]);
+    if (!dropped) {
+      if (dropped.error().code == ErrorCode::kNotEmpty) {
+        return MakeError(ErrorCode::kNotEmpty, EntityKind::kSchema,
+                         "Namespace {} is not empty: it holds tables", NamespaceText(ns));
+      }
+      return std::move(dropped).error();
+    }
+    (void)store_.Delete(row.id);
+    if (!*dropped) return NoSuchNamespace(ns);
+    return Ok();
+  }
   CAIRN_ASSIGN_OR_RETURN(int64_t children, store_.CountChildren(row.id));
   if (children > 0) {
     return MakeError(ErrorCode::kNotEmpty, EntityKind::kSchema,
@@ -553,6 +608,18 @@ Result<NamespacePropertiesUpdate> IcebergCatalog::UpdateNamespaceProperties(
     if (updates.count(key) != 0) {
       return Unprocessable("Duplicate key to update and remove: {}", key);
     }
+  }
+  if (metastore_) {
+    CAIRN_RETURN_IF_ERROR(NamespaceRow(store_, ns));
+    CAIRN_ASSIGN_OR_RETURN(auto before, metastore_->LoadNamespace(ns[0]));
+    if (!before) return NoSuchNamespace(ns);
+    NamespacePropertiesUpdate result;
+    for (const auto& key : removals) {
+      (before->count(key) > 0 ? result.removed : result.missing).push_back(key);
+    }
+    for (const auto& [k, v] : updates) result.updated.push_back(k);
+    CAIRN_RETURN_IF_ERROR(metastore_->UpdateNamespace(ns[0], updates, removals));
+    return result;
   }
   return store::RetryOnConflict(
       [&]() -> Result<NamespacePropertiesUpdate> {
@@ -592,6 +659,11 @@ Result<EntityRecord> IcebergCatalog::ObjectRow(store::MetadataStore& store, Enti
   for (const auto& level : ns) path.emplace_back(EntityType::kSchema, level);
   path.emplace_back(type, std::string(name));
   CAIRN_ASSIGN_OR_RETURN(auto rows, store.GetPath(info_.catalog_id, path));
+  if (metastore_ && type == EntityType::kTable) {
+    std::optional<EntityRecord> row;
+    if (rows.size() == path.size()) row = std::move(rows.back());
+    return SyncTable(store, ns, name, std::move(row));
+  }
   if (rows.size() < path.size()) return NoSuchObject(type, ns, name);
   return std::move(rows.back());
 }
@@ -601,6 +673,16 @@ Status IcebergCatalog::CheckNameFree(store::MetadataStore& store, const EntityRe
                                      EntityType creating) {
   CAIRN_RETURN_IF_ERROR(model::ValidateSegmentName(
       creating == EntityType::kView ? EntityKind::kView : EntityKind::kTable, name));
+  if (metastore_ && creating == EntityType::kTable) {
+    // The metastore decides whether the name is taken (a row may be left by a table another
+    // engine dropped; a table another engine made may have none yet).
+    auto existing = ObjectRow(store, EntityType::kTable, ns, name);
+    if (existing) {
+      return AlreadyExists(EntityKind::kTable, "Table already exists: {}", ObjectText(ns, name));
+    }
+    if (existing.error().code != ErrorCode::kNotFound) return std::move(existing).error();
+    return Ok();
+  }
   const EntityType other = creating == EntityType::kTable ? EntityType::kView : EntityType::kTable;
   // A nested namespace of that name would have its tables inside this one's default location.
   if (store.Get(EntityType::kSchema, ns_row.id, name)) {
@@ -625,6 +707,41 @@ Status IcebergCatalog::CheckNameFree(store::MetadataStore& store, const EntityRe
 Result<Page> IcebergCatalog::ListObjects(EntityType type, const Namespace& ns,
                                          const std::string& page_token, int page_size) {
   CAIRN_ASSIGN_OR_RETURN(EntityRecord ns_row, NamespaceRow(store_, ns));
+  if (metastore_ && type == EntityType::kTable) {
+    // The metastore's tables, each row brought in line (a table another engine made gets one).
+    CAIRN_ASSIGN_OR_RETURN(auto tables, metastore_->ListTables(ns[0]));
+    CAIRN_ASSIGN_OR_RETURN(auto rows, store_.List(type, ns_row.id, "", 0));
+    std::map<std::string, EntityRecord> by_name;
+    for (auto& r : rows) by_name.emplace(r.name, std::move(r));
+    std::sort(tables.begin(), tables.end());
+    for (const auto& [table, location] : tables) {
+      auto it = by_name.find(table);
+      if (it != by_name.end() && it->second.location == location) continue;
+      std::optional<EntityRecord> row;
+      if (it != by_name.end()) row = it->second;
+      auto synced = SyncTable(store_, ns, table, std::move(row));
+      if (synced) by_name[table] = std::move(*synced);
+    }
+    std::string after;
+    if (!page_token.empty()) {
+      auto decoded = HexDecode(page_token);
+      if (!decoded) return InvalidArgument("Invalid page token: {}", page_token);
+      after = *decoded;
+    }
+    Page page;
+    for (const auto& [table, location] : tables) {
+      if (!after.empty() && table <= after) continue;
+      auto it = by_name.find(table);
+      if (it == by_name.end()) continue;
+      if (page_size > 0 && page.names.size() == static_cast<size_t>(page_size)) {
+        page.next_token = HexEncode(page.names.back());
+        break;
+      }
+      page.names.push_back(table);
+      page.rows.push_back(it->second);
+    }
+    return page;
+  }
   std::string after;
   if (!page_token.empty()) {
     auto decoded = HexDecode(page_token);
@@ -651,6 +768,20 @@ Result<LoadedObject> IcebergCatalog::InsertObject(const CallContext& ctx, Entity
                                                   std::string_view name,
                                                   const std::string& location,
                                                   const std::string& text) {
+  if (metastore_ && type == EntityType::kTable) {
+    CAIRN_ASSIGN_OR_RETURN(iceberg::Json metadata, iceberg::ParseMetadata(text));
+    auto made = metastore_->CreateTable(ns[0], std::string(name),
+                                        std::string(StringMember(metadata, "location")), location,
+                                        ctx.principal);
+    if (!made) {
+      if (made.error().code == ErrorCode::kAlreadyExists) {
+        return AlreadyExists(EntityKind::kTable, "Table already exists: {}", ObjectText(ns, name));
+      }
+      return std::move(made).error();
+    }
+    // A row left by a table another engine dropped goes; the new table's row is its creator's.
+    if (auto stale = store_.Get(type, ns_row.id, name)) (void)store_.Delete(stale->id);
+  }
   EntityRecord row;
   row.type = type;
   row.parent_id = ns_row.id;
@@ -661,6 +792,9 @@ Result<LoadedObject> IcebergCatalog::InsertObject(const CallContext& ctx, Entity
   row.audit.create_time = ctx.now_ms;
   auto inserted = store_.Insert(row);
   if (!inserted) {
+    if (metastore_ && type == EntityType::kTable) {
+      (void)metastore_->DropTable(ns[0], std::string(name));  // nothing is left behind
+    }
     if (inserted.error().code == ErrorCode::kAlreadyExists) {
       CAIRN_RETURN_IF_ERROR(CheckNameFree(store_, ns_row, ns, name, type));
     }
@@ -683,6 +817,25 @@ Status IcebergCatalog::Rename(const CallContext& ctx, EntityType type, const Nam
   CAIRN_RETURN_IF_ERROR(model::ValidateSegmentName(
       type == EntityType::kView ? EntityKind::kView : EntityKind::kTable, to));
   CAIRN_ASSIGN_OR_RETURN(EntityRecord target_ns, NamespaceRow(store_, to_ns));
+  if (metastore_ && type == EntityType::kTable) {
+    CAIRN_ASSIGN_OR_RETURN(EntityRecord row, ObjectRow(store_, type, from_ns, from));
+    if (row.parent_id == target_ns.id && row.name == to) return Ok();
+    CAIRN_RETURN_IF_ERROR(RenameTargetFree(target_ns, from_ns, from, to_ns, to, type));
+    auto renamed = metastore_->Rename(from_ns[0], std::string(from), to_ns[0], std::string(to));
+    if (!renamed) {
+      if (renamed.error().code == ErrorCode::kAlreadyExists) {
+        return AlreadyExists(EntityKind::kTable, "Cannot rename {} to {}. Table already exists",
+                             ObjectText(from_ns, from), ObjectText(to_ns, to));
+      }
+      return std::move(renamed).error();
+    }
+    row.parent_id = target_ns.id;
+    row.name = std::string(to);
+    row.audit.last_modifier = ctx.principal;
+    row.audit.last_modified_time = ctx.now_ms;
+    (void)store_.CompareAndSet(row);  // the row follows the metastore when next read otherwise
+    return Ok();
+  }
   return store::RetryOnConflict(
       [&]() -> Status {
         CAIRN_ASSIGN_OR_RETURN(EntityRecord row, ObjectRow(store_, type, from_ns, from));
@@ -721,6 +874,93 @@ Status IcebergCatalog::RenameTargetFree(const EntityRecord& target_ns, const Nam
     }
   }
   return Ok();
+}
+
+// ---- a metastore's catalog ----
+
+Result<EntityRecord> IcebergCatalog::SyncNamespace(store::MetadataStore& store,
+                                                   const Namespace& ns) {
+  if (ns.size() != 1) return NoSuchNamespace(ns);
+  CAIRN_ASSIGN_OR_RETURN(auto props, metastore_->LoadNamespace(ns[0]));
+  auto row = store.Get(EntityType::kSchema, info_.catalog_id, ns[0]);
+  if (!props) {
+    if (row) (void)store.Delete(row->id);  // dropped by another engine: its rows go
+    return NoSuchNamespace(ns);
+  }
+  if (row) return row;
+  EntityRecord fresh;
+  fresh.type = EntityType::kSchema;
+  fresh.parent_id = info_.catalog_id;
+  fresh.name = ns[0];
+  fresh.payload = "{}";
+  auto inserted = store.Insert(fresh);
+  if (!inserted && inserted.error().code == ErrorCode::kAlreadyExists) {
+    return store.Get(EntityType::kSchema, info_.catalog_id, ns[0]);
+  }
+  return inserted;
+}
+
+Result<EntityRecord> IcebergCatalog::SyncTable(store::MetadataStore& store, const Namespace& ns,
+                                               std::string_view name,
+                                               std::optional<EntityRecord> row) {
+  if (ns.size() != 1) return NoSuchObject(EntityType::kTable, ns, name);
+  CAIRN_ASSIGN_OR_RETURN(auto pointer, metastore_->Pointer(ns[0], std::string(name)));
+  if (!pointer) {
+    if (row) (void)store.Delete(row->id);  // dropped by another engine
+    return NoSuchObject(EntityType::kTable, ns, name);
+  }
+  if (row && row->location == *pointer) return std::move(*row);
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    if (row) {
+      EntityRecord next = *row;
+      next.location = *pointer;
+      auto moved = store.CompareAndSet(next);
+      if (moved) return moved;
+      if (moved.error().code != ErrorCode::kConflict) return std::move(moved).error();
+    } else {
+      CAIRN_ASSIGN_OR_RETURN(EntityRecord ns_row, SyncNamespace(store, ns));
+      EntityRecord fresh;  // made by another engine: no creator, so no owner until one is set
+      fresh.type = EntityType::kTable;
+      fresh.parent_id = ns_row.id;
+      fresh.name = std::string(name);
+      fresh.payload = "{}";
+      fresh.location = *pointer;
+      auto inserted = store.Insert(fresh);
+      if (inserted) return inserted;
+      if (inserted.error().code != ErrorCode::kAlreadyExists) return std::move(inserted).error();
+    }
+    // Another request moved or made the row meanwhile: read it again.
+    CAIRN_ASSIGN_OR_RETURN(EntityRecord ns_row, SyncNamespace(store, ns));
+    auto again = store.Get(EntityType::kTable, ns_row.id, name);
+    row.reset();
+    if (again) {
+      if (again->location == *pointer) return again;
+      row = std::move(*again);
+    }
+  }
+  // The row keeps moving; the metastore's pointer is the answer all the same.
+  if (row) {
+    row->location = *pointer;
+    return std::move(*row);
+  }
+  return Unavailable("too many concurrent updates of {}; try again", ObjectText(ns, name));
+}
+
+Result<EntityRecord> IcebergCatalog::MovePointer(store::MetadataStore& store, const Namespace& ns,
+                                                 const std::string& base, EntityRecord next) {
+  if (!metastore_) return store.CompareAndSet(next);
+  if (next.location && *next.location != base) {
+    CAIRN_RETURN_IF_ERROR(metastore_->Swap(ns[0], next.name, base, *next.location));
+  }
+  auto moved = store.CompareAndSet(next);
+  if (moved) return moved;
+  // The metastore moved, which is what counts; the row follows it when next read (a load that
+  // saw the new pointer may have moved it already).
+  if (auto fresh = store.Get(EntityType::kTable, next.parent_id, next.name)) {
+    fresh->location = next.location;
+    return fresh;
+  }
+  return next;
 }
 
 // ---- tables ----
@@ -806,6 +1046,7 @@ Result<LoadedObject> IcebergCatalog::UpdateTable(
         lost_race = false;
         CAIRN_ASSIGN_OR_RETURN(EntityRecord row, ObjectRow(store_, EntityType::kTable, ns, name));
         if (!row.location) return Internal("{} has no metadata location", ObjectText(ns, name));
+        const std::string base_location = *row.location;
         CAIRN_ASSIGN_OR_RETURN(auto base_text, ReadShared(storage_, files_, *row.location));
         CAIRN_ASSIGN_OR_RETURN(iceberg::Json base, iceberg::ParseMetadata(*base_text));
         CAIRN_ASSIGN_OR_RETURN(iceberg::Json metadata, transform(base));
@@ -820,6 +1061,7 @@ Result<LoadedObject> IcebergCatalog::UpdateTable(
           CAIRN_RETURN_IF_ERROR(WriteText(storage_, files_, new_location, *text, *row.location));
           row.location = new_location;
         }
+        const EntityRecord pointer_row = row;  // before a rename: the metastore's view
         if (rename_to) {
           if (!(row.parent_id == target_ns->id && row.name == rename_to->second)) {
             auto free = RenameTargetFree(*target_ns, ns, name, rename_to->first, rename_to->second,
@@ -834,7 +1076,33 @@ Result<LoadedObject> IcebergCatalog::UpdateTable(
         }
         row.audit.last_modifier = ctx.principal;
         row.audit.last_modified_time = ctx.now_ms;
-        auto updated = store_.CompareAndSet(row);
+        if (metastore_) {
+          // The pointer first (the metastore's swap decides the race), then the name.
+          Result<EntityRecord> moved = pointer_row;
+          if (!new_location.empty()) moved = MovePointer(store_, ns, base_location, pointer_row);
+          if (!moved) {
+            if (!new_location.empty()) DeleteQuietly(storage_, files_, {new_location});
+            lost_race = moved.error().code == ErrorCode::kConflict;
+            return std::move(moved).error();
+          }
+          if (rename_to && !(rename_to->first == ns && rename_to->second == name)) {
+            CAIRN_RETURN_IF_ERROR(metastore_->Rename(ns[0], std::string(name),
+                                                     rename_to->first[0], rename_to->second));
+            EntityRecord renamed = *moved;
+            renamed.parent_id = target_ns->id;
+            renamed.name = rename_to->second;
+            renamed.audit = row.audit;
+            moved = store_.CompareAndSet(renamed);
+            if (!moved) {
+              moved = ObjectRow(store_, EntityType::kTable, rename_to->first, rename_to->second);
+            }
+            if (!moved) return std::move(moved).error();
+          }
+          std::string location = *row.location;
+          return LoadedObject{std::move(*moved), std::move(location), std::move(text)};
+        }
+        Result<EntityRecord> updated = row;
+        updated = store_.CompareAndSet(row);
         if (updated) {
           std::string location = *updated->location;
           return LoadedObject{std::move(*updated), std::move(location), std::move(text)};
@@ -893,10 +1161,11 @@ Result<LoadedObject> IcebergCatalog::RegisterTable(const CallContext& ctx, const
     return store::RetryOnConflict(
         [&]() -> Result<LoadedObject> {
           CAIRN_ASSIGN_OR_RETURN(EntityRecord row, ObjectRow(store_, EntityType::kTable, ns, name));
+          const std::string base = row.location.value_or("");
           row.location = metadata_location;
           row.audit.last_modifier = ctx.principal;
           row.audit.last_modified_time = ctx.now_ms;
-          CAIRN_ASSIGN_OR_RETURN(EntityRecord updated, store_.CompareAndSet(row));
+          CAIRN_ASSIGN_OR_RETURN(EntityRecord updated, MovePointer(store_, ns, base, row));
           return LoadedObject{std::move(updated), metadata_location, *text};
         },
         [&] {
@@ -943,8 +1212,24 @@ Result<LoadedObject> IcebergCatalog::CommitOnce(store::MetadataStore& store, con
     fresh.location = metadata_location;
     fresh.audit.creator = ctx.principal;
     fresh.audit.create_time = ctx.now_ms;
+    if (metastore_) {
+      auto made = metastore_->CreateTable(commit.ns[0], commit.name,
+                                          std::string(StringMember(metadata, "location")),
+                                          metadata_location, ctx.principal);
+      if (!made) {
+        if (made.error().code == ErrorCode::kAlreadyExists) {
+          return MakeError(ErrorCode::kConflict, EntityKind::kTable,
+                           "Requirement failed: table already exists");
+        }
+        return std::move(made).error();
+      }
+      if (auto stale = store.Get(EntityType::kTable, ns_row.id, commit.name)) {
+        (void)store.Delete(stale->id);
+      }
+    }
     auto inserted = store.Insert(fresh);
     if (!inserted) {
+      if (metastore_) (void)metastore_->DropTable(commit.ns[0], commit.name);
       if (inserted.error().code == ErrorCode::kAlreadyExists) {
         return MakeError(ErrorCode::kConflict, EntityKind::kTable,
                          "Requirement failed: table already exists");
@@ -979,7 +1264,7 @@ Result<LoadedObject> IcebergCatalog::CommitOnce(store::MetadataStore& store, con
   next.location = metadata_location;
   next.audit.last_modifier = ctx.principal;
   next.audit.last_modified_time = ctx.now_ms;
-  auto updated = store.CompareAndSet(next);
+  auto updated = MovePointer(store, commit.ns, *row->location, next);
   if (!updated) {
     const ErrorCode code = updated.error().code;
     if (code == ErrorCode::kConflict) {
@@ -1232,7 +1517,7 @@ IcebergCatalog::BatchAttempt IcebergCatalog::CommitBatchOnce(
   next.location = location;
   next.audit.last_modifier = batch[applied.back()]->ctx->principal;
   next.audit.last_modified_time = now_ms;
-  auto updated = store_.CompareAndSet(next);
+  auto updated = MovePointer(store_, table.ns, *row.location, next);
   if (!updated) {
     if (updated.error().code == ErrorCode::kConflict) {
       // Another writer moved the row: nothing of this attempt landed; redo every commit.
@@ -1255,6 +1540,17 @@ IcebergCatalog::BatchAttempt IcebergCatalog::CommitBatchOnce(
 
 Status IcebergCatalog::CommitTransaction(const CallContext& ctx,
                                          const std::vector<TableCommit>& commits) {
+  if (metastore_ && commits.size() > 1) {
+    return Unsupported(
+        "This catalog's tables live in a metastore, which cannot commit {} tables atomically; "
+        "commit them one at a time",
+        commits.size());
+  }
+  if (metastore_ && commits.size() == 1) {
+    auto one = CommitAlone(ctx, commits[0]);
+    if (!one) return std::move(one).error();
+    return Ok();
+  }
   bool lost_race = false;
   return store::RetryOnConflict(
       [&]() -> Status {
@@ -1292,6 +1588,12 @@ Result<bool> IcebergCatalog::DropTable(const Namespace& ns, std::string_view nam
     if (auto text = ReadText(storage_, files_, *row->location)) {
       if (auto parsed = iceberg::ParseMetadata(*text)) metadata = std::move(*parsed);
     }
+  }
+  if (metastore_) {
+    CAIRN_ASSIGN_OR_RETURN(bool gone, metastore_->DropTable(ns[0], std::string(name)));
+    (void)store_.Delete(row->id);
+    if (gone && purge) PurgeFiles(*row->location, metadata);
+    return gone;
   }
   CAIRN_ASSIGN_OR_RETURN(bool dropped, store_.Delete(row->id));
   if (dropped && purge) PurgeFiles(*row->location, metadata);
@@ -1513,6 +1815,9 @@ Result<Page> IcebergCatalog::ListViews(const Namespace& ns, const std::string& p
 
 Result<LoadedObject> IcebergCatalog::CreateView(const CallContext& ctx, const Namespace& ns,
                                                 const nlohmann::json& request) {
+  if (metastore_) {
+    return Unsupported("This catalog's metastore keeps tables only; views are not supported");
+  }
   CAIRN_ASSIGN_OR_RETURN(CreateRequest target, PrepareCreate(ns, request, EntityType::kView));
   const std::string& name = target.name;
   const std::string& location = target.location;

@@ -61,6 +61,7 @@ struct CachedTableHead;
 class CommitQueues;
 class MetadataFileCache;
 class ManifestCache;
+class IcebergMetastore;
 
 /// What the managed Iceberg catalogs of one server share, each bounded by IcebergCacheOptions:
 /// metadata file texts by location, the commit queues of the tables being committed to (with
@@ -152,9 +153,14 @@ class IcebergCatalog {
   /// explicitly (default: the warehouse).
   static constexpr const char* kAllowedLocationsProperty = "allowed-locations";
 
-  /// `caches` (not null) are shared with the server's other catalogs.
+  /// `caches` (not null) are shared with the server's other catalogs. `metastore`, when given,
+  /// holds the namespaces and table pointers (catalog-backend `hive`); the rows follow it.
   IcebergCatalog(CatalogInfo info, store::MetadataStore& store, std::string warehouse,
-                 std::shared_ptr<IcebergCaches> caches);
+                 std::shared_ptr<IcebergCaches> caches,
+                 std::shared_ptr<IcebergMetastore> metastore = nullptr);
+
+  /// Whether a metastore holds the namespaces and pointers (catalog-backend `hive`).
+  bool has_metastore() const { return metastore_ != nullptr; }
 
   const std::string& warehouse() const { return warehouse_; }
   const storage::StorageOptions& storage() const { return storage_; }
@@ -356,10 +362,25 @@ class IcebergCatalog {
                                std::span<std::optional<Result<LoadedObject>>> answers,
                                CachedTableHead& head);
 
+  // ---- a metastore's catalog (catalog-backend `hive`; metastore_ set) ----
+  // The namespace's row, inserted when the metastore has the namespace and no row yet; a row
+  // of a namespace the metastore lost is answered as missing.
+  Result<store::EntityRecord> SyncNamespace(store::MetadataStore& store, const Namespace& ns);
+  // The table's row in line with the metastore's pointer: inserted (a table made by another
+  // engine), moved to the current metadata file, or deleted (dropped by another engine).
+  Result<store::EntityRecord> SyncTable(store::MetadataStore& store, const Namespace& ns,
+                                        std::string_view name,
+                                        std::optional<store::EntityRecord> row);
+  // Moves a table's pointer from `base` to `next.location`: the metastore's compare-and-swap
+  // first (it decides the race), then the row; without a metastore, the row's compare-and-set.
+  Result<store::EntityRecord> MovePointer(store::MetadataStore& store, const Namespace& ns,
+                                          const std::string& base, store::EntityRecord next);
+
   CatalogInfo info_;
   store::MetadataStore& store_;
   std::string warehouse_;
   std::shared_ptr<IcebergCaches> caches_;
+  std::shared_ptr<IcebergMetastore> metastore_;
   MetadataFileCache& files_;         // caches_->metadata_files()
   const uint64_t serial_;            // this catalog object's key in caches_->commit_queues()
   storage::StorageOptions storage_;  // how to reach the warehouse (S3 endpoint and keys)

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "connector/iceberg/iceberg_connector.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "common/util.h"
+#include "connector/hive/hive_iceberg.h"
+#include "connector/iceberg/iceberg_metastore.h"
 #include "connector/iceberg/iceberg_catalog.h"
 #include "connector/iceberg/iceberg_proxy.h"
 #include "connector/schema_rows.h"
@@ -33,12 +36,13 @@ class ManagedIcebergConnector final : public Connector,
                                       public ViewCatalog {
  public:
   ManagedIcebergConnector(CatalogInfo info, store::MetadataStore& store, std::string warehouse,
-                          bool warehouse_defaulted, std::shared_ptr<IcebergCaches> caches)
+                          bool warehouse_defaulted, std::shared_ptr<IcebergCaches> caches,
+                          std::shared_ptr<IcebergMetastore> metastore = nullptr)
       : info_(std::move(info)),
         store_(store),
         warehouse_(std::move(warehouse)),
         warehouse_defaulted_(warehouse_defaulted),
-        iceberg_(info_, store_, warehouse_, std::move(caches)) {
+        iceberg_(info_, store_, warehouse_, std::move(caches), std::move(metastore)) {
     Provide<SchemaCatalog>(this);
     Provide<TableCatalog>(this);
     Provide<ViewCatalog>(this);
@@ -54,6 +58,13 @@ class ManagedIcebergConnector final : public Connector,
   }
 
   Status TestConnection() override {
+    if (iceberg_.has_metastore()) {
+      auto listed = iceberg_.ListNamespaces({});
+      if (!listed) {
+        return MakeError(ErrorCode::kConnectionFailed, EntityKind::kCatalog, "{}",
+                         listed.error().message);
+      }
+    }
     auto io = storage::FileIOFor(warehouse_, iceberg_.storage());
     if (!io)
       return MakeError(ErrorCode::kConnectionFailed, EntityKind::kCatalog, "{}",
@@ -82,10 +93,29 @@ class ManagedIcebergConnector final : public Connector,
   // ---- schemas ----
 
   Result<std::vector<std::string>> ListSchemas() override {
+    if (iceberg_.has_metastore()) {
+      CAIRN_ASSIGN_OR_RETURN(auto namespaces, iceberg_.ListNamespaces({}));
+      std::vector<std::string> names;
+      for (auto& ns : namespaces) names.push_back(std::move(ns[0]));
+      return names;
+    }
     return ListSchemaNames(store_, info_.catalog_id);
   }
 
   Result<model::Schema> CreateSchema(const CallContext& ctx, const model::Schema& schema) override {
+    if (iceberg_.has_metastore()) {
+      model::Properties props = schema.properties;
+      if (schema.comment) props[kCommentProperty] = *schema.comment;
+      auto made = iceberg_.CreateNamespace(ctx, {schema.name}, props);
+      if (!made) {
+        if (made.error().code == ErrorCode::kAlreadyExists) {
+          return AlreadyExists(EntityKind::kSchema, "Schema {}.{} already exists", info_.name,
+                               schema.name);
+        }
+        return std::move(made).error();
+      }
+      return LoadSchema(schema.name);
+    }
     CAIRN_ASSIGN_OR_RETURN(auto row,
                            InsertSchemaRow(store_, info_.catalog_id, info_.name, schema, ctx));
     return ToSchema(row);
@@ -93,11 +123,45 @@ class ManagedIcebergConnector final : public Connector,
 
   Result<model::Schema> LoadSchema(std::string_view name) override {
     CAIRN_ASSIGN_OR_RETURN(EntityRecord row, SchemaRow(name));
+    if (iceberg_.has_metastore()) {
+      // The metastore's database: its properties and comment, the row's owner and audit.
+      CAIRN_ASSIGN_OR_RETURN(model::Properties props, iceberg_.LoadNamespace({std::string(name)}));
+      model::Schema out = ToSchema(row);
+      out.comment.reset();
+      if (auto c = props.find(kCommentProperty); c != props.end()) {
+        if (!c->second.empty()) out.comment = c->second;
+        props.erase(c);
+      }
+      out.properties = std::move(props);
+      return out;
+    }
     return ToSchema(row);
   }
 
   Result<model::Schema> AlterSchema(const CallContext& ctx, std::string_view name,
                                     const std::vector<model::EntityChange>& changes) override {
+    if (iceberg_.has_metastore()) {
+      model::Properties updates;
+      std::vector<std::string> removals;
+      for (const auto& c : changes) {
+        switch (c.kind) {
+          case model::EntityChange::Kind::kSetProperty:
+            updates[c.property] = c.value;
+            break;
+          case model::EntityChange::Kind::kRemoveProperty:
+            removals.push_back(c.property);
+            break;
+          case model::EntityChange::Kind::kUpdateComment:
+            updates[kCommentProperty] = c.comment.value_or("");
+            break;
+          case model::EntityChange::Kind::kRename:
+            return InvalidArgument("Schemas of catalog {} cannot be renamed", info_.name);
+        }
+      }
+      CAIRN_RETURN_IF_ERROR(
+          iceberg_.UpdateNamespaceProperties(ctx, {std::string(name)}, removals, updates));
+      return LoadSchema(name);
+    }
     CAIRN_ASSIGN_OR_RETURN(
         EntityRecord row,
         UpdateSchemaProperties(store_, name, changes, ctx, [&] { return SchemaRow(name); }));
@@ -106,6 +170,27 @@ class ManagedIcebergConnector final : public Connector,
 
   Result<bool> DropSchema(const CallContext& /*ctx*/, std::string_view name,
                           bool cascade) override {
+    if (iceberg_.has_metastore()) {
+      const Namespace ns{std::string(name)};
+      auto tables = iceberg_.ListTables(ns, "", 0);
+      if (!tables) {
+        if (tables.error().code == ErrorCode::kNotFound) return false;
+        return std::move(tables).error();
+      }
+      if (!tables->names.empty() && !cascade) {
+        return MakeError(
+            ErrorCode::kNotEmpty, EntityKind::kSchema,
+            "Schema {}.{} is not empty, it has {} table(s); drop them first or use cascade",
+            info_.name, name, tables->names.size());
+      }
+      for (const auto& t : tables->names) CAIRN_RETURN_IF_ERROR(iceberg_.DropTable(ns, t, false));
+      auto dropped = iceberg_.DropNamespace(ns);
+      if (!dropped) {
+        if (dropped.error().code == ErrorCode::kNotFound) return false;
+        return std::move(dropped).error();
+      }
+      return true;
+    }
     auto row = SchemaRow(name);
     if (!row) {
       if (row.error().code == ErrorCode::kNotFound) return false;
@@ -122,6 +207,12 @@ class ManagedIcebergConnector final : public Connector,
   }
 
   Result<bool> HasSchemas() override {
+    if (iceberg_.has_metastore()) {
+      // The metastore's own `default` database does not keep the catalog from being dropped.
+      CAIRN_ASSIGN_OR_RETURN(auto names, ListSchemas());
+      return std::any_of(names.begin(), names.end(),
+                         [](const std::string& n) { return n != "default"; });
+    }
     CAIRN_ASSIGN_OR_RETURN(int64_t n, store_.CountChildren(info_.catalog_id));
     return n > 0;
   }
@@ -401,6 +492,16 @@ class ManagedIcebergConnector final : public Connector,
   }
 
   Result<EntityRecord> SchemaRow(std::string_view name) {
+    if (iceberg_.has_metastore()) {
+      // The metastore decides; its databases get rows when first seen.
+      auto props = iceberg_.LoadNamespace({std::string(name)});
+      if (!props) {
+        if (props.error().code == ErrorCode::kNotFound) {
+          return NotFound(EntityKind::kSchema, "Schema {}.{} does not exist", info_.name, name);
+        }
+        return std::move(props).error();
+      }
+    }
     return GetSchemaRow(store_, info_.catalog_id, info_.name, name);
   }
 
@@ -438,10 +539,12 @@ Result<std::unique_ptr<Connector>> MakeIcebergConnector(const CatalogInfo& info,
                                                         const ConnectorDeps& deps) {
   const auto& props = info.properties;
   auto backend = props.find(kBackendProperty);
-  if (backend != props.end() && !EqualsIgnoreCase(backend->second, "managed")) {
+  const bool hive = backend != props.end() && EqualsIgnoreCase(backend->second, "hive");
+  if (backend != props.end() && !EqualsIgnoreCase(backend->second, "managed") && !hive) {
     if (EqualsIgnoreCase(backend->second, "rest")) return MakeRestIcebergConnector(info, deps);
-    return InvalidArgument("Property '{}' has an unsupported value '{}'; supported: managed, rest",
-                           kBackendProperty, backend->second);
+    return InvalidArgument(
+        "Property '{}' has an unsupported value '{}'; supported: managed, rest, hive",
+        kBackendProperty, backend->second);
   }
   std::string warehouse;
   bool defaulted = false;
@@ -481,8 +584,12 @@ Result<std::unique_ptr<Connector>> MakeIcebergConnector(const CatalogInfo& info,
   // A registry built without MakeDefaultRegistry may have no caches: the catalog gets its own.
   auto caches =
       deps.iceberg_caches ? deps.iceberg_caches : MakeIcebergCaches(IcebergCacheOptions{});
+  std::shared_ptr<IcebergMetastore> metastore;
+  if (hive) {
+    CAIRN_ASSIGN_OR_RETURN(metastore, hive::MakeHiveIcebergMetastore(info, deps, warehouse));
+  }
   return std::unique_ptr<Connector>(std::make_unique<ManagedIcebergConnector>(
-      info, *deps.store, warehouse, defaulted, std::move(caches)));
+      info, *deps.store, warehouse, defaulted, std::move(caches), std::move(metastore)));
 }
 
 }  // namespace
