@@ -131,3 +131,67 @@ def test_hive_table_and_partition_privileges(authz_server, admin):
             hms.drop_database(db, True, True)
         finally:
             hms.close()
+
+
+def test_iceberg_tables_in_the_metastore_are_governed(authz_server, admin, tmp_path):
+    """A lakehouse-iceberg catalog with catalog-backend=hive: a table another engine registered
+    in the metastore is readable by a granted reader at once (its row is made on first sight),
+    refused to a stranger, and the reader cannot commit to it; the table the admin creates is the
+    admin's."""
+    from hive_metastore_client.builders import (
+        SerDeInfoBuilder, StorageDescriptorBuilder, TableBuilder)
+    ml = create_metalake(admin)
+    cat, db = unique("icehive"), unique("db")
+    wh = tmp_path / "warehouse"
+    wh.mkdir()
+    admin.ok("POST", f"metalakes/{ml}/catalogs", {
+        "name": cat, "type": "relational", "provider": "lakehouse-iceberg",
+        "properties": {"catalog-backend": "hive", "uri": URI, "warehouse": f"file://{wh}"}})
+    warehouse = f"{ml}.{cat}"
+    r = admin.rest("POST", warehouse, "namespaces", {"namespace": [db], "properties": {}})
+    assert r.status_code == 200, r.text
+    schema = {"type": "struct", "schema-id": 0,
+              "fields": [{"id": 1, "name": "id", "type": "long", "required": False}]}
+    r = admin.rest("POST", warehouse, f"namespaces/{db}/tables", {"name": "mine", "schema": schema})
+    assert r.status_code == 200, r.text
+    location = r.json()["metadata-location"]
+    assert Admin(admin, ml).get_owner("table", f"{cat}.{db}.mine")["owner"]["name"] == "admin"
+
+    a = Admin(admin, ml)
+    a.user_with("reader", [sobj("CATALOG", cat, "USE_CATALOG", "USE_SCHEMA", "SELECT_TABLE")])
+    reader = Principal(authz_server.url, "reader")
+    stranger = Principal(authz_server.url, unique("stranger"))
+    with _metastore() as hms:
+        try:
+            sd = StorageDescriptorBuilder(
+                columns=[], location=f"file://{wh}/{db}/theirs",
+                input_format="org.apache.iceberg.mr.hive.HiveIcebergInputFormat",
+                output_format="org.apache.iceberg.mr.hive.HiveIcebergOutputFormat",
+                serde_info=SerDeInfoBuilder(
+                    serialization_lib="org.apache.iceberg.mr.hive.HiveIcebergSerDe").build()
+            ).build()
+            hms.create_table(TableBuilder(
+                table_name="theirs", db_name=db, owner="spark", storage_descriptor=sd,
+                table_type="EXTERNAL_TABLE",
+                parameters={"EXTERNAL": "TRUE", "table_type": "ICEBERG",
+                            "metadata_location": location}).build())
+            got = reader.rest("GET", warehouse, f"namespaces/{db}/tables/theirs")
+            assert got.status_code == 200, got.text
+            assert got.json()["metadata-location"] == location
+            listed = reader.rest("GET", warehouse, f"namespaces/{db}/tables").json()
+            assert sorted(i["name"] for i in listed["identifiers"]) == ["mine", "theirs"]
+            assert stranger.rest("GET", warehouse, f"namespaces/{db}/tables/theirs").status_code \
+                == 403
+            commit = {"requirements": [], "updates": [
+                {"action": "set-properties", "updates": {"k": "v"}}]}
+            r = reader.rest("POST", warehouse, f"namespaces/{db}/tables/theirs", commit)
+            assert r.status_code == 403, r.text
+            t = hms.get_table_req(_get_table_request(db, "theirs")).table
+            assert t.parameters["metadata_location"] == location
+        finally:
+            hms.drop_database(db, False, True)
+
+
+def _get_table_request(db: str, name: str):
+    from thrift_files.libraries.thrift_hive_metastore_client.ttypes import GetTableRequest
+    return GetTableRequest(dbName=db, tblName=name)
