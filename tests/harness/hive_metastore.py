@@ -19,13 +19,11 @@ started by `start`.
 from __future__ import annotations
 
 import re
-import subprocess
 import sys
-import time
 from pathlib import Path
 
-from jvm_service import TOOLS_DIR, free_port, install_jars, java, port_open, service_main
-from process_group import stop_group
+from jvm_service import (TOOLS_DIR, JvmServer, free_port, install_jars, java, port_open,
+                         service_main)
 
 HERE = Path(__file__).resolve().parent
 POM = HERE / "hive" / "pom.xml"
@@ -41,19 +39,19 @@ def install() -> Path:
     return install_jars(POM, LIB, VERSION, _log, f"the Apache Hive {VERSION} metastore")
 
 
-class HiveMetastore:
+class HiveMetastore(JvmServer):
+    label = "the metastore"
+    log_name = "metastore.log"
+
     def __init__(self, data_dir: Path, port: int | None = None):
-        self.dir = Path(data_dir).resolve()
+        super().__init__(Path(data_dir).resolve())
         self.port = port or free_port()
-        self.proc: subprocess.Popen | None = None
-        self.pid: int | None = None
 
     @classmethod
     def attach(cls, data_dir: Path) -> "HiveMetastore":
         d = Path(data_dir)
         ms = cls(d, int((d / "port").read_text()))
-        pid = d / "pid"
-        ms.pid = int(pid.read_text()) if pid.exists() else None
+        ms._read_pid()
         return ms
 
     @property
@@ -91,36 +89,12 @@ class HiveMetastore:
         self.dir.mkdir(parents=True, exist_ok=True)
         self.warehouse.mkdir(parents=True, exist_ok=True)
         cp = f"{self._conf_dir()}:{install() / '*'}"
-        log = open(self.dir / "metastore.log", "ab")
-        self.proc = subprocess.Popen(
-            [java(), "-Xms128m", "-Xmx512m", "-XX:+UseSerialGC",
-             f"-Dderby.system.home={self.dir}", "-cp", cp,
-             "org.apache.hadoop.hive.metastore.HiveMetaStore"],
-            stdout=log, stderr=subprocess.STDOUT, start_new_session=True, cwd=self.dir)
-        self.pid = self.proc.pid
-        deadline = time.monotonic() + timeout
-        while not port_open(self.port):
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"the metastore exited with {self.proc.returncode}; "
-                                   f"see {self.dir}/metastore.log")
-            if time.monotonic() > deadline:
-                self.stop()
-                raise RuntimeError(f"the metastore is not listening after {timeout}s; "
-                                   f"see {self.dir}/metastore.log")
-            time.sleep(0.3)
-        (self.dir / "uri").write_text(self.uri + "\n")
-        (self.dir / "port").write_text(f"{self.port}\n")
-        (self.dir / "pid").write_text(f"{self.pid}\n")
+        self._launch([java(), "-Xms128m", "-Xmx512m", "-XX:+UseSerialGC",
+                      f"-Dderby.system.home={self.dir}", "-cp", cp,
+                      "org.apache.hadoop.hive.metastore.HiveMetaStore"],
+                     ready=lambda: port_open(self.port), timeout=timeout,
+                     files={"uri": self.uri, "port": str(self.port)}, cwd=self.dir)
         return self
-
-    def stop(self) -> None:
-        pid = self.proc.pid if self.proc is not None else self.pid
-        if pid is None:
-            return
-        stop_group(pid, self.proc)
-        self.proc = None
-        self.pid = None
-        (self.dir / "pid").unlink(missing_ok=True)
 
 
 def _start(d: Path) -> str:

@@ -1,7 +1,8 @@
 """What the harnesses of the JVM servers the tests start (Kafka, the Hive metastore, Trino) share:
 their jars fetched from Maven Central once per machine, a `java` to run them, free loopback
-ports, and the `start DIR` / `stop DIR` / `install` command line of a server that outlives the
-script that started it (its pid and ports in DIR)."""
+ports, the process (JvmServer: launched in a group of its own, waited for, stopped), and the
+`start DIR` / `stop DIR` / `install` command line of a server that outlives the script that
+started it (its pid and ports in DIR)."""
 
 from __future__ import annotations
 
@@ -10,8 +11,11 @@ import shutil
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Callable
+
+from process_group import stop_group
 
 TOOLS_DIR = Path(os.environ.get("CAIRN_TOOLS_DIR", Path.home() / ".cache" / "cairn"))
 
@@ -66,6 +70,55 @@ def port_open(port: int) -> bool:
             return True
     except OSError:
         return False
+
+
+class JvmServer:
+    """A server the tests run in a process group of its own, with its log, its pid and the files
+    that name it in `dir`. `stop` ends the group, also one an earlier script started (`pid`, read
+    back by a subclass's `attach`)."""
+
+    label = "the server"     # in messages
+    log_name = "server.log"  # under dir
+
+    def __init__(self, data_dir: Path):
+        self.dir = Path(data_dir)
+        self.proc: subprocess.Popen | None = None
+        self.pid: int | None = None
+
+    def _read_pid(self) -> None:
+        pid = self.dir / "pid"
+        self.pid = int(pid.read_text()) if pid.exists() else None
+
+    def _launch(self, argv: list[str], ready: Callable[[], bool], timeout: float,
+                files: dict[str, str], cwd: Path | None = None, poll_s: float = 0.3) -> None:
+        """Starts `argv` and waits until `ready()`: raises (with the log's name) when the process
+        exits first or `timeout` passes. Then writes `files` (name -> text) and the pid."""
+        log = open(self.dir / self.log_name, "ab")
+        self.proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT,
+                                     stdin=subprocess.DEVNULL, start_new_session=True, cwd=cwd)
+        self.pid = self.proc.pid
+        deadline = time.monotonic() + timeout
+        while not ready():
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"{self.label} exited with {self.proc.returncode}; "
+                                   f"see {self.dir}/{self.log_name}")
+            if time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError(f"{self.label} not ready after {timeout}s; "
+                                   f"see {self.dir}/{self.log_name}")
+            time.sleep(poll_s)
+        for name, text in files.items():
+            (self.dir / name).write_text(text + "\n")
+        (self.dir / "pid").write_text(f"{self.pid}\n")
+
+    def stop(self) -> None:
+        pid = self.proc.pid if self.proc is not None else self.pid
+        if pid is None:
+            return
+        stop_group(pid, self.proc)
+        self.proc = None
+        self.pid = None
+        (self.dir / "pid").unlink(missing_ok=True)
 
 
 def service_main(argv: list[str], script: str, install: Callable[[], Path],

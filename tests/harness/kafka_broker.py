@@ -21,12 +21,11 @@ import base64
 import re
 import subprocess
 import sys
-import time
 import uuid
 from pathlib import Path
 
-from jvm_service import TOOLS_DIR, free_port, install_jars, java, port_open, service_main
-from process_group import stop_group
+from jvm_service import (TOOLS_DIR, JvmServer, free_port, install_jars, java, port_open,
+                         service_main)
 
 HERE = Path(__file__).resolve().parent
 POM = HERE / "kafka" / "pom.xml"
@@ -62,27 +61,27 @@ def configs_cli(bootstrap: str, *args: str, check: bool = True) -> subprocess.Co
         capture_output=True, text=True, check=check, timeout=120)
 
 
-class KafkaBroker:
+class KafkaBroker(JvmServer):
+    label = "Kafka"
+    log_name = "kafka.log"
+
     def __init__(self, data_dir: Path, port: int | None = None,
                  controller_port: int | None = None,
                  tls_keystore: tuple[Path, str] | None = None):
         """`tls_keystore`, a PKCS#12 key store and its password: the broker also has an SSL
         listener (`tls_bootstrap`) serving that certificate."""
-        self.dir = Path(data_dir)
+        super().__init__(data_dir)
         self.port = port or free_port()
         self.controller_port = controller_port or free_port()
         self.tls_keystore = tls_keystore
         self.tls_port = free_port() if tls_keystore else None
-        self.proc: subprocess.Popen | None = None
-        self.pid: int | None = None
 
     @classmethod
     def attach(cls, data_dir: Path) -> "KafkaBroker":
         """The broker `start DIR` left running: its ports from DIR's files."""
         d = Path(data_dir)
         broker = cls(d, *(int(x) for x in (d / "ports").read_text().split()))
-        pid = d / "pid"
-        broker.pid = int(pid.read_text()) if pid.exists() else None
+        broker._read_pid()
         return broker
 
     @property
@@ -132,38 +131,15 @@ class KafkaBroker:
             subprocess.run([java(), "-cp", cp, "kafka.tools.StorageTool", "format", "-t",
                             cluster, "-c", str(conf)], check=True, capture_output=True,
                            timeout=120)
-        log = open(self.dir / "kafka.log", "ab")
-        self.proc = subprocess.Popen(
-            [java(), "-Xms256m", "-Xmx512m", "-XX:+UseSerialGC", "-cp", cp, "kafka.Kafka",
-             str(conf)], stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        self.pid = self.proc.pid
-        deadline = time.monotonic() + timeout
-        while True:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"Kafka exited with {self.proc.returncode}; "
-                                   f"see {self.dir}/kafka.log")
-            if port_open(self.port):
-                # The listener is up; the broker answers once it has joined its own quorum.
-                probe = topics_cli(self.bootstrap, "--list", check=False)
-                if probe.returncode == 0:
-                    break
-            if time.monotonic() > deadline:
-                self.stop()
-                raise RuntimeError(f"Kafka not ready after {timeout}s; see {self.dir}/kafka.log")
-            time.sleep(0.3)
-        (self.dir / "bootstrap").write_text(self.bootstrap + "\n")
-        (self.dir / "ports").write_text(f"{self.port} {self.controller_port}\n")
-        (self.dir / "pid").write_text(f"{self.pid}\n")
+        # The listener is up first; the broker answers once it has joined its own quorum.
+        self._launch([java(), "-Xms256m", "-Xmx512m", "-XX:+UseSerialGC", "-cp", cp,
+                      "kafka.Kafka", str(conf)],
+                     ready=lambda: port_open(self.port) and topics_cli(
+                         self.bootstrap, "--list", check=False).returncode == 0,
+                     timeout=timeout,
+                     files={"bootstrap": self.bootstrap,
+                            "ports": f"{self.port} {self.controller_port}"})
         return self
-
-    def stop(self) -> None:
-        pid = self.proc.pid if self.proc is not None else self.pid
-        if pid is None:
-            return
-        stop_group(pid, self.proc)
-        self.proc = None
-        self.pid = None
-        (self.dir / "pid").unlink(missing_ok=True)
 
 
 def _start(d: Path) -> str:

@@ -26,13 +26,11 @@ import re
 import shutil
 import subprocess
 import sys
-import time
 import urllib.request
 import zipfile
 from pathlib import Path
 
-from jvm_service import TOOLS_DIR, copy_dependencies, free_port, service_main
-from process_group import stop_group
+from jvm_service import TOOLS_DIR, JvmServer, copy_dependencies, free_port, service_main
 
 HERE = Path(__file__).resolve().parent / "trino"
 SERVER_POM = HERE / "server-pom.xml"
@@ -93,25 +91,25 @@ def java() -> str:
                        f"looked at {', '.join(map(str, candidates)) or 'nothing'}")
 
 
-class TrinoServer:
+class TrinoServer(JvmServer):
+    label = "Trino"
+    log_name = "trino.log"
+
     def __init__(self, data_dir: Path, port: int | None = None,
                  trust_store: Path | None = None, trust_store_password: str = "changeit"):
         """`trust_store`: a PKCS#12 trust store that replaces the JVM's, so Trino's HTTPS clients
         (the Iceberg REST catalog's) trust the test run's own CA."""
-        self.dir = Path(data_dir)
+        super().__init__(data_dir)
         self.port = port or free_port()
         self.trust = ([f"-Djavax.net.ssl.trustStore={trust_store}",
                        f"-Djavax.net.ssl.trustStorePassword={trust_store_password}",
                        "-Djavax.net.ssl.trustStoreType=PKCS12"] if trust_store else [])
-        self.proc: subprocess.Popen | None = None
-        self.pid: int | None = None
 
     @classmethod
     def attach(cls, data_dir: Path) -> "TrinoServer":
         d = Path(data_dir)
         srv = cls(d, int((d / "port").read_text()))
-        pid = d / "pid"
-        srv.pid = int(pid.read_text()) if pid.exists() else None
+        srv._read_pid()
         return srv
 
     @property
@@ -145,8 +143,7 @@ class TrinoServer:
             "task.max-worker-threads=8",
             "",
         ]))
-        log = open(self.dir / "trino.log", "ab")
-        self.proc = subprocess.Popen(
+        self._launch(
             [exe, "-Xms512m", "-Xmx2g", "-XX:+UseG1GC", "-XX:+ExitOnOutOfMemoryError",
              "--add-modules=jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED",
              "--sun-misc-unsafe-memory-access=allow", "-XX:+EnableDynamicAgentLoading",
@@ -155,31 +152,9 @@ class TrinoServer:
              f"-Dnode.data-dir={self.dir / 'data'}", "-Dlog.enable-color=false",
              f"-Dcairn.trino.version={VERSION}", *self.trust,
              "-cp", str(home / "server" / "*"), str(MAIN)],
-            stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-            start_new_session=True, cwd=self.dir)
-        self.pid = self.proc.pid
-        deadline = time.monotonic() + timeout
-        while not self._ready():
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"Trino exited with {self.proc.returncode}; "
-                                   f"see {self.dir}/trino.log")
-            if time.monotonic() > deadline:
-                self.stop()
-                raise RuntimeError(f"Trino not ready after {timeout}s; see {self.dir}/trino.log")
-            time.sleep(0.5)
-        (self.dir / "url").write_text(self.url + "\n")
-        (self.dir / "port").write_text(f"{self.port}\n")
-        (self.dir / "pid").write_text(f"{self.pid}\n")
+            ready=self._ready, timeout=timeout, files={"url": self.url, "port": str(self.port)},
+            cwd=self.dir, poll_s=0.5)
         return self
-
-    def stop(self) -> None:
-        pid = self.proc.pid if self.proc is not None else self.pid
-        if pid is None:
-            return
-        stop_group(pid, self.proc)
-        self.proc = None
-        self.pid = None
-        (self.dir / "pid").unlink(missing_ok=True)
 
 
 def _start(d: Path) -> str:

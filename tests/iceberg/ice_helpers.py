@@ -178,3 +178,36 @@ def append_worker(uri: str, warehouse: str, identifier: str, writer: int, batche
         import traceback
 
         result_q.put((writer, "error", f"{type(e).__name__}: {e}\n{traceback.format_exc()}"))
+
+
+def run_append_workers(targets: list[tuple[str, str]], identifier: str, batches: int,
+                       rows_per_batch: int, timeout: float = 300) -> dict:
+    """One `append_worker` process per (uri, warehouse) of `targets` (writer = its index), all
+    let go at once: {writer: (status, detail)}; a writer that did not report within `timeout` is
+    missing from it, and every process is gone when this returns."""
+    import multiprocessing as mp
+    import queue
+
+    ctx = mp.get_context("spawn")
+    start = ctx.Event()
+    results = ctx.Queue()
+    procs = [ctx.Process(target=append_worker,
+                         args=(uri, warehouse, identifier, w, batches, rows_per_batch, start,
+                               results))
+             for w, (uri, warehouse) in enumerate(targets)]
+    for p in procs:
+        p.start()
+    start.set()
+    outcomes = {}
+    try:
+        for _ in procs:
+            w, status, detail = results.get(timeout=timeout)
+            outcomes[w] = (status, detail)
+    except queue.Empty:
+        pass
+    for p in procs:
+        p.join(timeout=30)
+        if p.is_alive():
+            p.kill()
+            p.join()
+    return outcomes

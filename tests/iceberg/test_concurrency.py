@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import multiprocessing as mp
-import queue
-
 from pyiceberg.schema import Schema
 from pyiceberg.types import IntegerType, LongType, NestedField
 
-from ice_helpers import append_worker
+from ice_helpers import run_append_workers
 
 WRITERS = 2
 BATCHES = 6
@@ -25,27 +22,7 @@ def test_two_processes_append_concurrently(ice, catalog, ns):
         "commit.retry.num-retries": "30", "commit.retry.min-wait-ms": "20",
         "commit.retry.max-wait-ms": "500"})
 
-    ctx = mp.get_context("spawn")
-    start = ctx.Event()
-    results = ctx.Queue()
-    procs = [ctx.Process(target=append_worker,
-                         args=(ice.uri, ice.warehouse, ident, w, BATCHES, ROWS, start, results))
-             for w in range(WRITERS)]
-    for p in procs:
-        p.start()
-    start.set()
-    outcomes = {}
-    try:
-        for _ in range(WRITERS):
-            w, status, detail = results.get(timeout=300)
-            outcomes[w] = (status, detail)
-    except queue.Empty:
-        pass
-    for p in procs:
-        p.join(timeout=30)
-        if p.is_alive():
-            p.kill()
-            p.join()
+    outcomes = run_append_workers([(ice.uri, ice.warehouse)] * WRITERS, ident, BATCHES, ROWS)
     assert len(outcomes) == WRITERS, f"workers did not report: {outcomes}"
     for w, (status, detail) in outcomes.items():
         assert status == "ok", f"writer {w} failed: {detail}"

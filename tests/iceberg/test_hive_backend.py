@@ -7,9 +7,7 @@ at once."""
 
 from __future__ import annotations
 
-import multiprocessing as mp
 import os
-import queue
 from urllib.parse import urlparse
 
 import pyarrow as pa
@@ -18,7 +16,7 @@ from pyiceberg.exceptions import NamespaceNotEmptyError, NoSuchTableError
 from pyiceberg.schema import Schema
 from pyiceberg.types import IntegerType, LongType, NestedField
 
-from ice_helpers import Ice, append_worker, unique
+from ice_helpers import Ice, run_append_workers, unique
 
 URI = os.environ.get("CAIRN_TEST_HIVE_URI")
 pytestmark = pytest.mark.skipif(not URI, reason="no Hive metastore (tests/e2e/run.sh starts one)")
@@ -118,28 +116,8 @@ def test_concurrent_appends_all_land(hive_ice, hms, db):
     cat.create_table(ident, SCHEMA, properties={
         "commit.retry.num-retries": "30", "commit.retry.min-wait-ms": "20",
         "commit.retry.max-wait-ms": "500"})
-    ctx = mp.get_context("spawn")
-    start = ctx.Event()
-    results = ctx.Queue()
-    procs = [ctx.Process(target=append_worker,
-                         args=(hive_ice.uri, hive_ice.warehouse, ident, w, batches, rows, start,
-                               results))
-             for w in range(writers)]
-    for p in procs:
-        p.start()
-    start.set()
-    outcomes = {}
-    try:
-        for _ in range(writers):
-            w, status, detail = results.get(timeout=300)
-            outcomes[w] = (status, detail)
-    except queue.Empty:
-        pass
-    for p in procs:
-        p.join(timeout=30)
-        if p.is_alive():
-            p.kill()
-            p.join()
+    outcomes = run_append_workers([(hive_ice.uri, hive_ice.warehouse)] * writers, ident,
+                                  batches, rows)
     assert len(outcomes) == writers, outcomes
     for w, (status, detail) in outcomes.items():
         assert status == "ok", f"writer {w} failed: {detail}"
@@ -229,37 +207,15 @@ def test_two_servers_on_one_metastore_lose_no_append(tmp_path_factory, tmp_path,
         assert ice_b.pyiceberg().load_table(ident).metadata_location == \
             cat_a.load_table(ident).metadata_location
 
-        ctx = mp.get_context("spawn")
-        start = ctx.Event()
-        results = ctx.Queue()
-        procs = []
-        for w in range(2 * writers_per_server):
-            ice = ice_a if w % 2 == 0 else ice_b
-            procs.append(ctx.Process(target=append_worker,
-                                     args=(ice.uri, ice.warehouse, ident, w, batches, rows, start,
-                                           results)))
-        for p in procs:
-            p.start()
-        start.set()
-        outcomes = {}
-        try:
-            for _ in procs:
-                w, status, detail = results.get(timeout=300)
-                outcomes[w] = (status, detail)
-        except queue.Empty:
-            pass
-        for p in procs:
-            p.join(timeout=30)
-            if p.is_alive():
-                p.kill()
-                p.join()
-        assert len(outcomes) == len(procs), outcomes
+        targets = [(ice.uri, ice.warehouse) for ice in (ice_a, ice_b)] * writers_per_server
+        outcomes = run_append_workers(targets, ident, batches, rows)
+        assert len(outcomes) == len(targets), outcomes
         for w, (status, detail) in outcomes.items():
             assert status == "ok", f"writer {w} failed: {detail}"
         for ice in (ice_a, ice_b):
             tbl = ice.pyiceberg().load_table(ident)
             got = sorted(tbl.scan().to_arrow().column("id").to_pylist())
-            assert got == sorted(w * 1_000_000 + i for w in range(len(procs))
+            assert got == sorted(w * 1_000_000 + i for w in range(len(targets))
                                  for i in range(batches * rows))
         assert hms_table(hms, db, "shared").parameters["metadata_location"] == \
             ice_b.pyiceberg().load_table(ident).metadata_location

@@ -366,10 +366,27 @@ class KafkaConnector final : public Connector, public SchemaCatalog, public Topi
     if (partitions != d.partitions) CAIRN_RETURN_IF_ERROR(AddPartitions(name, partitions));
     if (configs_changed)
       CAIRN_RETURN_IF_ERROR(AlterConfigs(name, configs, /*validate_only=*/false));
+    if (configs_changed || partitions != d.partitions) {
+      WaitUntilShown(name, partitions, configs_changed ? &configs : nullptr);
+    }
     if (auto row = rows_.TouchObject(EntityType::kTopic, kDefaultSchema, name)) {
       SetComment(*row, comment_changed ? comment : row->comment, ctx, /*modified=*/true);
     }
     return LoadTopic(schema, name);
+  }
+
+  // A KRaft broker applies a change through its metadata log, so a describe right after it may
+  // still show the old state: read until the partition count and the topic's own configs show
+  // the change (5 s at most), so that the answer is the topic as altered.
+  void WaitUntilShown(std::string_view name, int partitions,
+                      const std::map<std::string, std::string>* configs) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (std::chrono::steady_clock::now() < deadline) {
+      auto d = Describe(name);
+      if (!d) return;
+      if (d->partitions >= partitions && (configs == nullptr || d->dynamic == *configs)) return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
   }
 
   Result<bool> DropTopic(const CallContext& /*ctx*/, std::string_view schema,
