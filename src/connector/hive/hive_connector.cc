@@ -23,7 +23,6 @@ namespace {
 
 // Catalog properties.
 constexpr const char* kUris = "metastore.uris";
-constexpr const char* kPoolSize = "client.pool-size";
 constexpr const char* kImpersonation = "impersonation-enable";
 constexpr const char* kListAllTables = "list-all-tables";
 
@@ -607,22 +606,10 @@ struct HiveSettings {
   bool list_all_tables = false;
 };
 
-Result<HiveSettings> ParseSettings(const model::Properties& props) {
+Result<HiveSettings> ParseSettings(const model::Properties& props, const ConnectorDeps& deps) {
   HiveSettings s;
-  auto it = props.find(kUris);
-  if (it == props.end() || Trim(it->second).empty()) {
-    return InvalidArgument("Property '{}' is required: thrift://host:port of the metastore", kUris);
-  }
-  s.uris = std::string(Trim(it->second));
-  CAIRN_ASSIGN_OR_RETURN(s.hms.uris, ParseMetastoreUris(s.uris));
-  if (auto p = props.find(kPoolSize); p != props.end()) {
-    auto n = ParseInt64(Trim(p->second));
-    if (!n || *n < 1 || *n > 100) {
-      return InvalidArgument("Property '{}' must be an integer between 1 and 100, got '{}'",
-                             kPoolSize, p->second);
-    }
-    s.hms.pool_max = static_cast<int>(*n);
-  }
+  CAIRN_ASSIGN_OR_RETURN(s.hms, ParseHmsOptions(props, kUris, deps));
+  s.uris = std::string(Trim(props.at(kUris)));
   CAIRN_ASSIGN_OR_RETURN(s.list_all_tables, BoolProperty(props, kListAllTables, false));
   CAIRN_ASSIGN_OR_RETURN(bool impersonate, BoolProperty(props, kImpersonation, false));
   if (impersonate) {
@@ -737,7 +724,7 @@ class HiveConnector final : public Connector,
     }
     const std::string db_name = db.name;
     CAIRN_RETURN_IF_ERROR(
-        Call("alter_database", [&](auto& c) { c.alter_database(db_name, db); }, name));
+        Call("alter_database", [&](auto& c) { c.alter_database(db_name, db); }));
     return LoadSchema(name);
   }
 
@@ -794,20 +781,9 @@ class HiveConnector final : public Connector,
     if (settings_.list_all_tables || names.empty()) return names;
     // Tables of other formats the metastore holds (Iceberg, Paimon, Hudi) are left out, as
     // Gravitino's hive catalogs leave them out unless list-all-tables is set.
-    std::vector<hms::Table> objects;
-    constexpr size_t kBatch = 100;
-    for (size_t i = 0; i < names.size(); i += kBatch) {
-      hms::GetTablesRequest req;
-      req.__set_dbName(std::string(schema));
-      req.__set_tblNames(std::vector<std::string>(
-          names.begin() + static_cast<std::ptrdiff_t>(i),
-          names.begin() + static_cast<std::ptrdiff_t>(std::min(names.size(), i + kBatch))));
-      hms::GetTablesResult res;
-      CAIRN_RETURN_IF_ERROR(Call("get_table_objects_by_name_req",
-                                 [&](auto& c) { c.get_table_objects_by_name_req(res, req); }));
-      for (auto& t : res.tables) objects.push_back(std::move(t));
-    }
-    return HiveTableNames(names, objects);
+    auto objects = GetTableObjects(pool_, std::string(schema), names);
+    if (!objects) return Wrap(std::move(objects).error());
+    return HiveTableNames(names, *objects);
   }
 
   Result<model::Table> CreateTable(const CallContext& ctx, std::string_view schema,
@@ -1002,7 +978,7 @@ class HiveConnector final : public Connector,
 
  private:
   template <typename F>
-  Status Call(std::string_view what, F&& fn, std::string_view /*subject*/ = {}) {
+  Status Call(std::string_view what, F&& fn) {
     return Wrap(pool_.Run(what, [&](HmsPool::Client& c) { fn(c); }));
   }
 
@@ -1114,10 +1090,8 @@ void RegisterHiveConnector(ConnectorRegistry& registry) {
   registry.Register("hive", model::CatalogType::kRelational,
                     [](const CatalogInfo& info, const ConnectorDeps& deps)
                         -> Result<std::unique_ptr<Connector>> {
-                      CAIRN_ASSIGN_OR_RETURN(auto settings, hive::ParseSettings(info.properties));
-                      settings.hms.connect_timeout_ms = std::max(1, deps.jdbc_connect_timeout_s) * 1000;
-                      settings.hms.io_timeout_ms = std::max(1, deps.jdbc_statement_timeout_s) * 1000;
-                      settings.hms.pool_wait_ms = std::max(0, deps.jdbc_pool_wait_ms);
+                      CAIRN_ASSIGN_OR_RETURN(auto settings,
+                                             hive::ParseSettings(info.properties, deps));
                       return std::unique_ptr<Connector>(std::make_unique<hive::HiveConnector>(
                           info, std::move(settings), deps.store));
                     });

@@ -13,7 +13,6 @@ namespace cairn::connector::hive {
 namespace {
 
 constexpr const char* kUri = "uri";
-constexpr const char* kPoolSize = "client.pool-size";
 constexpr const char* kLocation = "location";
 constexpr const char* kComment = "comment";
 constexpr const char* kTableType = "table_type";
@@ -124,22 +123,12 @@ class HiveIcebergMetastore final : public IcebergMetastore {
     std::vector<std::string> names;
     auto listed = Call([&](auto& c) { c.get_all_tables(names, ns); });
     if (!listed) return std::move(listed).error();
+    auto objects = GetTableObjects(pool_, ns, names);
+    if (!objects) return Named(std::move(objects).error());
     std::vector<std::pair<std::string, std::string>> out;
-    constexpr size_t kBatch = 100;
-    for (size_t i = 0; i < names.size(); i += kBatch) {
-      hms::GetTablesRequest req;
-      req.__set_dbName(ns);
-      req.__set_tblNames(std::vector<std::string>(
-          names.begin() + static_cast<std::ptrdiff_t>(i),
-          names.begin() + static_cast<std::ptrdiff_t>(std::min(names.size(), i + kBatch))));
-      hms::GetTablesResult res;
-      CAIRN_RETURN_IF_ERROR(Call([&](auto& c) { c.get_table_objects_by_name_req(res, req); }));
-      for (const auto& t : res.tables) {
-        auto location = Param(t, kMetadataLocation);
-        if (IsIceberg(t) && location && !location->empty()) {
-          out.emplace_back(t.tableName, *location);
-        }
-      }
+    for (const auto& t : *objects) {
+      auto location = Param(t, kMetadataLocation);
+      if (IsIceberg(t) && location && !location->empty()) out.emplace_back(t.tableName, *location);
     }
     return out;
   }
@@ -233,7 +222,11 @@ class HiveIcebergMetastore final : public IcebergMetastore {
   Status Call(F&& fn) {
     auto done = pool_.Run("metastore call", [&](HmsPool::Client& c) { fn(c); });
     if (done) return done;
-    Error e = std::move(done).error();
+    return Named(std::move(done).error());
+  }
+
+  // Connection problems name the catalog and its metastore.
+  Error Named(Error e) const {
     if (e.code == ErrorCode::kConnectionFailed || e.code == ErrorCode::kUnavailable ||
         e.code == ErrorCode::kUnsupported) {
       e.entity = EntityKind::kCatalog;
@@ -280,27 +273,9 @@ class HiveIcebergMetastore final : public IcebergMetastore {
 Result<std::shared_ptr<IcebergMetastore>> MakeHiveIcebergMetastore(const CatalogInfo& info,
                                                                    const ConnectorDeps& deps,
                                                                    const std::string& warehouse) {
-  auto it = info.properties.find(kUri);
-  if (it == info.properties.end() || Trim(it->second).empty()) {
-    return InvalidArgument("Property '{}' is required for catalog-backend 'hive': "
-                           "thrift://host:port of the metastore",
-                           kUri);
-  }
-  HmsOptions options;
-  CAIRN_ASSIGN_OR_RETURN(options.uris, ParseMetastoreUris(it->second, kUri));
-  if (auto p = info.properties.find(kPoolSize); p != info.properties.end()) {
-    auto n = ParseInt64(Trim(p->second));
-    if (!n || *n < 1 || *n > 100) {
-      return InvalidArgument("Property '{}' must be an integer between 1 and 100, got '{}'",
-                             kPoolSize, p->second);
-    }
-    options.pool_max = static_cast<int>(*n);
-  }
-  options.connect_timeout_ms = std::max(1, deps.jdbc_connect_timeout_s) * 1000;
-  options.io_timeout_ms = std::max(1, deps.jdbc_statement_timeout_s) * 1000;
-  options.pool_wait_ms = std::max(0, deps.jdbc_pool_wait_ms);
+  CAIRN_ASSIGN_OR_RETURN(HmsOptions options, ParseHmsOptions(info.properties, kUri, deps));
   return std::shared_ptr<IcebergMetastore>(std::make_shared<HiveIcebergMetastore>(
-      info.name, std::string(Trim(it->second)), warehouse, std::move(options)));
+      info.name, std::string(Trim(info.properties.at(kUri))), warehouse, std::move(options)));
 }
 
 }  // namespace cairn::connector::hive

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "connector/hive/hms_client.h"
 
+#include <algorithm>
 #include <optional>
 
 #include <hms/ThriftHiveMetastore.h>
@@ -73,6 +74,46 @@ Result<std::vector<MetastoreUri>> ParseMetastoreUris(std::string_view text,
   if (out.empty()) {
     return InvalidArgument("Property '{}' is required: thrift://host:port of the metastore",
                            property);
+  }
+  return out;
+}
+
+Result<HmsOptions> ParseHmsOptions(const model::Properties& props, std::string_view uris_property,
+                                   const ConnectorDeps& deps) {
+  constexpr const char* kPoolSize = "client.pool-size";
+  HmsOptions options;
+  auto it = props.find(std::string(uris_property));
+  CAIRN_ASSIGN_OR_RETURN(options.uris,
+                         ParseMetastoreUris(it == props.end() ? "" : it->second, uris_property));
+  if (auto p = props.find(kPoolSize); p != props.end()) {
+    auto n = ParseInt64(Trim(p->second));
+    if (!n || *n < 1 || *n > 100) {
+      return InvalidArgument("Property '{}' must be an integer between 1 and 100, got '{}'",
+                             kPoolSize, p->second);
+    }
+    options.pool_max = static_cast<int>(*n);
+  }
+  options.connect_timeout_ms = std::max(1, deps.jdbc_connect_timeout_s) * 1000;
+  options.io_timeout_ms = std::max(1, deps.jdbc_statement_timeout_s) * 1000;
+  options.pool_wait_ms = std::max(0, deps.jdbc_pool_wait_ms);
+  return options;
+}
+
+Result<std::vector<hms::Table>> GetTableObjects(HmsPool& pool, const std::string& db,
+                                                const std::vector<std::string>& names) {
+  std::vector<hms::Table> out;
+  constexpr size_t kBatch = 100;
+  for (size_t i = 0; i < names.size(); i += kBatch) {
+    hms::GetTablesRequest req;
+    req.__set_dbName(db);
+    req.__set_tblNames(std::vector<std::string>(
+        names.begin() + static_cast<std::ptrdiff_t>(i),
+        names.begin() + static_cast<std::ptrdiff_t>(std::min(names.size(), i + kBatch))));
+    hms::GetTablesResult res;
+    CAIRN_RETURN_IF_ERROR(pool.Run("get_table_objects_by_name_req", [&](HmsPool::Client& c) {
+      c.get_table_objects_by_name_req(res, req);
+    }));
+    for (auto& t : res.tables) out.push_back(std::move(t));
   }
   return out;
 }

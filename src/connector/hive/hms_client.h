@@ -14,10 +14,12 @@
 #include <vector>
 
 #include "common/result.h"
+#include "connector/connector.h"
 
 namespace cairn::hms {
 class ThriftHiveMetastoreClient;
-}
+class Table;
+}  // namespace cairn::hms
 
 namespace cairn::connector::hive {
 
@@ -42,6 +44,12 @@ struct HmsOptions {
   /// instead of each waiting for the timeout again (a hanging metastore).
   int hold_off_ms = 5000;
 };
+
+/// The connection settings of a catalog that talks to a metastore: the URIs from the property
+/// `uris_property`, `client.pool-size` (1..100), and the server's connection limits (`deps`, the
+/// JDBC catalogs' settings). kInvalidArgument naming the property at fault.
+Result<HmsOptions> ParseHmsOptions(const model::Properties& props, std::string_view uris_property,
+                                   const ConnectorDeps& deps);
 
 /// What a metastore call failed with, in the metastore's words: the exception type decides the
 /// code (NoSuchObjectException kNotFound, AlreadyExistsException kAlreadyExists,
@@ -84,5 +92,10 @@ class HmsPool {
   std::chrono::steady_clock::time_point hold_until_{};  // guarded by mu_
   std::string hold_reason_;                             // guarded by mu_
 };
+
+/// The metastore objects of `names`, tables of database `db`, fetched 100 at a time
+/// (`get_table_objects_by_name_req`). Errors as HmsPool::Run's.
+Result<std::vector<hms::Table>> GetTableObjects(HmsPool& pool, const std::string& db,
+                                                const std::vector<std::string>& names);
 
 }  // namespace cairn::connector::hive

@@ -525,14 +525,14 @@ Result<model::Properties> IcebergCatalog::CreateNamespace(const CallContext& ctx
       }
       return std::move(made).error();
     }
-    CAIRN_ASSIGN_OR_RETURN(EntityRecord row, SyncNamespace(store_, ns));
-    if (row.audit.creator.empty() || row.audit.creator != ctx.principal) {
+    model::Properties stored;
+    CAIRN_ASSIGN_OR_RETURN(EntityRecord row, SyncNamespace(store_, ns, &stored));
+    if (row.audit.creator != ctx.principal) {
       row.audit.creator = ctx.principal;
       row.audit.create_time = ctx.now_ms;
       (void)store_.CompareAndSet(row);  // the creator owns it; best effort
     }
-    CAIRN_ASSIGN_OR_RETURN(auto props, metastore_->LoadNamespace(ns[0]));
-    return props.value_or(properties);
+    return stored;
   }
   int64_t parent_id = info_.catalog_id;
   if (ns.size() > 1) {
@@ -566,12 +566,12 @@ Result<model::Properties> IcebergCatalog::CreateNamespace(const CallContext& ctx
 }
 
 Result<model::Properties> IcebergCatalog::LoadNamespace(const Namespace& ns) {
-  CAIRN_ASSIGN_OR_RETURN(EntityRecord row, NamespaceRow(store_, ns));
-  if (metastore_) {
-    CAIRN_ASSIGN_OR_RETURN(auto props, metastore_->LoadNamespace(ns[0]));
-    if (!props) return NoSuchNamespace(ns);
-    return *props;
+  if (metastore_ && !ns.empty()) {
+    model::Properties props;
+    CAIRN_RETURN_IF_ERROR(SyncNamespace(store_, ns, &props));
+    return props;
   }
+  CAIRN_ASSIGN_OR_RETURN(EntityRecord row, NamespaceRow(store_, ns));
   return row.properties;
 }
 
@@ -610,12 +610,11 @@ Result<NamespacePropertiesUpdate> IcebergCatalog::UpdateNamespaceProperties(
     }
   }
   if (metastore_) {
-    CAIRN_RETURN_IF_ERROR(NamespaceRow(store_, ns));
-    CAIRN_ASSIGN_OR_RETURN(auto before, metastore_->LoadNamespace(ns[0]));
-    if (!before) return NoSuchNamespace(ns);
+    model::Properties before;
+    CAIRN_RETURN_IF_ERROR(SyncNamespace(store_, ns, &before));
     NamespacePropertiesUpdate result;
     for (const auto& key : removals) {
-      (before->count(key) > 0 ? result.removed : result.missing).push_back(key);
+      (before.count(key) > 0 ? result.removed : result.missing).push_back(key);
     }
     for (const auto& [k, v] : updates) result.updated.push_back(k);
     CAIRN_RETURN_IF_ERROR(metastore_->UpdateNamespace(ns[0], updates, removals));
@@ -707,6 +706,12 @@ Status IcebergCatalog::CheckNameFree(store::MetadataStore& store, const EntityRe
 Result<Page> IcebergCatalog::ListObjects(EntityType type, const Namespace& ns,
                                          const std::string& page_token, int page_size) {
   CAIRN_ASSIGN_OR_RETURN(EntityRecord ns_row, NamespaceRow(store_, ns));
+  std::string after;
+  if (!page_token.empty()) {
+    auto decoded = HexDecode(page_token);
+    if (!decoded) return InvalidArgument("Invalid page token: {}", page_token);
+    after = *decoded;
+  }
   if (metastore_ && type == EntityType::kTable) {
     // The metastore's tables, each row brought in line (a table another engine made gets one).
     CAIRN_ASSIGN_OR_RETURN(auto tables, metastore_->ListTables(ns[0]));
@@ -722,12 +727,6 @@ Result<Page> IcebergCatalog::ListObjects(EntityType type, const Namespace& ns,
       auto synced = SyncTable(store_, ns, table, std::move(row));
       if (synced) by_name[table] = std::move(*synced);
     }
-    std::string after;
-    if (!page_token.empty()) {
-      auto decoded = HexDecode(page_token);
-      if (!decoded) return InvalidArgument("Invalid page token: {}", page_token);
-      after = *decoded;
-    }
     Page page;
     for (const auto& [table, location] : tables) {
       if (!after.empty() && table <= after) continue;
@@ -741,12 +740,6 @@ Result<Page> IcebergCatalog::ListObjects(EntityType type, const Namespace& ns,
       page.rows.push_back(it->second);
     }
     return page;
-  }
-  std::string after;
-  if (!page_token.empty()) {
-    auto decoded = HexDecode(page_token);
-    if (!decoded) return InvalidArgument("Invalid page token: {}", page_token);
-    after = *decoded;
   }
   const int limit = page_size > 0 ? page_size : 0;
   // Fetch one more row than asked to know whether another page follows.
@@ -879,7 +872,8 @@ Status IcebergCatalog::RenameTargetFree(const EntityRecord& target_ns, const Nam
 // ---- a metastore's catalog ----
 
 Result<EntityRecord> IcebergCatalog::SyncNamespace(store::MetadataStore& store,
-                                                   const Namespace& ns) {
+                                                   const Namespace& ns,
+                                                   model::Properties* properties) {
   if (ns.size() != 1) return NoSuchNamespace(ns);
   CAIRN_ASSIGN_OR_RETURN(auto props, metastore_->LoadNamespace(ns[0]));
   auto row = store.Get(EntityType::kSchema, info_.catalog_id, ns[0]);
@@ -887,6 +881,7 @@ Result<EntityRecord> IcebergCatalog::SyncNamespace(store::MetadataStore& store,
     if (row) (void)store.Delete(row->id);  // dropped by another engine: its rows go
     return NoSuchNamespace(ns);
   }
+  if (properties != nullptr) *properties = std::move(*props);
   if (row) return row;
   EntityRecord fresh;
   fresh.type = EntityType::kSchema;

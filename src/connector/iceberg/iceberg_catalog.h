@@ -364,8 +364,10 @@ class IcebergCatalog {
 
   // ---- a metastore's catalog (catalog-backend `hive`; metastore_ set) ----
   // The namespace's row, inserted when the metastore has the namespace and no row yet; a row
-  // of a namespace the metastore lost is answered as missing.
-  Result<store::EntityRecord> SyncNamespace(store::MetadataStore& store, const Namespace& ns);
+  // of a namespace the metastore lost is answered as missing. `properties`, when given, gets the
+  // metastore's properties of the namespace (read once for both).
+  Result<store::EntityRecord> SyncNamespace(store::MetadataStore& store, const Namespace& ns,
+                                            model::Properties* properties = nullptr);
   // The table's row in line with the metastore's pointer: inserted (a table made by another
   // engine), moved to the current metadata file, or deleted (dropped by another engine).
   Result<store::EntityRecord> SyncTable(store::MetadataStore& store, const Namespace& ns,

@@ -122,10 +122,11 @@ class ManagedIcebergConnector final : public Connector,
   }
 
   Result<model::Schema> LoadSchema(std::string_view name) override {
-    CAIRN_ASSIGN_OR_RETURN(EntityRecord row, SchemaRow(name));
     if (iceberg_.has_metastore()) {
       // The metastore's database: its properties and comment, the row's owner and audit.
-      CAIRN_ASSIGN_OR_RETURN(model::Properties props, iceberg_.LoadNamespace({std::string(name)}));
+      CAIRN_ASSIGN_OR_RETURN(model::Properties props, MetastoreNamespace(name));
+      CAIRN_ASSIGN_OR_RETURN(EntityRecord row,
+                             GetSchemaRow(store_, info_.catalog_id, info_.name, name));
       model::Schema out = ToSchema(row);
       out.comment.reset();
       if (auto c = props.find(kCommentProperty); c != props.end()) {
@@ -135,6 +136,7 @@ class ManagedIcebergConnector final : public Connector,
       out.properties = std::move(props);
       return out;
     }
+    CAIRN_ASSIGN_OR_RETURN(EntityRecord row, SchemaRow(name));
     return ToSchema(row);
   }
 
@@ -492,17 +494,18 @@ class ManagedIcebergConnector final : public Connector,
   }
 
   Result<EntityRecord> SchemaRow(std::string_view name) {
-    if (iceberg_.has_metastore()) {
-      // The metastore decides; its databases get rows when first seen.
-      auto props = iceberg_.LoadNamespace({std::string(name)});
-      if (!props) {
-        if (props.error().code == ErrorCode::kNotFound) {
-          return NotFound(EntityKind::kSchema, "Schema {}.{} does not exist", info_.name, name);
-        }
-        return std::move(props).error();
-      }
-    }
+    // With a metastore it decides; its databases get rows when first seen.
+    if (iceberg_.has_metastore()) CAIRN_RETURN_IF_ERROR(MetastoreNamespace(name));
     return GetSchemaRow(store_, info_.catalog_id, info_.name, name);
+  }
+
+  // The metastore's properties of database `name` (its row brought in line).
+  Result<model::Properties> MetastoreNamespace(std::string_view name) {
+    auto props = iceberg_.LoadNamespace({std::string(name)});
+    if (!props && props.error().code == ErrorCode::kNotFound) {
+      return NotFound(EntityKind::kSchema, "Schema {}.{} does not exist", info_.name, name);
+    }
+    return props;
   }
 
   // Errors from the Iceberg catalog use Iceberg's wording; the Gravitino API names the catalog.
