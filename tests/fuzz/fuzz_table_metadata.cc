@@ -39,7 +39,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     auto fields = schema->find("fields");
     if (fields != schema->end() && fields->is_array() && !fields->empty() &&
         fields->front().is_object()) {
-      first = fields->front().value("name", "c");
+      auto name = fields->front().find("name");
+      if (name != fields->front().end() && name->is_string()) first = name->get<std::string>();
     }
   }
   std::vector<cairn::model::TableChange> changes;
