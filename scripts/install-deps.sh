@@ -6,7 +6,12 @@ profile=${1:-build}
 pkgs=(build-essential cmake ninja-build ccache pkg-config libboost-dev nlohmann-json3-dev
       libsqlite3-dev libpq-dev libspdlog-dev libfmt-dev libcli11-dev libssl-dev libcurl4-openssl-dev libavro-dev
       zlib1g-dev libmariadb-dev librdkafka-dev libthrift-dev thrift-compiler)
+# The web UI (ui/) is built with npm from its lock file at build time; Debian's Node.js 18 and npm
+# do it. A machine that already has a newer Node.js with npm keeps it.
+command -v npm >/dev/null 2>&1 || pkgs+=(nodejs npm)
 if [ "$profile" = test ]; then
+  # The UI's browser tests drive Debian's Chromium (no browser download).
+  pkgs+=(chromium chromium-driver)
   pkgs+=(googletest libgtest-dev libgmock-dev postgresql postgresql-client python3 python3-venv curl
          libssl-dev maven mariadb-server mariadb-client clang-14 libclang-rt-14-dev)
   # The REST compatibility kit runs on a JDK 17; keep a preinstalled one.

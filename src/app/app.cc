@@ -83,7 +83,7 @@ Status CheckTransport(const Config& config) {
   return Ok();
 }
 
-int Serve(Config config) {
+int Serve(Config config, std::span<const api::ui::UiFile> ui_files) {
   InitLogging(config.log_level);
   const auto started = std::chrono::steady_clock::now();
   if (auto transport = CheckTransport(config); !transport) {
@@ -262,6 +262,7 @@ int Serve(Config config) {
   options.tls = config.tls;
 
   RequestLimiter limiter(config.limits);
+  const api::ui::UiApi ui(ui_files, config.ui_dir);
   Router router{gravitino,
                 iceberg,
                 admin,
@@ -273,7 +274,8 @@ int Serve(Config config) {
                 config.mcp_enabled ? &mcp : nullptr,
                 &lance,
                 metrics.get(),
-                &limiter};
+                &limiter,
+                &ui};
   auto handler = [&router](const http::Request& request) { return router.Handle(request); };
   auto renderer = [&router](int status, std::string_view message, const http::Request& partial) {
     return router.RenderTransportError(status, message, partial);
@@ -332,7 +334,7 @@ int BackupOrRestore(const Config& config, const std::string& backup_to,
 
 }  // namespace
 
-int Main(int argc, char** argv) {
+int Main(int argc, char** argv, std::span<const api::ui::UiFile> ui) {
   CLI::App cli{"Cairn: a federated metadata lake server, and a client of its REST API"};
   cli.require_subcommand(1);
   std::string config_file;
@@ -409,7 +411,7 @@ int Main(int argc, char** argv) {
   if (backup->parsed() || restore->parsed()) {
     return BackupOrRestore(config, backup->parsed() ? backup_to : "", restore_from);
   }
-  return Serve(std::move(config));
+  return Serve(std::move(config), ui);
 }
 
 }  // namespace cairn::app

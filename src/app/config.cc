@@ -78,6 +78,7 @@ const std::vector<std::string>& ConfigKeys() {
       "cairn.mcp.allowed-origins",
       "cairn.mcp.default-metalake",
       "cairn.lance.metalake",
+      "cairn.ui.dir",
       "cairn.metrics.enable",
       "cairn.jobs.local-executor.enabled",
       "cairn.jobs.staging-dir",
@@ -319,6 +320,8 @@ Status SetConfigValue(Config& c, const std::string& key, const std::string& raw)
     c.mcp_default_metalake = value;
   } else if (key == "cairn.lance.metalake") {
     c.lance_metalake = value;
+  } else if (key == "cairn.ui.dir") {
+    c.ui_dir = value;
   } else if (key == "cairn.iceberg.default-metalake") {
     c.iceberg_default_metalake = value;
   } else if (key == "cairn.iceberg.metadata-cache-bytes") {

@@ -64,6 +64,7 @@ struct Config {
   std::vector<std::string> mcp_allowed_origins;
   std::string mcp_default_metalake;
   std::string lance_metalake;  // the metalake /lance/v1 serves (else the only one)
+  std::string ui_dir;  // serve the web UI from this directory instead of the built-in files
   int jdbc_connect_timeout_secs = 5;
   int jdbc_statement_timeout_secs = 30;
   int jdbc_pool_wait_ms = 5000;

@@ -55,7 +55,8 @@ bool SkipsAuthentication(const http::Request& r) {
   return r.method == "CLOSE" || r.path == "/metrics" || r.path == "/health" ||
          r.path == "/health/live" || r.path == "/health/ready" || r.path == "/api/health" ||
          r.path == "/api/health/live" || r.path == "/api/health/ready" ||
-         r.path == "/api/version" || r.path == "/configs";
+         r.path == "/api/version" || r.path == "/configs" ||
+         api::ui::UiApi::Handles(r.path);  // the UI's static files; its calls authenticate
 }
 
 // For requests no route table knows (a 404, the admin API): collection segment -> placeholder of
@@ -359,6 +360,8 @@ http::Response Router::Serve(const http::Request& request) const {
       response = http::Response{};  // the Python client's close(): 200 with an empty body
     } else if (interface == Interface::kIceberg) {
       response = iceberg.Handle(request, principal);
+    } else if (ui != nullptr && api::ui::UiApi::Handles(path)) {
+      response = ui->Handle(request);
     } else if (interface == Interface::kLance && lance != nullptr) {
       response = lance->Handle(request, principal);
     } else if (interface == Interface::kMcp && mcp != nullptr) {

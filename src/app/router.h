@@ -8,6 +8,7 @@
 #include "api/iceberg/iceberg_api.h"
 #include "api/lance/lance_api.h"
 #include "api/mcp/mcp_api.h"
+#include "api/ui/ui_api.h"
 #include "app/request_limits.h"
 #include "app/server_metrics.h"
 #include "governance/audit.h"
@@ -32,6 +33,7 @@ struct Router {
   const api::lance::LanceApi* lance = nullptr;  // the Lance REST service under /lance
   ServerMetrics* metrics = nullptr;             // counts every request; serves /metrics (null: 404)
   RequestLimiter* limiter = nullptr;            // per-principal and per-interface limits (429)
+  const api::ui::UiApi* ui = nullptr;           // the web UI's files under /ui (null: 404)
 
   http::Response Handle(const http::Request& request) const;
 

@@ -173,6 +173,11 @@ Result<std::vector<std::string>> AuditLog::Query(const AuditQuery& query) {
       if (query.principal && j.value("principal", "") != *query.principal) continue;
       if (query.outcome && j.value("outcome", "") != *query.outcome) continue;
       if (query.object && j.value("object", "").rfind(*query.object, 0) != 0) continue;
+      if (query.interface && j.value("interface", "") != *query.interface) continue;
+      if (query.operation &&
+          ToLower(j.value("operation", "")).find(ToLower(*query.operation)) == std::string::npos) {
+        continue;
+      }
       out.push_back(*it);
     }
   }

@@ -36,6 +36,8 @@ struct AuditQuery {
   std::optional<std::string> principal;
   std::optional<std::string> object;  // prefix match on the full name
   std::optional<std::string> outcome;
+  std::optional<std::string> interface;
+  std::optional<std::string> operation;  // contained in the operation, any case
   std::optional<int64_t> from_ms;
   std::optional<int64_t> to_ms;
   size_t limit = 1000;

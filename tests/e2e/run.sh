@@ -19,7 +19,7 @@
 # 4. Runs pytest on tests/e2e once per store in CAIRN_E2E_STORES (default "sqlite postgres
 #    mysql"; mysql is a database on the run's MariaDB).
 # 5. Then, per store, the suites named in CAIRN_ICEBERG_SUITES (default
-#    "pytest rck upstream security storage federation jdbc schemathesis engines"): tests/iceberg
+#    "pytest rck upstream security storage federation jdbc schemathesis engines ui"): tests/iceberg
 #    (pytest + PyIceberg),
 #    tests/rck/run.sh (Iceberg's REST Compatibility Kit, needs mvn + a JDK 17),
 #    tests/iceberg/pyiceberg_upstream/run.py (PyIceberg's own test_catalog.py), tests/security
@@ -36,7 +36,8 @@
 #    Central, on the Temurin 25 JDK, against a Cairn with authorization on and the run's MinIO,
 #    dbt-trino with dbt-ol from a venv of their own, .venv-dbt, Spark 3.5 (pyspark, Iceberg's
 #    runtime jars from Maven Central), and DataHub's CLI with integrations/datahub in
-#    .venv-datahub; once per run, with the first store).
+#    .venv-datahub; once per run, with the first store) and tests/ui (the web UI in Debian's
+#    Chromium driven by Playwright; once per run, with the first store).
 #    Skipped when test paths were named on the command line.
 #
 # Environment: CAIRN_BIN (default build/cairn), CAIRN_E2E_STORES, CAIRN_ICEBERG_SUITES, PYTHON
@@ -110,7 +111,7 @@ for a in "${pytest_args[@]}"; do
     break
   fi
 done
-ICEBERG_SUITES="${CAIRN_ICEBERG_SUITES:-pytest rck upstream security storage federation jdbc schemathesis engines}"
+ICEBERG_SUITES="${CAIRN_ICEBERG_SUITES:-pytest rck upstream security storage federation jdbc schemathesis engines ui}"
 if [[ ${#default_paths[@]} -eq 0 ]]; then
   log "test paths given: Iceberg REST suites skipped"
   ICEBERG_SUITES=""
@@ -308,6 +309,17 @@ for store in $STORES; do
         src=$?
         [[ $src -eq 5 && ${#pytest_args[@]} -gt 0 ]] && src=0
         ;;
+      ui)
+        # Once per run: the web UI in Debian's Chromium, against a server on the first store.
+        if [[ "$store" != "${STORES%% *}" ]]; then
+          log "suite ui already ran with store=${STORES%% *}"
+          continue
+        fi
+        (cd "$REPO" && env "${extra_env[@]}" "$VENV/bin/python" -m pytest tests/ui \
+          -p no:cacheprovider "${pytest_args[@]}")
+        src=$?
+        [[ $src -eq 5 && ${#pytest_args[@]} -gt 0 ]] && src=0
+        ;;
       schemathesis)
         # Once per run: a fuzzing budget, not a per-store behaviour check.
         if [[ "$store" != "${STORES%% *}" ]]; then
@@ -336,7 +348,7 @@ for store in $STORES; do
         [[ $src -eq 5 && ${#pytest_args[@]} -gt 0 ]] && src=0
         ;;
       *)
-        log "unknown suite '$suite' in CAIRN_ICEBERG_SUITES (pytest rck upstream security storage federation jdbc schemathesis engines)"
+        log "unknown suite '$suite' in CAIRN_ICEBERG_SUITES (pytest rck upstream security storage federation jdbc schemathesis engines ui)"
         src=1
         ;;
     esac

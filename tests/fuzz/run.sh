@@ -20,7 +20,7 @@ done
 generator=()
 [ -f "$build/CMakeCache.txt" ] || generator=(-G Ninja)
 CC=clang-14 CXX=clang++-14 cmake -S "$root" -B "$build" "${generator[@]}" \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCAIRN_FUZZ=ON -DCAIRN_BUILD_TESTS=OFF >/dev/null
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCAIRN_FUZZ=ON -DCAIRN_BUILD_TESTS=OFF -DCAIRN_UI=OFF >/dev/null
 build_targets=()
 for t in $targets; do build_targets+=("fuzz_$t"); done
 cmake --build "$build" --target "${build_targets[@]}"

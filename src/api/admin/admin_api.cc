@@ -33,6 +33,8 @@ std::optional<http::Response> AdminApi::Handle(const http::Request& request,
     if (auto v = request.Query("principal")) q.principal = *v;
     if (auto v = request.Query("object")) q.object = *v;
     if (auto v = request.Query("outcome")) q.outcome = *v;
+    if (auto v = request.Query("interface")) q.interface = *v;
+    if (auto v = request.Query("operation")) q.operation = *v;
     for (const char* key : {"from", "to", "limit"}) {
       auto v = request.Query(key);
       if (!v) continue;

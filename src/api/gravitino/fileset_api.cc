@@ -38,7 +38,7 @@ void DecodeOnceMore(std::optional<std::string>& value) {
 
 Result<Response> ListFilesets(Call& c) {
   CAIRN_ASSIGN_OR_RETURN(auto names, c.objects.ListFilesets(c.caller, c.Ref(ObjectType::kSchema)));
-  return Reply(SchemaChildren(c, names));
+  return SchemaChildrenReply(c, std::move(names));
 }
 
 Result<Response> CreateFileset(Call& c) {

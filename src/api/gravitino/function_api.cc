@@ -276,7 +276,7 @@ Result<Response> ListFunctions(Call& c) {
   std::vector<std::string> names;
   names.reserve(functions.size());
   for (const auto& f : functions) names.push_back(f.name);
-  return Reply(SchemaChildren(c, names));
+  return SchemaChildrenReply(c, std::move(names));
 }
 
 Result<Response> RegisterFunction(Call& c) {

@@ -105,8 +105,43 @@ OrderedJson Identifiers(const std::vector<std::string>& ns, const std::vector<st
   return OrderedJson{{"identifiers", std::move(arr)}};
 }
 
-OrderedJson SchemaChildren(const Call& c, const std::vector<std::string>& names) {
-  return Identifiers({c.Param("metalake"), c.Param("catalog"), c.Param("schema")}, names);
+Result<Response> NameListReply(const Call& c, const std::vector<std::string>& ns,
+                               std::vector<std::string> names) {
+  const auto size = c.request.Query("pageSize");
+  const auto token = c.request.Query("pageToken");
+  const auto contains = c.request.Query("nameContains");
+  if (!size && !token && !contains) return Reply(Identifiers(ns, names));
+  int64_t limit = 0;
+  if (size) {
+    auto n = ParseInt64(*size);
+    if (!n || *n < 1 || *n > 10000) {
+      return InvalidArgument("Query parameter 'pageSize' must be an integer from 1 to 10000");
+    }
+    limit = *n;
+  }
+  std::sort(names.begin(), names.end());
+  std::vector<std::string> page;
+  const std::string needle = ToLower(contains.value_or(""));
+  auto it = token && !token->empty()
+                ? std::upper_bound(names.begin(), names.end(), std::string(*token))
+                : names.begin();
+  std::optional<std::string> next;
+  for (; it != names.end(); ++it) {
+    if (!needle.empty() && ToLower(*it).find(needle) == std::string::npos) continue;
+    if (limit > 0 && static_cast<int64_t>(page.size()) == limit) {
+      next = page.back();
+      break;
+    }
+    page.push_back(*it);
+  }
+  OrderedJson body = Identifiers(ns, page);
+  if (next) body["nextPageToken"] = *next;
+  return Reply(std::move(body));
+}
+
+Result<Response> SchemaChildrenReply(const Call& c, std::vector<std::string> names) {
+  return NameListReply(c, {c.Param("metalake"), c.Param("catalog"), c.Param("schema")},
+                       std::move(names));
 }
 
 namespace {
@@ -520,7 +555,7 @@ Result<Response> ListCatalogs(Call& c) {
     }
     return Reply(OrderedJson{{"catalogs", std::move(arr)}});
   }
-  return Reply(Identifiers({ml}, names));
+  return NameListReply(c, {ml}, std::move(names));
 }
 
 Result<Response> CreateCatalog(Call& c) {
@@ -575,7 +610,7 @@ Result<Response> TestExistingConnection(Call& c) {
 
 Result<Response> ListSchemas(Call& c) {
   CAIRN_ASSIGN_OR_RETURN(auto names, c.objects.ListSchemas(c.caller, c.Ref(ObjectType::kCatalog)));
-  return Reply(Identifiers({c.Param("metalake"), c.Param("catalog")}, names));
+  return NameListReply(c, {c.Param("metalake"), c.Param("catalog")}, std::move(names));
 }
 
 Result<Response> CreateSchema(Call& c) {
@@ -615,7 +650,7 @@ Result<Response> DropSchema(Call& c) {
 
 Result<Response> ListTables(Call& c) {
   CAIRN_ASSIGN_OR_RETURN(auto names, c.objects.ListTables(c.caller, c.Ref(ObjectType::kSchema)));
-  return Reply(SchemaChildren(c, names));
+  return SchemaChildrenReply(c, std::move(names));
 }
 
 Result<Response> CreateTable(Call& c) {

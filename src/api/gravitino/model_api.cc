@@ -79,7 +79,7 @@ Result<std::vector<std::string>> StringArray(const Json& body, const char* field
 
 Result<Response> ListModels(Call& c) {
   CAIRN_ASSIGN_OR_RETURN(auto names, c.objects.ListModels(c.caller, c.Ref(ObjectType::kSchema)));
-  return Reply(SchemaChildren(c, names));
+  return SchemaChildrenReply(c, std::move(names));
 }
 
 // ModelRegisterRequest: name (required), comment, properties.

@@ -78,8 +78,14 @@ Result<http::Response> ObjectPageReply(const service::ObjectPage& page);
 
 /// EntityListResponse: `{"identifiers": [{"namespace": ns, "name": n}, ...]}`.
 OrderedJson Identifiers(const std::vector<std::string>& ns, const std::vector<std::string>& names);
+/// A list of names as Identifiers, paged when the caller asks: `pageSize` (1..10000) names in
+/// name order after `pageToken` (the last name of the previous page, answered as
+/// `nextPageToken` when more follow), only those containing `nameContains` (any case). Without
+/// these parameters, every name in the order given, as Gravitino answers.
+Result<http::Response> NameListReply(const Call& c, const std::vector<std::string>& ns,
+                                     std::vector<std::string> names);
 /// The same for objects of the schema the path names.
-OrderedJson SchemaChildren(const Call& c, const std::vector<std::string>& names);
+Result<http::Response> SchemaChildrenReply(const Call& c, std::vector<std::string> names);
 
 /// An `updates` array of `{"@type": ...}` objects (Gravitino's update requests), each read by
 /// `one(update, type)`; its errors name the update (`updates[2]: ...`).

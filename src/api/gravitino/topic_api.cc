@@ -26,7 +26,7 @@ OrderedJson TopicToJson(const model::Topic& t) {
 
 Result<Response> ListTopics(Call& c) {
   CAIRN_ASSIGN_OR_RETURN(auto names, c.objects.ListTopics(c.caller, c.Ref(ObjectType::kSchema)));
-  return Reply(SchemaChildren(c, names));
+  return SchemaChildrenReply(c, std::move(names));
 }
 
 // TopicCreateRequest: name (required), comment, properties.

@@ -72,7 +72,7 @@ Result<model::View> ViewBodyFromJson(const Json& j) {
 
 Result<Response> ListViews(Call& c) {
   CAIRN_ASSIGN_OR_RETURN(auto names, c.objects.ListViews(c.caller, c.Ref(ObjectType::kSchema)));
-  return Reply(SchemaChildren(c, names));
+  return SchemaChildrenReply(c, std::move(names));
 }
 
 Result<Response> CreateView(Call& c) {
