@@ -224,7 +224,7 @@ function TablePage({ m, c, s, t, table, provider }: { m: string; c: string; s: s
 
 function FilesetFiles({ path }: { path: string }) {
   const [sub, setSub] = useState("/");
-  const { data, error, loading } = useLoad(() => get(`${path}/files?subPath=${encodeURIComponent(sub)}`), [path, sub]);
+  const { data, error, loading } = useLoad(() => get(`${path}/files?sub_path=${encodeURIComponent(sub)}`), [path, sub]);
   const up = sub === "/" ? null : sub.replace(/\/[^/]+\/?$/, "") || "/";
   return (
     <Section title="Files">
