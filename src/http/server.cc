@@ -578,10 +578,12 @@ class Server::Impl {
   }
 
   static bhttp::response<SplicedBody> ToBeast(Response&& r, unsigned version, bool keep_alive,
-                                              const std::string& request_id) {
+                                              const std::string& request_id, bool head = false) {
     bhttp::response<SplicedBody> res{static_cast<bhttp::status>(r.status), version};
     res.set(bhttp::field::server, "cairn");
-    if (r.BodySize() > 0 || r.status != 200) res.set(bhttp::field::content_type, r.content_type);
+    if ((r.BodySize() > 0 || r.status != 200) && !r.content_type.empty()) {
+      res.set(bhttp::field::content_type, r.content_type);
+    }
     res.set("X-Request-Id", request_id);
     for (const auto& [k, v] : r.headers) res.set(k, v);
     res.keep_alive(keep_alive);
@@ -589,6 +591,15 @@ class Server::Impl {
     res.body().head = std::move(r.body);
     res.body().middle = std::move(r.spliced);
     res.body().tail = std::move(r.body_tail);
+    if (head) {
+      // A HEAD answer has the GET answer's headers and no body (RFC 9110 9.3.2); a body sent
+      // anyway would be read as the start of the next answer on the connection.
+      const auto size = SplicedBody::size(res.body());
+      res.body() = {};
+      res.prepare_payload();  // 204 and 304 carry no Content-Length at all
+      if (r.status != 204 && r.status != 304) res.content_length(size);
+      return res;
+    }
     res.prepare_payload();
     return res;
   }
@@ -735,8 +746,8 @@ class Server::Impl {
         hold.expires_after(std::chrono::milliseconds(response.hold_ms));
         co_await hold.async_wait(asio::redirect_error(use_awaitable, ec));
       }
-      auto res =
-          ToBeast(std::move(response), version, keep_alive && !stopping_, request.request_id);
+      auto res = ToBeast(std::move(response), version, keep_alive && !stopping_,
+                         request.request_id, request.method == "HEAD");
       tcp.expires_after(idle);
       co_await bhttp::async_write(stream, res, asio::redirect_error(use_awaitable, ec));
       self.busy = false;

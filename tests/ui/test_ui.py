@@ -5,8 +5,10 @@ through the REST API afterwards, as a client sees it."""
 
 from __future__ import annotations
 
+import http.client
 import re
 import time
+from urllib.parse import urlsplit
 
 import pytest
 import requests
@@ -54,6 +56,17 @@ def test_static_files_are_served_with_a_strict_policy(world):
     assert requests.get(f"{base}/ui/assets/missing.js", timeout=10).status_code == 404
     assert requests.get(f"{base}/ui/..%2Fapi%2Fmetalakes", timeout=10).status_code == 404
     assert requests.post(f"{base}/ui/", timeout=10).status_code == 405
+    # HEAD answers the headers alone, so the next answer on the connection reads right.
+    conn = http.client.HTTPConnection(urlsplit(base).hostname, urlsplit(base).port, timeout=10)
+    conn.request("HEAD", "/ui/")
+    head = conn.getresponse()
+    head.read()
+    assert head.status == 200 and int(head.getheader("Content-Length")) == len(r.content)
+    conn.request("GET", "/health/live")
+    after = conn.getresponse()
+    assert after.status == 200, after.read()[:200]
+    after.read()
+    conn.close()
     # The files carry no data: no credentials needed, and the API still wants them.
     assert requests.get(f"{base}/api/metalakes", timeout=10).status_code == 401
 
