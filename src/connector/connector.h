@@ -147,6 +147,15 @@ class SchemaCatalog {
   virtual Result<bool> HasSchemas() = 0;
 };
 
+/// Names in name order after a given name, and whether more follow.
+struct NamePage {
+  std::vector<std::string> names;
+  bool more = false;
+};
+
+/// Up to `limit` (> 0) of `names` after `after` in name order: the page a whole list gives.
+NamePage PageOfNames(std::vector<std::string> names, const std::string& after, size_t limit);
+
 /// Tables of a catalog's schemas: the capability of relational providers. Calls read and write
 /// through to the source. Implementations are safe to call from many threads.
 class TableCatalog {
@@ -159,6 +168,14 @@ class TableCatalog {
 
   /// kNotFound (kSchema) when the schema is absent.
   virtual Result<std::vector<std::string>> ListTables(std::string_view schema) = 0;
+  /// Up to `limit` (> 0) table names after `after` (empty: from the start) in name order. This
+  /// default reads the whole list; a source that can read a range of names overrides it, so a
+  /// page of a schema of 100,000 tables costs a page.
+  virtual Result<NamePage> ListTablesAfter(std::string_view schema, const std::string& after,
+                                           size_t limit) {
+    CAIRN_ASSIGN_OR_RETURN(auto names, ListTables(schema));
+    return PageOfNames(std::move(names), after, limit);
+  }
   /// kInvalidArgument for definitions the source cannot hold; nothing is left behind on failure.
   virtual Result<model::Table> CreateTable(const CallContext& ctx, std::string_view schema,
                                            const model::Table& table) = 0;

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+#include <algorithm>
 #include <array>
 
 #include "common/util.h"
@@ -67,6 +68,20 @@ Status ConnectorRegistry::CheckProvider(model::CatalogType type, std::string_vie
 Result<std::unique_ptr<Connector>> ConnectorRegistry::Create(const CatalogInfo& info) const {
   CAIRN_RETURN_IF_ERROR(CheckProvider(info.type, info.provider));
   return factories_.find(info.provider)->second.factory(info, deps_);
+}
+
+NamePage PageOfNames(std::vector<std::string> names, const std::string& after, size_t limit) {
+  std::sort(names.begin(), names.end());
+  auto from = after.empty() ? names.begin() : std::upper_bound(names.begin(), names.end(), after);
+  NamePage page;
+  for (auto it = from; it != names.end(); ++it) {
+    if (page.names.size() == limit) {
+      page.more = true;
+      break;
+    }
+    page.names.push_back(std::move(*it));
+  }
+  return page;
 }
 
 }  // namespace cairn::connector

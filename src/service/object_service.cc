@@ -195,6 +195,33 @@ Result<std::vector<std::string>> ObjectService::ListTables(const Caller& caller,
   return Visible(caller, Action::kLoadTable, schema, std::move(names), ObjectType::kTable);
 }
 
+Result<connector::NamePage> ObjectService::ListTablesPage(const Caller& caller,
+                                                          const ObjectRef& schema,
+                                                          std::string after, size_t limit) {
+  CAIRN_ASSIGN_OR_RETURN(auto tables,
+                         Open<connector::TableCatalog>(caller, Action::kLoadSchema, schema));
+  connector::NamePage out;
+  // Ranges of limit + 1 names until the page is full: names the caller may not see are left
+  // out, so a range may give fewer than it read.
+  for (;;) {
+    CAIRN_ASSIGN_OR_RETURN(auto range,
+                           tables->ListTablesAfter(schema.schema.at(0), after, limit + 1));
+    if (range.names.empty()) return out;
+    after = range.names.back();
+    const bool more = range.more;
+    CAIRN_ASSIGN_OR_RETURN(auto visible, Visible(caller, Action::kLoadTable, schema,
+                                                 std::move(range.names), ObjectType::kTable));
+    for (auto& name : visible) {
+      if (out.names.size() == limit) {
+        out.more = true;
+        return out;
+      }
+      out.names.push_back(std::move(name));
+    }
+    if (!more) return out;
+  }
+}
+
 Result<model::Table> ObjectService::CreateTable(const Caller& caller, const ObjectRef& schema,
                                                 const model::Table& table) {
   CAIRN_RETURN_IF_ERROR(model::ValidateObjectName(EntityKind::kTable, table.name));

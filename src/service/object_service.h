@@ -132,6 +132,10 @@ class ObjectService {
 
   /// The tables of `schema` the caller may see.
   Result<std::vector<std::string>> ListTables(const Caller& caller, const ObjectRef& schema);
+  /// Up to `limit` (> 0) names of tables the caller may see, after `after` in name order, read
+  /// a range at a time from sources that can (connector::TableCatalog::ListTablesAfter).
+  Result<connector::NamePage> ListTablesPage(const Caller& caller, const ObjectRef& schema,
+                                             std::string after, size_t limit);
   Result<model::Table> CreateTable(const Caller& caller, const ObjectRef& schema,
                                    const model::Table& table);
   /// `action`: kLoadTable, or kModifyTable when the caller asks to load it for writing.

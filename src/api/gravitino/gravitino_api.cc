@@ -105,37 +105,34 @@ OrderedJson Identifiers(const std::vector<std::string>& ns, const std::vector<st
   return OrderedJson{{"identifiers", std::move(arr)}};
 }
 
+// `pageSize` of a name list: 1..10000.
+Result<size_t> NamePageSize(std::string_view text) {
+  auto n = ParseInt64(text);
+  if (!n || *n < 1 || *n > 10000) {
+    return InvalidArgument("Query parameter 'pageSize' must be an integer from 1 to 10000");
+  }
+  return static_cast<size_t>(*n);
+}
+
 Result<Response> NameListReply(const Call& c, const std::vector<std::string>& ns,
                                std::vector<std::string> names) {
   const auto size = c.request.Query("pageSize");
   const auto token = c.request.Query("pageToken");
   const auto contains = c.request.Query("nameContains");
   if (!size && !token && !contains) return Reply(Identifiers(ns, names));
-  int64_t limit = 0;
+  size_t limit = names.size() + 1;  // no pageSize: every name that matches
   if (size) {
-    auto n = ParseInt64(*size);
-    if (!n || *n < 1 || *n > 10000) {
-      return InvalidArgument("Query parameter 'pageSize' must be an integer from 1 to 10000");
-    }
-    limit = *n;
+    CAIRN_ASSIGN_OR_RETURN(limit, NamePageSize(*size));
   }
-  std::sort(names.begin(), names.end());
-  std::vector<std::string> page;
-  const std::string needle = ToLower(contains.value_or(""));
-  auto it = token && !token->empty()
-                ? std::upper_bound(names.begin(), names.end(), std::string(*token))
-                : names.begin();
-  std::optional<std::string> next;
-  for (; it != names.end(); ++it) {
-    if (!needle.empty() && ToLower(*it).find(needle) == std::string::npos) continue;
-    if (limit > 0 && static_cast<int64_t>(page.size()) == limit) {
-      next = page.back();
-      break;
-    }
-    page.push_back(*it);
+  if (contains && !contains->empty()) {
+    const std::string needle = ToLower(*contains);
+    std::erase_if(names, [&](const std::string& n) {
+      return ToLower(n).find(needle) == std::string::npos;
+    });
   }
-  OrderedJson body = Identifiers(ns, page);
-  if (next) body["nextPageToken"] = *next;
+  const connector::NamePage page = connector::PageOfNames(std::move(names), token.value_or(""), limit);
+  OrderedJson body = Identifiers(ns, page.names);
+  if (page.more && !page.names.empty()) body["nextPageToken"] = page.names.back();
   return Reply(std::move(body));
 }
 
@@ -649,6 +646,18 @@ Result<Response> DropSchema(Call& c) {
 // ---------------------------------------------------------------------------------------
 
 Result<Response> ListTables(Call& c) {
+  // A page without a search reads only its range of the source where the source can.
+  const auto size = c.request.Query("pageSize");
+  if (size && !c.request.Query("nameContains")) {
+    CAIRN_ASSIGN_OR_RETURN(size_t limit, NamePageSize(*size));
+    CAIRN_ASSIGN_OR_RETURN(auto page, c.objects.ListTablesPage(
+                                          c.caller, c.Ref(ObjectType::kSchema),
+                                          c.request.Query("pageToken").value_or(""), limit));
+    OrderedJson body =
+        Identifiers({c.Param("metalake"), c.Param("catalog"), c.Param("schema")}, page.names);
+    if (page.more && !page.names.empty()) body["nextPageToken"] = page.names.back();
+    return Reply(std::move(body));
+  }
   CAIRN_ASSIGN_OR_RETURN(auto names, c.objects.ListTables(c.caller, c.Ref(ObjectType::kSchema)));
   return SchemaChildrenReply(c, std::move(names));
 }

@@ -965,6 +965,11 @@ Result<Page> IcebergCatalog::ListTables(const Namespace& ns, const std::string& 
   return ListObjects(EntityType::kTable, ns, page_token, page_size);
 }
 
+Result<Page> IcebergCatalog::ListTablesAfter(const Namespace& ns, const std::string& after,
+                                             int page_size) {
+  return ListObjects(EntityType::kTable, ns, after.empty() ? "" : HexEncode(after), page_size);
+}
+
 Result<IcebergCatalog::CreateRequest> IcebergCatalog::PrepareCreate(const Namespace& ns,
                                                                     const nlohmann::json& request,
                                                                     EntityType type) {

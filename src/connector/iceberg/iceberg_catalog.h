@@ -182,6 +182,8 @@ class IcebergCatalog {
   // ---- tables ----
   /// Names in order; `page_token` is the opaque token of the previous page (empty: start).
   Result<Page> ListTables(const Namespace& ns, const std::string& page_token, int page_size);
+  /// The same, after a table name (empty: from the start) rather than a page token.
+  Result<Page> ListTablesAfter(const Namespace& ns, const std::string& after, int page_size);
   /// Creates from a REST CreateTableRequest. `stage` builds the metadata without storing it.
   Result<LoadedObject> CreateTable(const CallContext& ctx, const Namespace& ns,
                                    const nlohmann::json& request, bool stage);

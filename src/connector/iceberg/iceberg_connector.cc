@@ -226,6 +226,15 @@ class ManagedIcebergConnector final : public Connector,
     return std::move(page.names);
   }
 
+  // One range of the store's name index (the Iceberg REST paging), not the whole schema.
+  Result<NamePage> ListTablesAfter(std::string_view schema, const std::string& after,
+                                   size_t limit) override {
+    CAIRN_ASSIGN_OR_RETURN(connector::Page page,
+                           iceberg_.ListTablesAfter({std::string(schema)}, after,
+                                                    static_cast<int>(limit)));
+    return NamePage{std::move(page.names), page.next_token.has_value()};
+  }
+
   Result<model::Table> CreateTable(const CallContext& ctx, std::string_view schema,
                                    const model::Table& table) override {
     CAIRN_ASSIGN_OR_RETURN(EntityRecord s, SchemaRow(schema));
