@@ -434,3 +434,26 @@ def test_lineage_is_drawn_as_a_graph(page, world, shots):
     page.get_by_label("Direction").select_option("downstream")
     page.get_by_role("button", name="Show").click()
     expect(graph.locator("g.node")).to_have_count(1, timeout=TIMEOUT_MS)
+
+
+def test_set_the_owner_and_detach_a_tag(page, world):
+    m, schema = world.metalake, unique("owned")
+    full = f"{world.catalog}.{schema}"
+    world.admin.ok("POST", f"metalakes/{m}/catalogs/{world.catalog}/schemas", {"name": schema})
+    tag = unique("temp")
+    world.admin.ok("POST", f"metalakes/{m}/tags", {"name": tag, "properties": {}})
+    world.admin.ok("POST", f"metalakes/{m}/objects/schema/{full}/tags",
+                   {"tagsToAdd": [tag], "tagsToRemove": []})
+    sign_in(page, "admin", ADMIN_PASSWORD)
+    page.goto(f"/ui/m/{m}/c/{world.catalog}/s/{schema}")
+    page.get_by_role("button", name="Set owner").click()
+    form = page.get_by_role("form", name="Set the owner")
+    form.get_by_label("Owner name").fill("mallory")
+    form.get_by_role("button", name="Set owner").click()
+    expect(page.get_by_test_id("owner")).to_have_text("mallory (user)", timeout=TIMEOUT_MS)
+    owner = world.admin.ok("GET", f"metalakes/{m}/owners/schema/{full}")["owner"]
+    assert owner["name"] == "mallory" and owner["type"].upper() == "USER"
+    page.get_by_role("button", name=f"Detach tag {tag}").click()
+    expect(page.get_by_role("list", name="Tags of this object").get_by_role("link", name=tag)).to_have_count(
+        0, timeout=TIMEOUT_MS)
+    assert tag not in world.admin.ok("GET", f"metalakes/{m}/objects/schema/{full}/tags")["names"]
