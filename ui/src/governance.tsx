@@ -269,8 +269,6 @@ export function AccessPage({ m }: { m: string }) {
   const users = useLoad(() => get(`${ml(m)}/users?details=true`), [m]);
   const groups = useLoad(() => get(`${ml(m)}/groups?details=true`), [m]);
   const roles = useLoad(() => get(`${ml(m)}/roles`), [m]);
-  const [user, setUser] = useState("");
-  const [group, setGroup] = useState("");
   const [role, setRole] = useState("");
   const [objType, setObjType] = useState("catalog");
   const [objName, setObjName] = useState("");
@@ -285,80 +283,8 @@ export function AccessPage({ m }: { m: string }) {
       <h1>
         <span className="kind">Access in</span> {m}
       </h1>
-      <Section
-        title="Users"
-        actions={
-          <FormPanel
-            open="Add user"
-            title="Add a user"
-            submitLabel="Add"
-            submit={async () => {
-              await post(`${ml(m)}/users`, { name: user });
-              setUser("");
-              users.reload();
-            }}
-          >
-            <Field label="User name" value={user} onChange={setUser} required />
-          </FormPanel>
-        }
-      >
-        <ErrorBox error={users.error} />
-        <table className="grid" aria-label="Users">
-          <thead>
-            <tr>
-              <th scope="col">User</th>
-              <th scope="col">Roles</th>
-            </tr>
-          </thead>
-          <tbody>
-            {(users.data?.users ?? []).map((u: any) => (
-              <tr key={u.name}>
-                <td>{u.name}</td>
-                <td>
-                  <RoleChips m={m} kind="users" name={u.name} roles={u.roles ?? []} done={users.reload} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </Section>
-      <Section
-        title="Groups"
-        actions={
-          <FormPanel
-            open="Add group"
-            title="Add a group"
-            submitLabel="Add"
-            submit={async () => {
-              await post(`${ml(m)}/groups`, { name: group });
-              setGroup("");
-              groups.reload();
-            }}
-          >
-            <Field label="Group name" value={group} onChange={setGroup} required />
-          </FormPanel>
-        }
-      >
-        <ErrorBox error={groups.error} />
-        <table className="grid" aria-label="Groups">
-          <thead>
-            <tr>
-              <th scope="col">Group</th>
-              <th scope="col">Roles</th>
-            </tr>
-          </thead>
-          <tbody>
-            {(groups.data?.groups ?? []).map((g: any) => (
-              <tr key={g.name}>
-                <td>{g.name}</td>
-                <td>
-                  <RoleChips m={m} kind="groups" name={g.name} roles={g.roles ?? []} done={groups.reload} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </Section>
+      <Principals m={m} kind="users" label="User" list={users} />
+      <Principals m={m} kind="groups" label="Group" list={groups} />
       <Section
         title="Roles"
         actions={
@@ -456,6 +382,52 @@ export function AccessPage({ m }: { m: string }) {
         <p className="muted">A role's privileges reach every user and group it is granted to.</p>
       </Section>
     </>
+  );
+}
+
+/** The users or the groups of a metalake with their roles, and a form that adds one. */
+function Principals(props: { m: string; kind: "users" | "groups"; label: string; list: ReturnType<typeof useLoad<any>> }) {
+  const { m, kind, label, list } = props;
+  const [name, setName] = useState("");
+  const lower = label.toLowerCase();
+  return (
+    <Section
+      title={`${label}s`}
+      actions={
+        <FormPanel
+          open={`Add ${lower}`}
+          title={`Add a ${lower}`}
+          submitLabel="Add"
+          submit={async () => {
+            await post(`${ml(m)}/${kind}`, { name });
+            setName("");
+            list.reload();
+          }}
+        >
+          <Field label={`${label} name`} value={name} onChange={setName} required />
+        </FormPanel>
+      }
+    >
+      <ErrorBox error={list.error} />
+      <table className="grid" aria-label={`${label}s`}>
+        <thead>
+          <tr>
+            <th scope="col">{label}</th>
+            <th scope="col">Roles</th>
+          </tr>
+        </thead>
+        <tbody>
+          {(list.data?.[kind] ?? []).map((u: any) => (
+            <tr key={u.name}>
+              <td>{u.name}</td>
+              <td>
+                <RoleChips m={m} kind={kind} name={u.name} roles={u.roles ?? []} done={list.reload} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </Section>
   );
 }
 

@@ -75,6 +75,37 @@ export function MetalakesPage({ onChange }: { onChange: () => void }) {
   );
 }
 
+/** A "Test connection" button that says what the server answered, next to it. */
+function TestConnection({ test }: { test: () => Promise<unknown> }) {
+  const [result, setResult] = useState<string | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  return (
+    <span className="test-connection">
+      <button
+        type="button"
+        onClick={async () => {
+          setResult(null);
+          setError(null);
+          try {
+            await test();
+            setResult("Connection works.");
+          } catch (e) {
+            setError(e);
+          }
+        }}
+      >
+        Test connection
+      </button>
+      {result && (
+        <span className="ok" role="status">
+          {result}
+        </span>
+      )}
+      <ErrorBox error={error} />
+    </span>
+  );
+}
+
 const PROVIDERS: Record<string, string[]> = {
   relational: ["lakehouse-iceberg", "jdbc-postgresql", "jdbc-mysql", "hive", "lakehouse-generic"],
   fileset: ["fileset"],
@@ -88,8 +119,6 @@ function NewCatalog({ m, done }: { m: string; done: () => void }) {
   const [provider, setProvider] = useState("lakehouse-iceberg");
   const [comment, setComment] = useState("");
   const [props, setProps] = useState("");
-  const [tested, setTested] = useState<string | null>(null);
-  const [testError, setTestError] = useState<unknown>(null);
   const body = () => ({
     name,
     type: type.toUpperCase(),
@@ -106,23 +135,7 @@ function NewCatalog({ m, done }: { m: string; done: () => void }) {
         done();
         navigate(objectPath(m, name));
       }}
-      extra={
-        <button
-          type="button"
-          onClick={async () => {
-            setTested(null);
-            setTestError(null);
-            try {
-              await post(`${ml(m)}/catalogs/testConnection`, body());
-              setTested("Connection works.");
-            } catch (e) {
-              setTestError(e);
-            }
-          }}
-        >
-          Test connection
-        </button>
-      }
+      extra={<TestConnection test={() => post(`${ml(m)}/catalogs/testConnection`, body())} />}
     >
       <Field label="Name" value={name} onChange={setName} required />
       <Select
@@ -142,12 +155,6 @@ function NewCatalog({ m, done }: { m: string; done: () => void }) {
       />
       <Field label="Comment" value={comment} onChange={setComment} />
       <TextArea label="Properties" value={props} onChange={setProps} hint="One key=value per line" />
-      {tested && (
-        <p className="ok" role="status">
-          {tested}
-        </p>
-      )}
-      <ErrorBox error={testError} />
     </FormPanel>
   );
 }
@@ -230,8 +237,6 @@ export function CatalogPage({ m, c, onChange }: { m: string; c: string; onChange
   const [name, setName] = useState("");
   const [comment, setComment] = useState("");
   const [props, setProps] = useState("");
-  const [tested, setTested] = useState<string | null>(null);
-  const [testError, setTestError] = useState<unknown>(null);
   const catalog = data?.catalog;
   return (
     <>
@@ -248,30 +253,10 @@ export function CatalogPage({ m, c, onChange }: { m: string; c: string; onChange
           actions={
             <>
             <SetProperties path={cat(m, c)} done={reload} />
-            <button
-              type="button"
-              onClick={async () => {
-                setTested(null);
-                setTestError(null);
-                try {
-                  await post(`${cat(m, c)}/testConnection`, {});
-                  setTested("Connection works.");
-                } catch (e) {
-                  setTestError(e);
-                }
-              }}
-            >
-              Test connection
-            </button>
+            <TestConnection test={() => post(`${cat(m, c)}/testConnection`, {})} />
             </>
           }
         >
-          {tested && (
-            <p className="ok" role="status">
-              {tested}
-            </p>
-          )}
-          <ErrorBox error={testError} />
           <dl className="facts">
             <dt>Type</dt>
             <dd>{catalog.type}</dd>
