@@ -127,9 +127,11 @@ http::Response UiApi::Handle(const http::Request& request) const {
     immutable = file && relative.starts_with("assets/");
   }
   if (!file) {
-    // A deep link into the app (/ui/metalakes/m1/...) is the app's page; a missing asset or
-    // any name that is not a page path is a 404.
-    if (relative.starts_with("assets/") || relative.find('.') != std::string::npos) {
+    // A deep link into the app (/ui/m/lake.v2/c/ice, names may hold dots) is the app's page;
+    // a missing asset, or a top-level file name (/ui/robots.txt), is a 404.
+    const bool top_level_file =
+        relative.find('/') == std::string::npos && relative.find('.') != std::string::npos;
+    if (relative.starts_with("assets/") || top_level_file) {
       return Plain(404, "No such file of the web UI");
     }
     file = Find("index.html");
