@@ -93,6 +93,36 @@ def test_a_topic_with_its_partitions(page, world):
     expect(facts).to_contain_text("click stream")
 
 
+def test_a_hive_table_with_its_partitions(page, world):
+    uri = os.environ.get("CAIRN_TEST_HIVE_URI")
+    if not uri:
+        pytest.skip("no Hive metastore (tests/e2e/run.sh starts one unless CAIRN_TEST_HIVE=0)")
+    m, cat, db = world.metalake, unique("hive"), unique("web")
+    world.admin.ok("POST", f"metalakes/{m}/catalogs", {
+        "name": cat, "type": "RELATIONAL", "provider": "hive", "comment": "",
+        "properties": {"metastore.uris": uri}})
+    base = f"metalakes/{m}/catalogs/{cat}/schemas"
+    world.admin.ok("POST", base, {"name": db, "properties": {}})
+    world.admin.ok("POST", f"{base}/{db}/tables", {
+        "name": "visits", "columns": [{"name": "id", "type": "integer", "nullable": True},
+                                      {"name": "dt", "type": "string", "nullable": True}],
+        "partitioning": [{"strategy": "identity", "fieldName": ["dt"]}]})
+    for day in ("2026-12-01", "2026-12-02"):
+        world.admin.ok("POST", f"{base}/{db}/tables/visits/partitions", {"partitions": [
+            {"type": "identity", "fieldNames": [["dt"]],
+             "values": [{"type": "literal", "dataType": "string", "value": day}]}]})
+    sign_in(page, "admin", ADMIN_PASSWORD)
+    page.goto(f"/ui/m/{m}/c/{cat}/s/{db}/table/visits")
+    parts = page.get_by_role("table", name="Partitions")
+    expect(parts.get_by_role("row")).to_have_count(3, timeout=TIMEOUT_MS)
+    expect(parts.get_by_role("row").filter(has_text="dt=2026-12-02")).to_contain_text("2026-12-02")
+    expect(page.get_by_role("region", name="Layout")).to_contain_text("Partitioningdt")
+    try:
+        world.admin.delete(f"{base}/{db}", params={"cascade": "true"})
+    finally:
+        world.admin.delete(f"metalakes/{m}/catalogs/{cat}", params={"force": "true"})
+
+
 @pytest.fixture(scope="module")
 def oauth_server(tmp_path_factory):
     keys = Keys()

@@ -182,6 +182,44 @@ function Statistics({ m, fullName }: { m: string; fullName: string }) {
   );
 }
 
+/** A Hive table's partitions (Gravitino's partition API), with their values and parameters. */
+function Partitions({ path }: { path: string }) {
+  const { data, error } = useLoad(() => get(`${path}/partitions?details=true`), [path]);
+  const parts: any[] = data?.partitions ?? [];
+  return (
+    <Section title="Partitions">
+      <ErrorBox error={error} />
+      {data && parts.length === 0 && <p className="muted">No partitions.</p>}
+      {parts.length > 0 && (
+        <table className="grid" aria-label="Partitions">
+          <thead>
+            <tr>
+              <th scope="col">Partition</th>
+              <th scope="col">Values</th>
+              <th scope="col">Properties</th>
+            </tr>
+          </thead>
+          <tbody>
+            {parts.map((p) => (
+              <tr key={p.name}>
+                <td>
+                  <code>{p.name}</code>
+                </td>
+                <td>{(p.values ?? []).map(expr).join(", ")}</td>
+                <td>
+                  {Object.entries(p.properties ?? {})
+                    .map(([k, v]) => `${k}=${v}`)
+                    .join(", ")}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </Section>
+  );
+}
+
 function TablePage({ m, c, s, t, table, provider }: { m: string; c: string; s: string; t: string; table: any; provider: string }) {
   return (
     <>
@@ -218,6 +256,7 @@ function TablePage({ m, c, s, t, table, provider }: { m: string; c: string; s: s
       </Section>
       <Statistics m={m} fullName={`${c}.${s}.${t}`} />
       {provider === "lakehouse-iceberg" && <Snapshots m={m} c={c} s={s} t={t} />}
+      {provider === "hive" && <Partitions path={`${sch(m, c, s)}/tables/${encodeURIComponent(t)}`} />}
     </>
   );
 }
