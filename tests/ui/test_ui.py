@@ -282,6 +282,16 @@ def test_audit_log_shows_what_was_just_done(page, world, shots):
     expect(denied.first).to_contain_text("403", timeout=TIMEOUT_MS)
     expect(records.get_by_role("row").filter(has_text="success")).to_have_count(0)
     page.screenshot(path=str(shots / "audit.png"), full_page=True)
+    # A time range: from tomorrow on there is nothing yet; up to a minute from now, the denial.
+    page.get_by_label("From").fill(time.strftime("%Y-%m-%dT%H:%M", time.localtime(time.time() + 86400)))
+    page.get_by_role("button", name="Filter").click()
+    expect(page).to_have_url(re.compile(r"from=\d+"), timeout=TIMEOUT_MS)
+    expect(records.get_by_role("row")).to_have_count(1, timeout=TIMEOUT_MS)  # the header alone
+    page.get_by_label("From").fill("")
+    page.get_by_label("To").fill(time.strftime("%Y-%m-%dT%H:%M", time.localtime(time.time() + 60)))
+    page.get_by_role("button", name="Filter").click()
+    expect(page).to_have_url(re.compile(r"to=\d+"), timeout=TIMEOUT_MS)
+    expect(denied.first).to_contain_text("403", timeout=TIMEOUT_MS)
     # The same records through the API.
     api = world.admin.ok("GET", "audit", params={"principal": "mallory", "outcome": "denied",
                                                  "object": f"{world.metalake}.{tag}"})["records"]
