@@ -136,6 +136,10 @@ def test_create_a_catalog_and_a_tag_and_attach_it(page, world, tmp_path):
     got = world.admin.ok("GET", f"metalakes/{world.metalake}/catalogs/{name}")["catalog"]
     assert got["provider"] == "lakehouse-iceberg" and got["comment"] == "from the browser"
     assert got["properties"]["warehouse"] == str(wh)
+    # The existing catalog's connection, tested from its page.
+    details = page.get_by_role("region", name="Details")
+    details.get_by_role("button", name="Test connection").click()
+    expect(details.get_by_role("status")).to_have_text("Connection works.", timeout=TIMEOUT_MS)
     # Edited by hand: a property set on the catalog's page is on the catalog.
     page.get_by_role("button", name="Set properties").click()
     form = page.get_by_role("form", name="Set properties")
@@ -145,6 +149,19 @@ def test_create_a_catalog_and_a_tag_and_attach_it(page, world, tmp_path):
         "finance", timeout=TIMEOUT_MS)
     got = world.admin.ok("GET", f"metalakes/{world.metalake}/catalogs/{name}")["catalog"]
     assert got["properties"]["team"] == "finance"
+
+    # A connection that does not work says so, with the server's reason.
+    page.goto(f"/ui/m/{world.metalake}")
+    page.get_by_role("button", name="New catalog").click()
+    form = page.get_by_role("form", name="New catalog")
+    form.get_by_label("Name").fill(unique("nowhere"))
+    form.get_by_label("Provider").select_option("jdbc-postgresql")
+    form.get_by_label("Properties").fill(
+        "jdbc-url=jdbc:postgresql://127.0.0.1:1/db\njdbc-user=u\njdbc-password=p\n"
+        "jdbc-driver=org.postgresql.Driver\njdbc-database=db")
+    form.get_by_role("button", name="Test connection").click()
+    expect(form.get_by_role("alert")).to_be_visible(timeout=TIMEOUT_MS)
+    expect(form.get_by_role("status")).to_have_count(0)
 
     # A bad catalog is refused with the server's own message, and nothing is created.
     page.goto(f"/ui/m/{world.metalake}")
