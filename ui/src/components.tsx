@@ -326,3 +326,43 @@ export function SetProperties({ path, done }: { path: string; done: () => void }
     </FormPanel>
   );
 }
+
+/**
+ * A table of `rows`, one row of `cells` each, labelled for assistive technology. With `empty`,
+ * no rows show that text instead; without it, the header alone. Nothing while `rows` is unknown.
+ */
+export function Grid<T>(props: {
+  label: string;
+  columns: string[];
+  rows: T[] | null | undefined;
+  rowKey: (row: T, index: number) => string;
+  cells: (row: T) => ReactNode[];
+  empty?: string;
+  className?: string;
+}) {
+  const { rows } = props;
+  if (!rows) return null;
+  if (rows.length === 0 && props.empty !== undefined) return <p className="muted">{props.empty}</p>;
+  return (
+    <table className={props.className ? `grid ${props.className}` : "grid"} aria-label={props.label}>
+      <thead>
+        <tr>
+          {props.columns.map((c) => (
+            <th scope="col" key={c}>
+              {c}
+            </th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((row, i) => (
+          <tr key={props.rowKey(row, i)}>
+            {props.cells(row).map((cell, j) => (
+              <td key={j}>{cell}</td>
+            ))}
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}

@@ -2,7 +2,7 @@
 // and grants; the audit log; lineage.
 import { useState } from "react";
 import { ApiError, get, ml, post, put } from "./api";
-import { ErrorBox, Field, FormPanel, KeyValues, Link, Loading, Section, Select, TextArea, parseProperties, useLoad } from "./components";
+import { ErrorBox, Field, FormPanel, Grid, KeyValues, Link, Loading, Section, Select, TextArea, parseProperties, useLoad } from "./components";
 import { LineageGraph } from "./charts";
 import { currentQuery, navigate, objectPath } from "./router";
 
@@ -103,29 +103,14 @@ export function ObjectGovernance({ m, type, fullName }: { m: string; type: strin
       </Section>
       <Section title="Policies">
         <ErrorBox error={policies.error} />
-        {policies.data && (policies.data.policies ?? []).length === 0 && <p className="muted">No policies.</p>}
-        {(policies.data?.policies ?? []).length > 0 && (
-          <table className="grid" aria-label="Policies">
-            <thead>
-              <tr>
-                <th scope="col">Policy</th>
-                <th scope="col">Type</th>
-                <th scope="col">Enabled</th>
-                <th scope="col">Inherited</th>
-              </tr>
-            </thead>
-            <tbody>
-              {policies.data.policies.map((p: any) => (
-                <tr key={p.name}>
-                  <td>{p.name}</td>
-                  <td>{p.policyType}</td>
-                  <td>{p.enabled === false ? "no" : "yes"}</td>
-                  <td>{p.inherited ? "yes" : "no"}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
+        <Grid
+          label="Policies"
+          columns={["Policy", "Type", "Enabled", "Inherited"]}
+          rows={policies.data ? policies.data.policies ?? [] : null}
+          empty="No policies."
+          rowKey={(p: any) => p.name}
+          cells={(p: any) => [p.name, p.policyType, p.enabled === false ? "no" : "yes", p.inherited ? "yes" : "no"]}
+        />
       </Section>
       {type === "table" && (
         <p>
@@ -170,33 +155,20 @@ export function TagsPage({ m }: { m: string }) {
       >
         <ErrorBox error={error} />
         {loading && <Loading what="tags" />}
-        {data && (data.tags ?? []).length === 0 && <p className="muted">No tags.</p>}
-        {data && (data.tags ?? []).length > 0 && (
-          <table className="grid" aria-label="Tags">
-            <thead>
-              <tr>
-                <th scope="col">Tag</th>
-                <th scope="col">Comment</th>
-                <th scope="col">Properties</th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.tags.map((t: any) => (
-                <tr key={t.name}>
-                  <td>
-                    <Link to={`/m/${encodeURIComponent(m)}/tags/${encodeURIComponent(t.name)}`}>{t.name}</Link>
-                  </td>
-                  <td>{t.comment}</td>
-                  <td>
-                    {Object.entries(t.properties ?? {})
-                      .map(([k, v]) => `${k}=${v}`)
-                      .join(", ")}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
+        <Grid
+          label="Tags"
+          columns={["Tag", "Comment", "Properties"]}
+          rows={data ? data.tags ?? [] : null}
+          empty="No tags."
+          rowKey={(t: any) => t.name}
+          cells={(t: any) => [
+            <Link to={`/m/${encodeURIComponent(m)}/tags/${encodeURIComponent(t.name)}`}>{t.name}</Link>,
+            t.comment,
+            Object.entries(t.properties ?? {})
+              .map(([k, v]) => `${k}=${v}`)
+              .join(", "),
+          ]}
+        />
       </Section>
     </>
   );
@@ -409,24 +381,16 @@ function Principals(props: { m: string; kind: "users" | "groups"; label: string;
       }
     >
       <ErrorBox error={list.error} />
-      <table className="grid" aria-label={`${label}s`}>
-        <thead>
-          <tr>
-            <th scope="col">{label}</th>
-            <th scope="col">Roles</th>
-          </tr>
-        </thead>
-        <tbody>
-          {(list.data?.[kind] ?? []).map((u: any) => (
-            <tr key={u.name}>
-              <td>{u.name}</td>
-              <td>
-                <RoleChips m={m} kind={kind} name={u.name} roles={u.roles ?? []} done={list.reload} />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <Grid
+        label={`${label}s`}
+        columns={[label, "Roles"]}
+        rows={list.data?.[kind] ?? []}
+        rowKey={(u: any) => u.name}
+        cells={(u: any) => [
+          u.name,
+          <RoleChips m={m} kind={kind} name={u.name} roles={u.roles ?? []} done={list.reload} />,
+        ]}
+      />
     </Section>
   );
 }
@@ -538,38 +502,22 @@ export function AuditPage() {
       </form>
       <ErrorBox error={error} />
       {loading && <Loading what="audit records" />}
-      {data && (
-        <table className="grid audit" aria-label="Audit records">
-          <thead>
-            <tr>
-              <th scope="col">Time</th>
-              <th scope="col">Principal</th>
-              <th scope="col">Interface</th>
-              <th scope="col">Operation</th>
-              <th scope="col">Object</th>
-              <th scope="col">Status</th>
-              <th scope="col">Outcome</th>
-            </tr>
-          </thead>
-          <tbody>
-            {(data.records ?? []).map((r: any, i: number) => (
-              <tr key={`${r.requestId ?? ""}-${i}`}>
-                <td>{new Date(r.timeMs).toISOString()}</td>
-                <td>{r.principal}</td>
-                <td>{r.interface}</td>
-                <td>
-                  <code>{r.operation}</code>
-                </td>
-                <td>{r.object}</td>
-                <td>{r.status}</td>
-                <td>
-                  <span className={`outcome ${r.outcome}`}>{r.outcome}</span>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <Grid
+        label="Audit records"
+        className="audit"
+        columns={["Time", "Principal", "Interface", "Operation", "Object", "Status", "Outcome"]}
+        rows={data ? data.records ?? [] : null}
+        rowKey={(r: any, i) => `${r.requestId ?? ""}-${i}`}
+        cells={(r: any) => [
+          new Date(r.timeMs).toISOString(),
+          r.principal,
+          r.interface,
+          <code>{r.operation}</code>,
+          r.object,
+          r.status,
+          <span className={`outcome ${r.outcome}`}>{r.outcome}</span>,
+        ]}
+      />
     </>
   );
 }

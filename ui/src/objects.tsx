@@ -3,7 +3,7 @@
 // topic, a model with versions and aliases, a function. Owner, tags and policies on every one.
 import { useState } from "react";
 import { cat, get, sch } from "./api";
-import { ErrorBox, KeyValues, Link, Loading, Section, useLoad } from "./components";
+import { ErrorBox, Grid, KeyValues, Link, Loading, Section, useLoad } from "./components";
 import { ObjectGovernance } from "./governance";
 import { SnapshotChart } from "./charts";
 import { objectPath } from "./router";
@@ -64,32 +64,19 @@ function partitionText(p: any): string {
 
 function Columns({ columns }: { columns: any[] }) {
   return (
-    <table className="grid" aria-label="Columns">
-      <thead>
-        <tr>
-          <th scope="col">Column</th>
-          <th scope="col">Type</th>
-          <th scope="col">Nullable</th>
-          <th scope="col">Default</th>
-          <th scope="col">Comment</th>
-        </tr>
-      </thead>
-      <tbody>
-        {columns.map((col) => (
-          <tr key={col.name}>
-            <td>
-              <code>{col.name}</code>
-            </td>
-            <td>
-              <code>{typeName(col.type)}</code>
-            </td>
-            <td>{col.nullable === false ? "no" : "yes"}</td>
-            <td>{col.defaultValue ? expr(col.defaultValue) : ""}</td>
-            <td>{col.comment}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+    <Grid
+      label="Columns"
+      columns={["Column", "Type", "Nullable", "Default", "Comment"]}
+      rows={columns}
+      rowKey={(col) => col.name}
+      cells={(col) => [
+        <code>{col.name}</code>,
+        <code>{typeName(col.type)}</code>,
+        col.nullable === false ? "no" : "yes",
+        col.defaultValue ? expr(col.defaultValue) : "",
+        col.comment,
+      ]}
+    />
   );
 }
 
@@ -113,33 +100,23 @@ function Snapshots({ m, c, s, t }: { m: string; c: string; s: string; t: string 
       {snapshots.length > 0 && (
         <>
           <SnapshotChart snapshots={snapshots} />
-          <table className="grid" aria-label="Snapshot history">
-            <thead>
-              <tr>
-                <th scope="col">Snapshot</th>
-                <th scope="col">Time</th>
-                <th scope="col">Operation</th>
-                <th scope="col">Added records</th>
-                <th scope="col">Total records</th>
-                <th scope="col">Data files</th>
-              </tr>
-            </thead>
-            <tbody>
-              {[...snapshots].reverse().map((sn) => (
-                <tr key={String(sn["snapshot-id"])}>
-                  <td>
-                    <code>{String(sn["snapshot-id"])}</code>
-                    {sn["snapshot-id"] === current && <span className="badge">current</span>}
-                  </td>
-                  <td>{new Date(sn["timestamp-ms"]).toISOString()}</td>
-                  <td>{sn.summary?.operation}</td>
-                  <td>{sn.summary?.["added-records"] ?? "0"}</td>
-                  <td>{sn.summary?.["total-records"]}</td>
-                  <td>{sn.summary?.["total-data-files"]}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <Grid
+            label="Snapshot history"
+            columns={["Snapshot", "Time", "Operation", "Added records", "Total records", "Data files"]}
+            rows={[...snapshots].reverse()}
+            rowKey={(sn) => String(sn["snapshot-id"])}
+            cells={(sn) => [
+              <>
+                <code>{String(sn["snapshot-id"])}</code>
+                {sn["snapshot-id"] === current && <span className="badge">current</span>}
+              </>,
+              new Date(sn["timestamp-ms"]).toISOString(),
+              sn.summary?.operation,
+              sn.summary?.["added-records"] ?? "0",
+              sn.summary?.["total-records"],
+              sn.summary?.["total-data-files"],
+            ]}
+          />
         </>
       )}
     </Section>
@@ -155,29 +132,18 @@ function Statistics({ m, fullName }: { m: string; fullName: string }) {
   return (
     <Section title="Statistics">
       <ErrorBox error={error} />
-      {data && stats.length === 0 && <p className="muted">No statistics.</p>}
-      {stats.length > 0 && (
-        <table className="grid" aria-label="Statistics">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Value</th>
-              <th scope="col">Reserved</th>
-            </tr>
-          </thead>
-          <tbody>
-            {stats.map((st) => (
-              <tr key={st.name}>
-                <td>
-                  <code>{st.name}</code>
-                </td>
-                <td>{typeof st.value === "string" ? st.value : JSON.stringify(st.value)}</td>
-                <td>{st.reserved ? "yes" : "no"}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <Grid
+        label="Statistics"
+        columns={["Name", "Value", "Reserved"]}
+        rows={data ? stats : null}
+        empty="No statistics."
+        rowKey={(st) => st.name}
+        cells={(st) => [
+          <code>{st.name}</code>,
+          typeof st.value === "string" ? st.value : JSON.stringify(st.value),
+          st.reserved ? "yes" : "no",
+        ]}
+      />
     </Section>
   );
 }
@@ -189,33 +155,20 @@ function Partitions({ path }: { path: string }) {
   return (
     <Section title="Partitions">
       <ErrorBox error={error} />
-      {data && parts.length === 0 && <p className="muted">No partitions.</p>}
-      {parts.length > 0 && (
-        <table className="grid" aria-label="Partitions">
-          <thead>
-            <tr>
-              <th scope="col">Partition</th>
-              <th scope="col">Values</th>
-              <th scope="col">Properties</th>
-            </tr>
-          </thead>
-          <tbody>
-            {parts.map((p) => (
-              <tr key={p.name}>
-                <td>
-                  <code>{p.name}</code>
-                </td>
-                <td>{(p.values ?? []).map(expr).join(", ")}</td>
-                <td>
-                  {Object.entries(p.properties ?? {})
-                    .map(([k, v]) => `${k}=${v}`)
-                    .join(", ")}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <Grid
+        label="Partitions"
+        columns={["Partition", "Values", "Properties"]}
+        rows={data ? parts : null}
+        empty="No partitions."
+        rowKey={(p) => p.name}
+        cells={(p) => [
+          <code>{p.name}</code>,
+          (p.values ?? []).map(expr).join(", "),
+          Object.entries(p.properties ?? {})
+            .map(([k, v]) => `${k}=${v}`)
+            .join(", "),
+        ]}
+      />
     </Section>
   );
 }
@@ -277,35 +230,24 @@ function FilesetFiles({ path }: { path: string }) {
       </p>
       <ErrorBox error={error} />
       {loading && <Loading what="files" />}
-      {data && (data.files ?? []).length === 0 && <p className="muted">Empty.</p>}
-      {data && (data.files ?? []).length > 0 && (
-        <table className="grid" aria-label="Files">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Size</th>
-              <th scope="col">Modified</th>
-            </tr>
-          </thead>
-          <tbody>
-            {data.files.map((f: any) => (
-              <tr key={f.name}>
-                <td>
-                  {f.isDir ? (
-                    <button type="button" className="linkish" onClick={() => setSub(`${sub.replace(/\/$/, "")}/${f.name}`)}>
-                      {f.name}/
-                    </button>
-                  ) : (
-                    f.name
-                  )}
-                </td>
-                <td>{f.isDir ? "" : f.size}</td>
-                <td>{f.lastModified ? new Date(f.lastModified).toISOString() : ""}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <Grid
+        label="Files"
+        columns={["Name", "Size", "Modified"]}
+        rows={data ? data.files ?? [] : null}
+        empty="Empty."
+        rowKey={(f: any) => f.name}
+        cells={(f: any) => [
+          f.isDir ? (
+            <button type="button" className="linkish" onClick={() => setSub(`${sub.replace(/\/$/, "")}/${f.name}`)}>
+              {f.name}/
+            </button>
+          ) : (
+            f.name
+          ),
+          f.isDir ? "" : f.size,
+          f.lastModified ? new Date(f.lastModified).toISOString() : "",
+        ]}
+      />
     </Section>
   );
 }
@@ -316,41 +258,27 @@ function ModelVersions({ path }: { path: string }) {
   return (
     <Section title="Versions">
       <ErrorBox error={error} />
-      {data && infos.length === 0 && <p className="muted">No versions.</p>}
-      {infos.length > 0 && (
-        <table className="grid" aria-label="Versions">
-          <thead>
-            <tr>
-              <th scope="col">Version</th>
-              <th scope="col">Aliases</th>
-              <th scope="col">URIs</th>
-              <th scope="col">Comment</th>
-            </tr>
-          </thead>
-          <tbody>
-            {infos.map((v) => (
-              <tr key={v.version}>
-                <td>{v.version}</td>
-                <td>
-                  {(v.aliases ?? []).map((a: string) => (
-                    <span className="chip" key={a}>
-                      {a}
-                    </span>
-                  ))}
-                </td>
-                <td>
-                  {Object.entries(v.uris ?? {}).map(([k, u]) => (
-                    <div key={k}>
-                      <code>{String(u)}</code>
-                    </div>
-                  ))}
-                </td>
-                <td>{v.comment}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <Grid
+        label="Versions"
+        columns={["Version", "Aliases", "URIs", "Comment"]}
+        rows={data ? infos : null}
+        empty="No versions."
+        rowKey={(v) => String(v.version)}
+        cells={(v) => [
+          v.version,
+          (v.aliases ?? []).map((a: string) => (
+            <span className="chip" key={a}>
+              {a}
+            </span>
+          )),
+          Object.entries(v.uris ?? {}).map(([k, u]) => (
+            <div key={k}>
+              <code>{String(u)}</code>
+            </div>
+          )),
+          v.comment,
+        ]}
+      />
     </Section>
   );
 }

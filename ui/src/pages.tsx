@@ -5,6 +5,7 @@ import {
   ErrorBox,
   Field,
   FormPanel,
+  Grid,
   KeyValues,
   Link,
   Loading,
@@ -47,29 +48,14 @@ export function MetalakesPage({ onChange }: { onChange: () => void }) {
       >
         <ErrorBox error={error} />
         {loading && <Loading what="metalakes" />}
-        {data && (data.metalakes ?? []).length === 0 && <p className="muted">No metalakes you may see.</p>}
-        {data && (data.metalakes ?? []).length > 0 && (
-          <table className="grid">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Comment</th>
-                <th scope="col">Created by</th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.metalakes.map((m: any) => (
-                <tr key={m.name}>
-                  <td>
-                    <Link to={objectPath(m.name)}>{m.name}</Link>
-                  </td>
-                  <td>{m.comment}</td>
-                  <td>{m.audit?.creator}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
+        <Grid
+          label="Metalakes"
+          columns={["Name", "Comment", "Created by"]}
+          rows={data ? data.metalakes ?? [] : null}
+          empty="No metalakes you may see."
+          rowKey={(x: any) => x.name}
+          cells={(x: any) => [<Link to={objectPath(x.name)}>{x.name}</Link>, x.comment, x.audit?.creator]}
+        />
       </Section>
     </>
   );
@@ -197,30 +183,13 @@ export function MetalakePage({ m, onChange }: { m: string; onChange: () => void 
           <label htmlFor="catalog-search">Search catalogs</label>
           <input id="catalog-search" type="search" value={filter} onChange={(e) => setFilter(e.target.value)} />
         </div>
-        {catalogs.data && (
-          <table className="grid">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Type</th>
-                <th scope="col">Provider</th>
-                <th scope="col">Comment</th>
-              </tr>
-            </thead>
-            <tbody>
-              {shown.map((c: any) => (
-                <tr key={c.name}>
-                  <td>
-                    <Link to={objectPath(m, c.name)}>{c.name}</Link>
-                  </td>
-                  <td>{c.type}</td>
-                  <td>{c.provider}</td>
-                  <td>{c.comment}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
+        <Grid
+          label="Catalogs"
+          columns={["Name", "Type", "Provider", "Comment"]}
+          rows={catalogs.data ? shown : null}
+          rowKey={(x: any) => x.name}
+          cells={(x: any) => [<Link to={objectPath(m, x.name)}>{x.name}</Link>, x.type, x.provider, x.comment]}
+        />
       </Section>
       {meta.data && (
         <Section title="Properties" actions={<SetProperties path={ml(m)} done={meta.reload} />}>

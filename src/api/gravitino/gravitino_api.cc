@@ -105,6 +105,8 @@ OrderedJson Identifiers(const std::vector<std::string>& ns, const std::vector<st
   return OrderedJson{{"identifiers", std::move(arr)}};
 }
 
+namespace {
+
 // `pageSize` of a name list: 1..10000.
 Result<size_t> NamePageSize(std::string_view text) {
   auto n = ParseInt64(text);
@@ -113,6 +115,15 @@ Result<size_t> NamePageSize(std::string_view text) {
   }
   return static_cast<size_t>(*n);
 }
+
+// A page as Identifiers, with the page's last name as the token of the next when more follow.
+Result<Response> NamePageReply(const std::vector<std::string>& ns, const connector::NamePage& page) {
+  OrderedJson body = Identifiers(ns, page.names);
+  if (page.more && !page.names.empty()) body["nextPageToken"] = page.names.back();
+  return Reply(std::move(body));
+}
+
+}  // namespace
 
 Result<Response> NameListReply(const Call& c, const std::vector<std::string>& ns,
                                std::vector<std::string> names) {
@@ -130,10 +141,7 @@ Result<Response> NameListReply(const Call& c, const std::vector<std::string>& ns
       return ToLower(n).find(needle) == std::string::npos;
     });
   }
-  const connector::NamePage page = connector::PageOfNames(std::move(names), token.value_or(""), limit);
-  OrderedJson body = Identifiers(ns, page.names);
-  if (page.more && !page.names.empty()) body["nextPageToken"] = page.names.back();
-  return Reply(std::move(body));
+  return NamePageReply(ns, connector::PageOfNames(std::move(names), token.value_or(""), limit));
 }
 
 Result<Response> SchemaChildrenReply(const Call& c, std::vector<std::string> names) {
@@ -653,10 +661,7 @@ Result<Response> ListTables(Call& c) {
     CAIRN_ASSIGN_OR_RETURN(auto page, c.objects.ListTablesPage(
                                           c.caller, c.Ref(ObjectType::kSchema),
                                           c.request.Query("pageToken").value_or(""), limit));
-    OrderedJson body =
-        Identifiers({c.Param("metalake"), c.Param("catalog"), c.Param("schema")}, page.names);
-    if (page.more && !page.names.empty()) body["nextPageToken"] = page.names.back();
-    return Reply(std::move(body));
+    return NamePageReply({c.Param("metalake"), c.Param("catalog"), c.Param("schema")}, page);
   }
   CAIRN_ASSIGN_OR_RETURN(auto names, c.objects.ListTables(c.caller, c.Ref(ObjectType::kSchema)));
   return SchemaChildrenReply(c, std::move(names));

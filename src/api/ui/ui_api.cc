@@ -70,7 +70,12 @@ std::string_view ContentTypeOf(std::string_view name) {
   return "application/octet-stream";
 }
 
-UiApi::UiApi(std::span<const UiFile> embedded, std::filesystem::path dir) : dir_(std::move(dir)) {
+UiApi::UiApi(std::span<const UiFile> embedded, std::filesystem::path dir) {
+  if (!dir.empty()) {
+    std::error_code ec;
+    dir_ = std::filesystem::weakly_canonical(dir, ec);
+    if (ec) dir_ = std::move(dir);
+  }
   for (const auto& f : embedded) {
     auto body = std::make_shared<const std::string>(f.body);
     files_.emplace(std::string(f.path),
@@ -87,10 +92,8 @@ std::optional<UiApi::File> UiApi::Find(const std::string& relative) const {
   // A directory (development): read per request; the name was checked by SafeRelative, and
   // symbolic links out of the directory are not followed.
   std::error_code ec;
-  const auto path = dir_ / relative;
-  const auto canonical = std::filesystem::weakly_canonical(path, ec);
-  const auto root = std::filesystem::weakly_canonical(dir_, ec);
-  if (ec || canonical.string().rfind(root.string() + "/", 0) != 0 ||
+  const auto canonical = std::filesystem::weakly_canonical(dir_ / relative, ec);
+  if (ec || canonical.string().rfind(dir_.string() + "/", 0) != 0 ||
       !std::filesystem::is_regular_file(canonical, ec)) {
     return std::nullopt;
   }

@@ -39,7 +39,7 @@ class UiApi {
   std::optional<File> Find(const std::string& relative) const;
 
   std::map<std::string, File, std::less<>> files_;
-  std::filesystem::path dir_;  // empty: the embedded files
+  std::filesystem::path dir_;  // canonical; empty: the embedded files
 };
 
 /// The content type of a UI file by its name's extension.
