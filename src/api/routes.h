@@ -20,8 +20,12 @@ class PathPattern {
   size_t size() const { return segments_.size(); }
   /// The parameters' values in order when `segments` match, else nullopt.
   std::optional<std::vector<std::string>> Match(const std::vector<std::string>& segments) const;
+  /// Whether `segments` match (no parameter value is copied).
+  bool Matches(const std::vector<std::string>& segments) const;
+  /// The parameters' values in order, of segments that match.
+  std::vector<std::string> Values(const std::vector<std::string>& segments) const;
   /// The names of the parameters in order (`prefix`, `namespace`, ...).
-  std::vector<std::string_view> Parameters() const;
+  const std::vector<std::string_view>& Parameters() const { return names_; }
 
  private:
   struct Segment {
@@ -30,6 +34,7 @@ class PathPattern {
   };
   std::string_view text_;
   std::vector<Segment> segments_;
+  std::vector<std::string_view> names_;
 };
 
 /// What a protocol's route table says about one request, for the audit record: its operation as
@@ -63,15 +68,13 @@ RouteMatch<Route> FindRoute(std::span<const Route> routes, std::string_view meth
                             const std::vector<std::string>& segments) {
   RouteMatch<Route> found;
   for (const Route& route : routes) {
-    if (route.path.size() != segments.size()) continue;
-    auto params = route.path.Match(segments);
-    if (!params) continue;
+    if (route.path.size() != segments.size() || !route.path.Matches(segments)) continue;
     if (route.method != method && route.method != "*") {
       found.path_known = true;
       continue;
     }
     found.route = &route;
-    found.params = std::move(*params);
+    found.params = route.path.Values(segments);
     return found;
   }
   return found;

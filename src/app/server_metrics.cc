@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -90,9 +91,9 @@ ServerMetrics::ServerMetrics(Sources sources)
 
 void ServerMetrics::ObserveRequest(std::string_view interface, std::string_view operation,
                                    int status, double seconds, std::string_view vended_access) {
-  char status_text[8];
-  const int n = std::snprintf(status_text, sizeof status_text, "%d", status);
-  requests_.With({interface, operation, std::string_view(status_text, n > 0 ? n : 0)}).Inc();
+  char status_text[12];
+  const auto end = std::to_chars(status_text, status_text + sizeof status_text, status).ptr;
+  requests_.With({interface, operation, std::string_view(status_text, end - status_text)}).Inc();
   latency_.With({interface, operation}).Observe(seconds);
   if (!vended_access.empty()) vended_.With({interface, vended_access}).Inc();
 }

@@ -97,7 +97,10 @@ class Family {
 
   /// The series of these label values (as many as the family has label names).
   T& With(std::initializer_list<std::string_view> values) {
-    std::string key;
+    // Every request looks up a few series: the key is built in a buffer the thread keeps, so a
+    // lookup of a known series allocates nothing.
+    thread_local std::string key;
+    key.clear();
     for (auto v : values) {
       key.append(v);
       key.push_back('\x1f');
@@ -113,7 +116,7 @@ class Family {
       return Overflow();
     }
     std::lock_guard lock(shard.mu);
-    auto [it, inserted] = shard.series.try_emplace(std::move(key));
+    auto [it, inserted] = shard.series.try_emplace(key);
     if (inserted) {
       it->second.labels = std::move(labels);
       it->second.value = make_();

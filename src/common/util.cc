@@ -5,6 +5,7 @@
 #include <charconv>
 #include <chrono>
 #include <ctime>
+#include <limits>
 #include <random>
 
 #include <fmt/format.h>
@@ -18,11 +19,32 @@ int64_t NowMillis() {
 }
 
 std::string FormatIsoMillis(int64_t epoch_ms) {
-  const std::time_t secs = static_cast<std::time_t>(epoch_ms / 1000);
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", tm.tm_year + 1900, tm.tm_mon + 1,
-                     tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, epoch_ms % 1000);
+  // Every audit record carries one: the text up to the second is kept per thread and reused
+  // for the rest of that second.
+  thread_local int64_t cached_secs = std::numeric_limits<int64_t>::min();
+  thread_local std::string cached;  // "YYYY-MM-DDTHH:MM:SS."
+  int64_t secs = epoch_ms / 1000;
+  int64_t millis = epoch_ms % 1000;
+  if (millis < 0) {  // before 1970: the second below, as gmtime_r counts it
+    secs -= 1;
+    millis += 1000;
+  }
+  if (secs != cached_secs) {
+    const std::time_t t = static_cast<std::time_t>(secs);
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    cached = fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.", tm.tm_year + 1900, tm.tm_mon + 1,
+                         tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+    cached_secs = secs;
+  }
+  std::string out;
+  out.reserve(cached.size() + 4);
+  out += cached;
+  out += static_cast<char>('0' + millis / 100);
+  out += static_cast<char>('0' + millis / 10 % 10);
+  out += static_cast<char>('0' + millis % 10);
+  out += 'Z';
+  return out;
 }
 
 std::string RandomUuid() {

@@ -111,7 +111,21 @@ std::string VerifiedPeerCommonName(SSL* ssl) {
 std::string NextRequestId() {
   static const std::string prefix = RandomUuid().substr(0, 8);
   static std::atomic<uint64_t> counter{0};
-  return fmt::format("{}-{:06}", prefix, ++counter);
+  // `<prefix>-<counter, at least 6 digits>`, built without a format string: one per request.
+  char digits[24];
+  uint64_t n = ++counter;
+  size_t len = 0;
+  do {
+    digits[len++] = static_cast<char>('0' + n % 10);
+    n /= 10;
+  } while (n != 0);
+  while (len < 6) digits[len++] = '0';
+  std::string id;
+  id.reserve(prefix.size() + 1 + len);
+  id += prefix;
+  id += '-';
+  while (len > 0) id += digits[--len];
+  return id;
 }
 
 /// A response body sent as up to three buffers: `head`, a shared immutable document, `tail`

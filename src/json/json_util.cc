@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstring>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -12,15 +13,36 @@
 
 namespace cairn::json {
 
-void AppendQuoted(std::string& out, std::string_view value) {
-  bool plain = true;
-  for (const char c : value) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u < 0x20 || u >= 0x7f || c == '"' || c == '\\') {
-      plain = false;
-      break;
-    }
+namespace {
+
+// Whether `value` needs no escape in a JSON string and holds only ASCII: no control character,
+// DEL, byte of 0x80 or above, quote or backslash. Eight bytes at a time, as every audit record's
+// fields pass through here.
+bool PlainAscii(std::string_view value) {
+  constexpr uint64_t kOnes = 0x0101010101010101ULL;
+  constexpr uint64_t kHigh = 0x8080808080808080ULL;
+  auto has_zero = [](uint64_t v) { return (v - kOnes) & ~v & kHigh; };
+  size_t i = 0;
+  for (; i + 8 <= value.size(); i += 8) {
+    uint64_t x;
+    std::memcpy(&x, value.data() + i, 8);
+    const uint64_t bad = ((x - kOnes * 0x20) & ~x & kHigh)  // a byte below 0x20
+                         | (x & kHigh)                        // 0x80 and above
+                         | has_zero(x ^ (kOnes * 0x7f))       // DEL
+                         | has_zero(x ^ (kOnes * '"')) | has_zero(x ^ (kOnes * '\\'));
+    if (bad != 0) return false;
   }
+  for (; i < value.size(); ++i) {
+    const auto u = static_cast<unsigned char>(value[i]);
+    if (u < 0x20 || u >= 0x7f || u == '"' || u == '\\') return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+void AppendQuoted(std::string& out, std::string_view value) {
+  const bool plain = PlainAscii(value);
   if (plain) {
     out.reserve(out.size() + value.size() + 2);
     out += '"';

@@ -169,11 +169,11 @@ Target NewTarget(EntityRecord metalake, std::optional<EntityRecord> catalog_row,
   return t;
 }
 
-void FillBelowCatalog(Target& t, std::vector<EntityRecord>& rows, size_t below) {
+void FillBelowCatalog(Target& t, const std::vector<EntityRecord>& rows, size_t below) {
   if (t.schema.empty() || rows.size() <= below) return;
   t.schema_row = rows[below];
   if (!t.object.empty() && rows.size() == below + t.schema.size() + 1) {
-    t.object_row = std::move(rows.back());
+    t.object_row = rows.back();
   }
 }
 
@@ -189,14 +189,14 @@ Result<Target> Authorizer::Resolve(const std::string& metalake, const std::strin
     path.emplace_back(EntityType::kCatalog, catalog);
     AppendBelowCatalog(path, schema, object, object_type);
   }
-  CAIRN_ASSIGN_OR_RETURN(std::vector<EntityRecord> rows, store_.GetPath(0, path));
+  CAIRN_ASSIGN_OR_RETURN(store::MetadataStore::PathRows shared, store_.GetSharedPath(0, path));
+  const std::vector<EntityRecord>& rows = *shared;
   if (rows.empty()) {
     return NotFound(EntityKind::kMetalake, "Metalake {} does not exist", metalake);
   }
   std::optional<EntityRecord> catalog_row;
-  if (rows.size() > 1) catalog_row = std::move(rows[1]);
-  Target t = NewTarget(std::move(rows[0]), std::move(catalog_row), catalog, schema, object,
-                       object_type);
+  if (rows.size() > 1) catalog_row = rows[1];
+  Target t = NewTarget(rows[0], std::move(catalog_row), catalog, schema, object, object_type);
   if (t.catalog_row) FillBelowCatalog(t, rows, 2);
   return t;
 }
@@ -317,8 +317,9 @@ Status Authorizer::ResolveBelowCatalog(Target& t) {
   if (!t.catalog_row || t.schema.empty()) return Ok();
   std::vector<std::pair<EntityType, std::string>> path;
   AppendBelowCatalog(path, t.schema, t.object, t.object_type);
-  CAIRN_ASSIGN_OR_RETURN(std::vector<EntityRecord> rows, store_.GetPath(t.catalog_row->id, path));
-  FillBelowCatalog(t, rows, 0);
+  CAIRN_ASSIGN_OR_RETURN(store::MetadataStore::PathRows rows,
+                         store_.GetSharedPath(t.catalog_row->id, path));
+  FillBelowCatalog(t, *rows, 0);
   return Ok();
 }
 

@@ -405,10 +405,17 @@ void MetadataService::Changed(const CallContext& ctx, ChangeType type, std::stri
 }
 
 Result<CatalogHandle> MetadataService::Open(std::string_view metalake, std::string_view catalog) {
+  CAIRN_ASSIGN_OR_RETURN(OpenedRows opened, OpenRows(metalake, catalog));
+  return CatalogHandle{(*opened.rows)[0], (*opened.rows)[1], std::move(opened.connector)};
+}
+
+Result<MetadataService::OpenedRows> MetadataService::OpenRows(std::string_view metalake,
+                                                              std::string_view catalog) {
   // Both rows in one round trip: this runs on every request inside a catalog.
-  CAIRN_ASSIGN_OR_RETURN(auto rows,
-                         store_.GetPath(0, {{EntityType::kMetalake, std::string(metalake)},
-                                            {EntityType::kCatalog, std::string(catalog)}}));
+  CAIRN_ASSIGN_OR_RETURN(store::MetadataStore::PathRows shared,
+                         store_.GetSharedPath(0, {{EntityType::kMetalake, std::string(metalake)},
+                                                  {EntityType::kCatalog, std::string(catalog)}}));
+  const std::vector<EntityRecord>& rows = *shared;
   if (rows.empty()) return NotFound(EntityKind::kMetalake, "Metalake {} does not exist", metalake);
   if (!rows[0].in_use) {
     return MakeError(ErrorCode::kNotInUse, EntityKind::kMetalake, "Metalake {} is not in use",
@@ -425,13 +432,13 @@ Result<CatalogHandle> MetadataService::Open(std::string_view metalake, std::stri
     CAIRN_ASSIGN_OR_RETURN(model::Catalog c, ToCatalog(metalake, row));
     CAIRN_ASSIGN_OR_RETURN(connector, ConnectorFor(c, row));
   }
-  return CatalogHandle{std::move(rows[0]), std::move(rows[1]), std::move(connector)};
+  return OpenedRows{std::move(shared), std::move(connector)};
 }
 
 Result<std::shared_ptr<connector::Connector>> MetadataService::OpenCatalog(
     std::string_view metalake, std::string_view catalog) {
-  CAIRN_ASSIGN_OR_RETURN(CatalogHandle handle, Open(metalake, catalog));
-  return std::move(handle.connector);
+  CAIRN_ASSIGN_OR_RETURN(OpenedRows opened, OpenRows(metalake, catalog));
+  return std::move(opened.connector);
 }
 
 std::shared_ptr<connector::Connector> MetadataService::BuiltConnector(const EntityRecord& row) {

@@ -77,6 +77,13 @@ class MetadataService {
   store::MetadataStore& store() { return store_; }
 
  private:
+  // Open's rows as the store shares them (not copied) and the catalog's connector.
+  struct OpenedRows {
+    store::MetadataStore::PathRows rows;
+    std::shared_ptr<connector::Connector> connector;
+  };
+  Result<OpenedRows> OpenRows(std::string_view metalake, std::string_view catalog);
+
   /// Publishes a change of a metalake (empty `catalog`) or catalog; a `new_name` that differs
   /// from the old one makes it a rename.
   void Changed(const CallContext& ctx, ChangeType type, std::string_view metalake,

@@ -105,6 +105,16 @@ class MetadataStore {
   virtual Result<std::vector<EntityRecord>> GetPath(
       int64_t root_parent_id, const std::vector<std::pair<EntityType, std::string>>& path) = 0;
 
+  /// GetPath's rows, shared and never modified: a store that caches paths hands out its cached
+  /// answer without copying the rows (every request inside a catalog resolves two paths).
+  using PathRows = std::shared_ptr<const std::vector<EntityRecord>>;
+  virtual Result<PathRows> GetSharedPath(
+      int64_t root_parent_id, const std::vector<std::pair<EntityType, std::string>>& path) {
+    auto rows = GetPath(root_parent_id, path);
+    if (!rows) return std::move(rows).error();
+    return std::make_shared<const std::vector<EntityRecord>>(std::move(*rows));
+  }
+
   /// Loads one row by id. kNotFound when absent.
   virtual Result<EntityRecord> GetById(int64_t id) = 0;
 

@@ -639,9 +639,16 @@ Result<EntityRecord> SqlMetadataStore::GetById(int64_t id) {
 
 Result<std::vector<EntityRecord>> SqlMetadataStore::GetPath(
     int64_t root_parent_id, const std::vector<std::pair<EntityType, std::string>>& path) {
+  CAIRN_ASSIGN_OR_RETURN(PathRows rows, GetSharedPath(root_parent_id, path));
+  return *rows;
+}
+
+Result<MetadataStore::PathRows> SqlMetadataStore::GetSharedPath(
+    int64_t root_parent_id, const std::vector<std::pair<EntityType, std::string>>& path) {
   if (!cache_paths_ || !coherent_.load(std::memory_order_acquire)) {
     CAIRN_ASSIGN_OR_RETURN(ConnectionPool::Lease conn, pool_->Acquire());
-    return GetPathOn(*conn, root_parent_id, path);
+    CAIRN_ASSIGN_OR_RETURN(auto rows, GetPathOn(*conn, root_parent_id, path));
+    return std::make_shared<const std::vector<EntityRecord>>(std::move(rows));
   }
   std::string key = std::to_string(root_parent_id);
   for (const auto& [type, name] : path) {
@@ -661,10 +668,11 @@ Result<std::vector<EntityRecord>> SqlMetadataStore::GetPath(
     }
   }
   path_misses_.fetch_add(1, std::memory_order_relaxed);
-  std::vector<EntityRecord> rows;
+  PathRows rows;
   {
     CAIRN_ASSIGN_OR_RETURN(ConnectionPool::Lease conn, pool_->Acquire());
-    CAIRN_ASSIGN_OR_RETURN(rows, GetPathOn(*conn, root_parent_id, path));
+    CAIRN_ASSIGN_OR_RETURN(auto read, GetPathOn(*conn, root_parent_id, path));
+    rows = std::make_shared<const std::vector<EntityRecord>>(std::move(read));
   }
   std::lock_guard lock(cache_mu_);
   if (generation_.load(std::memory_order_acquire) == generation &&

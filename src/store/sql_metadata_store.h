@@ -43,6 +43,8 @@ class SqlMetadataStore final : public MetadataStore {
   Result<EntityRecord> GetById(int64_t id) override;
   Result<std::vector<EntityRecord>> GetPath(
       int64_t root_parent_id, const std::vector<std::pair<EntityType, std::string>>& path) override;
+  Result<PathRows> GetSharedPath(
+      int64_t root_parent_id, const std::vector<std::pair<EntityType, std::string>>& path) override;
   Result<std::vector<EntityRecord>> List(EntityType type, int64_t parent_id,
                                          std::string_view after_name, int limit) override;
   Result<int64_t> CountChildren(int64_t parent_id) override;
@@ -89,7 +91,7 @@ class SqlMetadataStore final : public MetadataStore {
   };
   struct CachedPath {
     uint64_t generation = 0;
-    std::vector<EntityRecord> rows;
+    PathRows rows;
   };
   static constexpr size_t kMaxCachedPaths = 4096;
 

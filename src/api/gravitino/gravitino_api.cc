@@ -32,7 +32,7 @@ using service::ObjectRef;
 
 const std::string& Call::Param(std::string_view name) const {
   static const std::string kNone;
-  const auto names = route->path.Parameters();
+  const auto& names = route->path.Parameters();
   for (size_t i = 0; i < names.size() && i < params.size(); ++i) {
     if (names[i] == name) return params[i];
   }
@@ -370,10 +370,21 @@ std::optional<RouteDescription> DescribeRoute(std::string_view method, std::stri
   auto found = Match(method, *seg);
   if (found.route == nullptr) return std::nullopt;
   RouteDescription d;
-  d.operation = fmt::format("{} /api{}", method, found.route->path.text());
+  // The text of a route with one method is built once: this runs for every audited request.
+  static const std::vector<std::string> kOperations = [] {
+    std::vector<std::string> out;
+    for (const auto& r : Routes()) {
+      out.push_back(r.method == "*" ? std::string()
+                                    : fmt::format("{} /api{}", r.method, r.path.text()));
+    }
+    return out;
+  }();
+  const std::string& known = kOperations[static_cast<size_t>(found.route - Routes().data())];
+  d.operation =
+      known.empty() ? fmt::format("{} /api{}", method, found.route->path.text()) : known;
   d.creates = found.route->op == "CREATE" || found.route->op == "ADD";
   // The object is named by its path; an owner's or role's object by its full name alone.
-  const auto names = found.route->path.Parameters();
+  const auto& names = found.route->path.Parameters();
   for (size_t i = 0; i < names.size() && i < found.params.size(); ++i) {
     if (names[i] != "type") d.names.push_back(std::move(found.params[i]));
   }

@@ -52,8 +52,7 @@ Response NoContent() {
 
 Namespace SplitNamespace(const std::string& text) { return Split(text, kSeparator); }
 
-uint64_t Fnv1a(std::string_view s) {
-  uint64_t h = 1469598103934665603ULL;
+uint64_t Fnv1a(std::string_view s, uint64_t h = 1469598103934665603ULL) {
   for (unsigned char c : s) {
     h ^= c;
     h *= 1099511628211ULL;
@@ -61,8 +60,13 @@ uint64_t Fnv1a(std::string_view s) {
   return h;
 }
 
+// FNV-1a of `<location>|<mode>` as 16 hex digits in quotes. Every load computes one.
 std::string ETagFor(const std::string& metadata_location, std::string_view mode) {
-  return fmt::format("\"{:016x}\"", Fnv1a(metadata_location + "|" + std::string(mode)));
+  const uint64_t h = Fnv1a(mode, Fnv1a("|", Fnv1a(metadata_location)));
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out(18, '"');
+  for (int i = 0; i < 16; ++i) out[static_cast<size_t>(16 - i)] = kHex[(h >> (4 * i)) & 0xF];
+  return out;
 }
 
 bool MatchesIfNoneMatch(const Request& r, const std::string& etag) {
@@ -1282,12 +1286,23 @@ std::optional<RouteDescription> DescribeRoute(std::string_view method, std::stri
   auto found = Match(method, *seg);
   if (found.route == nullptr) return std::nullopt;
   RouteDescription d;
-  d.operation = fmt::format("{} /iceberg{}", method, found.route->path.text());
+  // The text of a route with one method is built once: this runs for every audited request.
+  static const std::vector<std::string> kOperations = [] {
+    std::vector<std::string> out;
+    for (const auto& r : Routes()) {
+      out.push_back(r.method == "*" ? std::string()
+                                    : fmt::format("{} /iceberg{}", r.method, r.path.text()));
+    }
+    return out;
+  }();
+  const std::string& known = kOperations[static_cast<size_t>(found.route - Routes().data())];
+  d.operation =
+      known.empty() ? fmt::format("{} /iceberg{}", method, found.route->path.text()) : known;
   const Action a = found.route->action;
   d.creates = a == Action::kCreateSchema || a == Action::kCreateTable || a == Action::kCreateView;
-  const auto names = found.route->path.Parameters();
+  const auto& names = found.route->path.Parameters();
   for (size_t i = 0; i < names.size() && i < found.params.size(); ++i) {
-    std::string value = found.params[i];
+    std::string value = std::move(found.params[i]);
     if (names[i] == "namespace") std::replace(value.begin(), value.end(), kSeparator, '.');
     d.names.push_back(std::move(value));
   }
@@ -1414,7 +1429,7 @@ Response IcebergApi::Dispatch(const Request& request,
   }
   if (c.route == nullptr) return found.path_known ? not_allowed() : not_found();
   c.catalog = *catalog;
-  const auto names = c.route->path.Parameters();
+  const auto& names = c.route->path.Parameters();
   for (size_t i = 0; i < names.size(); ++i) {
     if (names[i] == "namespace") c.ns = SplitNamespace(c.params[i]);
     if (names[i] == "table" || names[i] == "view") c.name = c.params[i];

@@ -472,9 +472,9 @@ Result<EntityRecord> IcebergCatalog::NamespaceRow(store::MetadataStore& store,
   std::vector<std::pair<EntityType, std::string>> path;
   path.reserve(ns.size());
   for (const auto& level : ns) path.emplace_back(EntityType::kSchema, level);
-  CAIRN_ASSIGN_OR_RETURN(auto rows, store.GetPath(info_.catalog_id, path));
-  if (rows.size() < ns.size()) return NoSuchNamespace(ns);
-  return std::move(rows.back());
+  CAIRN_ASSIGN_OR_RETURN(auto rows, store.GetSharedPath(info_.catalog_id, path));
+  if (rows->size() < ns.size()) return NoSuchNamespace(ns);
+  return rows->back();
 }
 
 Result<std::vector<Namespace>> IcebergCatalog::ListNamespaces(const Namespace& parent) {
@@ -657,14 +657,14 @@ Result<EntityRecord> IcebergCatalog::ObjectRow(store::MetadataStore& store, Enti
   path.reserve(ns.size() + 1);
   for (const auto& level : ns) path.emplace_back(EntityType::kSchema, level);
   path.emplace_back(type, std::string(name));
-  CAIRN_ASSIGN_OR_RETURN(auto rows, store.GetPath(info_.catalog_id, path));
+  CAIRN_ASSIGN_OR_RETURN(auto rows, store.GetSharedPath(info_.catalog_id, path));
   if (metastore_ && type == EntityType::kTable) {
     std::optional<EntityRecord> row;
-    if (rows.size() == path.size()) row = std::move(rows.back());
+    if (rows->size() == path.size()) row = rows->back();
     return SyncTable(store, ns, name, std::move(row));
   }
-  if (rows.size() < path.size()) return NoSuchObject(type, ns, name);
-  return std::move(rows.back());
+  if (rows->size() < path.size()) return NoSuchObject(type, ns, name);
+  return rows->back();
 }
 
 Status IcebergCatalog::CheckNameFree(store::MetadataStore& store, const EntityRecord& ns_row,

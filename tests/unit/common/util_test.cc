@@ -11,6 +11,11 @@ namespace {
 TEST(Util, FormatsIsoMillis) {
   EXPECT_EQ(FormatIsoMillis(0), "1970-01-01T00:00:00.000Z");
   EXPECT_EQ(FormatIsoMillis(1767225600123), "2026-01-01T00:00:00.123Z");
+  // The text up to the second is reused within a second and rebuilt for the next one.
+  EXPECT_EQ(FormatIsoMillis(1767225600999), "2026-01-01T00:00:00.999Z");
+  EXPECT_EQ(FormatIsoMillis(1767225601000), "2026-01-01T00:00:01.000Z");
+  EXPECT_EQ(FormatIsoMillis(1767225600005), "2026-01-01T00:00:00.005Z");
+  EXPECT_EQ(FormatIsoMillis(-1), "1969-12-31T23:59:59.999Z");
 }
 
 TEST(Util, RandomUuidIsVersion4AndUnique) {

@@ -31,6 +31,32 @@ std::string NestedObjects(int depth) {
   return out;
 }
 
+TEST(AppendQuoted, QuotesPlainTextAsIsAndEscapesEverythingElseAtAnyPosition) {
+  auto quoted = [](std::string_view v) {
+    std::string out = "x";
+    AppendQuoted(out, v);
+    return out.substr(1);
+  };
+  EXPECT_EQ(quoted(""), "\"\"");
+  EXPECT_EQ(quoted("GET /iceberg/v1/{prefix}/namespaces/{namespace}/tables/{table}"),
+            "\"GET /iceberg/v1/{prefix}/namespaces/{namespace}/tables/{table}\"");
+  // Every character that needs an escape (or is not ASCII), at each position of a word and
+  // in the tail after the last whole word: the result is what the JSON library writes.
+  for (const std::string bad : {std::string("\""), std::string("\\"), std::string("\n"),
+                                std::string(1, '\0'), std::string("\x1f"), std::string("\x7f"),
+                                std::string("\xc3\xa9")}) {
+    for (size_t pos = 0; pos <= 19; ++pos) {
+      std::string v(19, 'a');
+      v.insert(pos, bad);
+      EXPECT_EQ(quoted(v), nlohmann::json(v).dump(-1, ' ', false,
+                                                  nlohmann::json::error_handler_t::replace))
+          << "at " << pos;
+    }
+  }
+  // The bytes just inside the plain range pass unchanged.
+  EXPECT_EQ(quoted(" !#[]~ !#[]~ !#[]~"), "\" !#[]~ !#[]~ !#[]~\"");
+}
+
 TEST(CheckJsonDepth, AcceptsTheLimitAndRefusesOneMore) {
   EXPECT_THAT(CheckJsonDepth(NestedArrays(kMaxJsonDepth)), IsOk());
   auto deeper = CheckJsonDepth(NestedArrays(kMaxJsonDepth + 1));
