@@ -138,6 +138,7 @@ int Serve(Config config, std::span<const api::ui::UiFile> ui_files) {
   deps.jdbc_pool_wait_ms = config.jdbc_pool_wait_ms;
   connector::IcebergCacheOptions iceberg_caches;
   iceberg_caches.metadata_cache_bytes = static_cast<size_t>(config.iceberg_metadata_cache_bytes);
+  iceberg_caches.metadata_open_files = static_cast<size_t>(config.iceberg_metadata_open_files);
   iceberg_caches.manifest_cache_bytes = static_cast<size_t>(config.iceberg_manifest_cache_bytes);
   iceberg_caches.commit_queue_idle_tables =
       static_cast<size_t>(config.iceberg_commit_queue_idle_tables);

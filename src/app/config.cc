@@ -46,6 +46,7 @@ const std::vector<std::string>& ConfigKeys() {
       "cairn.lineage.forward.api-key",
       "cairn.lineage.forward.timeout-ms",
       "cairn.iceberg.metadata-cache-bytes",
+      "cairn.iceberg.metadata-open-files",
       "cairn.iceberg.commit-queue-idle-tables",
       "cairn.iceberg.rebased-list-cache-entries",
       "cairn.iceberg.manifest-cache-bytes",
@@ -327,6 +328,9 @@ Status SetConfigValue(Config& c, const std::string& key, const std::string& raw)
   } else if (key == "cairn.iceberg.metadata-cache-bytes") {
     CAIRN_ASSIGN_OR_RETURN(auto v, ParseNumber(key, value, 0, int64_t{1} << 40));
     c.iceberg_metadata_cache_bytes = static_cast<uint64_t>(v);
+  } else if (key == "cairn.iceberg.metadata-open-files") {
+    CAIRN_ASSIGN_OR_RETURN(auto v, ParseNumber(key, value, 0, 100'000));
+    c.iceberg_metadata_open_files = static_cast<int>(v);
   } else if (key == "cairn.iceberg.manifest-cache-bytes") {
     CAIRN_ASSIGN_OR_RETURN(auto v, ParseNumber(key, value, 0, int64_t{1} << 40));
     c.iceberg_manifest_cache_bytes = static_cast<uint64_t>(v);

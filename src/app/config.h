@@ -71,6 +71,7 @@ struct Config {
   // Memory the managed Iceberg catalogs share (connector::IcebergCacheOptions has the same
   // defaults).
   uint64_t iceberg_metadata_cache_bytes = 256ULL * 1024 * 1024;
+  int iceberg_metadata_open_files = 256;
   uint64_t iceberg_manifest_cache_bytes = 64ULL * 1024 * 1024;
   size_t iceberg_scan_plan_files_per_task = 1000;
   std::string iceberg_scan_planning_mode;  // "server", "client" or "" (the client decides)

@@ -225,6 +225,10 @@ void ServerMetrics::Collect(TextWriter& w) const {
           static_cast<double>(s.metadata_cache_capacity_bytes));
     Gauge(w, "cairn_iceberg_metadata_cache_entries", "Metadata files held in memory.",
           static_cast<double>(s.metadata_cache_entries));
+    Gauge(w, "cairn_iceberg_metadata_open_files",
+          "Cached metadata files also held open, sent with sendfile "
+          "(cairn.iceberg.metadata-open-files).",
+          static_cast<double>(s.metadata_open_files));
     w.Family("cairn_iceberg_manifest_cache_lookups_total", "counter",
              "Manifests and manifest lists scan planning needed, by result (hit: from memory).");
     w.Sample("cairn_iceberg_manifest_cache_lookups_total", {{"result", "hit"}},

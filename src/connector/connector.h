@@ -78,6 +78,9 @@ struct CatalogInfo {
 struct IcebergCacheOptions {
   /// Metadata files kept by location, in bytes of their text (cairn.iceberg.metadata-cache-bytes).
   size_t metadata_cache_bytes = size_t{256} * 1024 * 1024;
+  /// Cached local metadata files also held open, at most (cairn.iceberg.metadata-open-files):
+  /// answers send them with sendfile(2) and prove them present with fstat(2). 0: none.
+  size_t metadata_open_files = 256;
   /// Tables whose commit queue, with the last head written, is kept while no commit waits
   /// (cairn.iceberg.commit-queue-idle-tables).
   size_t commit_queue_idle_tables = 8;
@@ -99,6 +102,7 @@ struct IcebergStats {
   size_t metadata_cache_entries = 0;
   size_t metadata_cache_bytes = 0;
   size_t metadata_cache_capacity_bytes = 0;
+  size_t metadata_open_files = 0;  // cached metadata files also held open
   uint64_t manifest_cache_hits = 0;  // manifests and lists scan planning found in memory
   uint64_t manifest_cache_misses = 0;
   size_t manifest_cache_bytes = 0;

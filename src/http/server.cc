@@ -3,6 +3,9 @@
 
 #include <fcntl.h>
 #include <sched.h>
+#include <sys/sendfile.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <array>
@@ -628,6 +631,10 @@ class Server::Impl {
     beast::tcp_stream stream(std::move(socket));
     self->stream = &stream;
     const std::string remote = RemoteOf(stream);
+    // The descriptor itself non-blocking (asio's own operations behave the same either way), so
+    // that WriteWithFile's sendfile(2) sends what the socket takes now and never waits.
+    boost::system::error_code ignored;
+    stream.socket().native_non_blocking(true, ignored);
     co_await Serve(stream, *self, remote, std::string());
     Close(stream, self);
   }
@@ -760,12 +767,89 @@ class Server::Impl {
         hold.expires_after(std::chrono::milliseconds(response.hold_ms));
         co_await hold.async_wait(asio::redirect_error(use_awaitable, ec));
       }
+      std::shared_ptr<const OpenFile> file = std::move(response.spliced_file);
       auto res = ToBeast(std::move(response), version, keep_alive && !stopping_,
                          request.request_id, request.method == "HEAD");
       tcp.expires_after(idle);
-      co_await bhttp::async_write(stream, res, asio::redirect_error(use_awaitable, ec));
+      bool sent = false;
+      if constexpr (std::is_same_v<Stream, beast::tcp_stream>) {
+        if (file && res.body().middle && file->size() == res.body().middle->size()) {
+          co_await WriteWithFile(tcp, res, *file, ec);
+          sent = true;
+        }
+      }
+      if (!sent) co_await bhttp::async_write(stream, res, asio::redirect_error(use_awaitable, ec));
       self.busy = false;
       if (ec || !keep_alive) break;
+    }
+  }
+
+  // Sends `res`, whose spliced document is the content of `file`, over plain TCP: the header
+  // and head with one sendmsg, the document by sendfile(2) from the file (the kernel sends the
+  // page cache's pages; no copy from user space), then the tail, each only as far as the
+  // socket takes it now. What is left goes through the stream from memory (the same bytes), so
+  // a slow reader is served under the stream's timeout like any other answer.
+  static awaitable<void> WriteWithFile(beast::tcp_stream& tcp, bhttp::response<SplicedBody>& res,
+                                       const OpenFile& file, boost::system::error_code& ec) {
+    std::string header;
+    {
+      bhttp::response_serializer<SplicedBody> serializer{res};
+      serializer.split(true);
+      serializer.next(ec, [&](boost::system::error_code&, const auto& buffers) {
+        header = beast::buffers_to_string(buffers);
+      });
+      if (ec) co_return;
+    }
+    const SplicedBody::value_type& body = res.body();
+    const std::string& middle = *body.middle;
+    const int fd = tcp.socket().native_handle();
+    auto failed = [](ssize_t n) {
+      return n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR;
+    };
+    size_t header_sent = 0;
+    size_t head_sent = 0;
+    size_t middle_sent = 0;
+    size_t tail_sent = 0;
+    std::array<iovec, 2> iov{iovec{header.data(), header.size()},
+                             iovec{const_cast<char*>(body.head.data()), body.head.size()}};
+    msghdr msg{};
+    msg.msg_iov = iov.data();
+    msg.msg_iovlen = iov.size();
+    const ssize_t n = ::sendmsg(fd, &msg, MSG_DONTWAIT | MSG_NOSIGNAL | MSG_MORE);
+    if (failed(n)) {
+      ec = boost::system::error_code(errno, boost::system::system_category());
+      co_return;
+    }
+    const size_t first = n > 0 ? static_cast<size_t>(n) : 0;
+    header_sent = std::min(first, header.size());
+    head_sent = std::min(first - header_sent, body.head.size());
+    if (header_sent == header.size() && head_sent == body.head.size()) {
+      off_t offset = 0;
+      while (static_cast<size_t>(offset) < middle.size()) {
+        const ssize_t m =
+            ::sendfile(fd, file.fd(), &offset, middle.size() - static_cast<size_t>(offset));
+        if (m > 0 || (m < 0 && errno == EINTR)) continue;
+        if (failed(m)) {
+          ec = boost::system::error_code(errno, boost::system::system_category());
+          co_return;
+        }
+        break;  // the socket is full (or the file ended early): the rest from memory
+      }
+      middle_sent = static_cast<size_t>(offset);
+      if (middle_sent == middle.size() && !body.tail.empty()) {
+        const ssize_t t = ::send(fd, body.tail.data(), body.tail.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+        if (failed(t)) {
+          ec = boost::system::error_code(errno, boost::system::system_category());
+          co_return;
+        }
+        tail_sent = t > 0 ? static_cast<size_t>(t) : 0;
+      }
+    }
+    const std::array<asio::const_buffer, 4> rest{
+        asio::buffer(header) + header_sent, asio::buffer(body.head) + head_sent,
+        asio::buffer(middle) + middle_sent, asio::buffer(body.tail) + tail_sent};
+    if (beast::buffer_bytes(rest) > 0) {
+      co_await asio::async_write(tcp, rest, asio::redirect_error(use_awaitable, ec));
     }
   }
 

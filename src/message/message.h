@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "common/open_file.h"
+
 namespace cairn::http {
 
 /// Case-insensitive ordering for header names.
@@ -51,6 +53,9 @@ struct Response {
   /// way to the socket.
   std::string body;
   std::shared_ptr<const std::string> spliced;
+  /// A local file whose bytes are exactly `*spliced`, held open: a plain-TCP connection sends
+  /// them from the file with sendfile(2), so they are not copied from memory into the socket.
+  std::shared_ptr<const OpenFile> spliced_file;
   std::string body_tail;
   std::string audit_note;    // not sent: extra detail for the request's audit record
   std::string audit_object;  // not sent: the object the audit record names, when the path has none

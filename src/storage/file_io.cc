@@ -122,6 +122,10 @@ class LocalFileIO final : public FileIO {
 
   // A plain stat(2): every 304 of a loadTable proves its metadata file exists with one, and a
   // std::filesystem::path costs more to build than the call.
+  std::string LocalFilePath(std::string_view location) const override {
+    return LocalPath(location);
+  }
+
   Result<bool> Exists(std::string_view location) override {
     const std::string path = LocalPath(location);
     struct stat st {};

@@ -85,6 +85,9 @@ class FileIO {
   /// storage has no directories (a prefix exists once an object is written under it), so the
   /// default does nothing and answers false.
   virtual Result<bool> CreateDirectories(std::string_view /*location*/) { return false; }
+  /// The path of `location` on this machine's disk when this storage is the local disk; empty
+  /// for object storage.
+  virtual std::string LocalFilePath(std::string_view /*location*/) const { return {}; }
 };
 
 /// The FileIO that serves `location`'s scheme (`file:`/absolute paths, `s3://`, `s3a://`).

@@ -221,6 +221,7 @@ void SetLoadResult(Response& r, const LoadedObject& obj, bool with_config,
     head += *metadata_override;
   } else {
     r.spliced = obj.metadata_text;
+    r.spliced_file = obj.metadata_file;
   }
   if (access != nullptr && !access->empty()) {
     tail += ",";

@@ -106,20 +106,58 @@ Error NoSuchObject(EntityType type, const Namespace& ns, std::string_view name) 
 /// Metadata files are immutable (every change writes a new file under a new name), so their
 /// text is cached by location, bounded by size (least recently used out); one file larger than
 /// an eighth of the capacity is not kept.
+///
+/// A local file read a second time is also held open (at most `max_open_files` of them): the
+/// text is then proved present with fstat(2) on the open file instead of a path lookup, and an
+/// answer can send the bytes with sendfile(2). The file is compared with the text once, when
+/// opened.
 class MetadataFileCache {
  public:
-  explicit MetadataFileCache(size_t capacity_bytes) : capacity_bytes_(capacity_bytes) {}
+  MetadataFileCache(size_t capacity_bytes, size_t max_open_files)
+      : capacity_bytes_(capacity_bytes), max_open_files_(max_open_files) {}
 
-  std::shared_ptr<const std::string> Get(const std::string& location) {
+  struct Hit {
+    std::shared_ptr<const std::string> text;  // null: not held
+    std::shared_ptr<const OpenFile> file;     // null: not held open
+    bool may_open = false;                    // not open yet, and there is room to try
+  };
+
+  Hit Get(const std::string& location) {
     std::lock_guard lock(mu_);
     auto it = entries_.find(location);
     if (it == entries_.end()) {
       ++misses_;
-      return nullptr;
+      return {};
     }
     ++hits_;
     lru_.splice(lru_.begin(), lru_, it->second.position);
-    return it->second.text;
+    const bool may_open = !it->second.file && !it->second.open_tried && open_files_ < max_open_files_;
+    return Hit{it->second.text, it->second.file, may_open};
+  }
+
+  /// Holds `file` open beside the text of `location` (null: the file could not be opened as
+  /// the text; not tried again while the text is held).
+  void AttachFile(const std::string& location, std::shared_ptr<const OpenFile> file) {
+    std::lock_guard lock(mu_);
+    auto it = entries_.find(location);
+    if (it == entries_.end() || it->second.file || it->second.open_tried) return;
+    it->second.open_tried = true;
+    if (!file || open_files_ >= max_open_files_) return;
+    it->second.file = std::move(file);
+    ++open_files_;
+  }
+
+  /// Whether `location` is held open and its file still has its name; nullopt when it is not
+  /// held open (then only a path lookup can tell).
+  std::optional<bool> LinkedIfOpen(const std::string& location) {
+    std::shared_ptr<const OpenFile> file;
+    {
+      std::lock_guard lock(mu_);
+      auto it = entries_.find(location);
+      if (it == entries_.end() || !it->second.file) return std::nullopt;
+      file = it->second.file;
+    }
+    return file->Linked();
   }
 
   void AddStats(IcebergStats& out) {
@@ -129,6 +167,7 @@ class MetadataFileCache {
     out.metadata_cache_entries = entries_.size();
     out.metadata_cache_bytes = bytes_;
     out.metadata_cache_capacity_bytes = capacity_bytes_;
+    out.metadata_open_files = open_files_;
   }
 
   void Put(const std::string& location, std::shared_ptr<const std::string> text) {
@@ -136,7 +175,7 @@ class MetadataFileCache {
     if (text->size() > capacity_bytes_ / 8 || entries_.count(location) > 0) return;
     lru_.push_front(location);
     bytes_ += text->size();
-    entries_.emplace(location, Entry{std::move(text), lru_.begin()});
+    entries_.emplace(location, Entry{std::move(text), lru_.begin(), nullptr, false});
     while (bytes_ > capacity_bytes_ && !lru_.empty()) EraseLocked(lru_.back());
   }
 
@@ -155,19 +194,24 @@ class MetadataFileCache {
   struct Entry {
     std::shared_ptr<const std::string> text;
     std::list<std::string>::iterator position;
+    std::shared_ptr<const OpenFile> file;
+    bool open_tried = false;
   };
   void EraseLocked(const std::string& location) {
     auto it = entries_.find(location);
     if (it == entries_.end()) return;
     bytes_ -= it->second.text->size();
+    if (it->second.file) --open_files_;
     lru_.erase(it->second.position);
     entries_.erase(it);
   }
   const size_t capacity_bytes_;
+  const size_t max_open_files_;
   std::mutex mu_;
   std::unordered_map<std::string, Entry> entries_;  // guarded by mu_
   std::list<std::string> lru_;                      // guarded by mu_; most recent first
   size_t bytes_ = 0;                                // guarded by mu_
+  size_t open_files_ = 0;                           // guarded by mu_
   uint64_t hits_ = 0;                               // guarded by mu_
   uint64_t misses_ = 0;                             // guarded by mu_
 };
@@ -178,16 +222,37 @@ Error MissingFile(const std::string& location) {
   return NotFound(EntityKind::kNone, "Failed to open input stream for file: {}", location);
 }
 
-Result<std::shared_ptr<const std::string>> ReadShared(const storage::StorageOptions& storage_,
-                                                      MetadataFileCache& cache,
-                                                      const std::string& location) {
-  CAIRN_ASSIGN_OR_RETURN(auto io, storage::FileIOFor(location, storage_));
-  if (auto cached = cache.Get(location)) {
-    // A file removed behind the catalog's back must not be served from memory.
-    CAIRN_ASSIGN_OR_RETURN(bool exists, io->Exists(location));
-    if (exists) return cached;
+// A metadata file's text, and the file held open when it is a cached local file.
+struct SharedText {
+  std::shared_ptr<const std::string> text;
+  std::shared_ptr<const OpenFile> file;
+};
+
+Result<SharedText> ReadSharedFile(const storage::StorageOptions& storage_,
+                                  MetadataFileCache& cache, const std::string& location) {
+  MetadataFileCache::Hit hit = cache.Get(location);
+  if (hit.text && hit.file) {
+    // A file removed (or replaced) behind the catalog's back must not be served from memory:
+    // its open file has lost its name.
+    if (hit.file->Linked()) return SharedText{std::move(hit.text), std::move(hit.file)};
     cache.Erase(location);
-    return MissingFile(location);
+    hit = {};
+  }
+  CAIRN_ASSIGN_OR_RETURN(auto io, storage::FileIOFor(location, storage_));
+  if (hit.text) {
+    CAIRN_ASSIGN_OR_RETURN(bool exists, io->Exists(location));
+    if (!exists) {
+      cache.Erase(location);
+      return MissingFile(location);
+    }
+    std::shared_ptr<const OpenFile> file;
+    if (hit.may_open) {
+      if (const std::string path = io->LocalFilePath(location); !path.empty()) {
+        file = OpenFile::OpenIfContent(path, *hit.text);
+      }
+      cache.AttachFile(location, file);
+    }
+    return SharedText{std::move(hit.text), std::move(file)};
   }
   auto text = io->Read(location);
   if (!text) {
@@ -196,7 +261,14 @@ Result<std::shared_ptr<const std::string>> ReadShared(const storage::StorageOpti
   }
   auto shared = std::make_shared<const std::string>(std::move(*text));
   cache.Put(location, shared);
-  return shared;
+  return SharedText{std::move(shared), nullptr};
+}
+
+Result<std::shared_ptr<const std::string>> ReadShared(const storage::StorageOptions& storage_,
+                                                      MetadataFileCache& cache,
+                                                      const std::string& location) {
+  CAIRN_ASSIGN_OR_RETURN(SharedText read, ReadSharedFile(storage_, cache, location));
+  return std::move(read.text);
 }
 
 Result<std::string> ReadText(const storage::StorageOptions& storage_, MetadataFileCache& cache,
@@ -397,7 +469,8 @@ class CommitQueues {
 };
 
 IcebergCaches::IcebergCaches(const IcebergCacheOptions& options)
-    : metadata_files_(std::make_unique<MetadataFileCache>(options.metadata_cache_bytes)),
+    : metadata_files_(std::make_unique<MetadataFileCache>(options.metadata_cache_bytes,
+                                                          options.metadata_open_files)),
       commit_queues_(std::make_unique<CommitQueues>(options.commit_queue_idle_tables)),
       written_lists_(options.rebased_list_cache_entries),
       manifests_(std::make_unique<ManifestCache>(options.manifest_cache_bytes)) {}
@@ -800,9 +873,11 @@ Result<LoadedObject> IcebergCatalog::Load(EntityType type, const Namespace& ns,
                                           std::string_view name) {
   CAIRN_ASSIGN_OR_RETURN(EntityRecord row, ObjectRow(store_, type, ns, name));
   if (!row.location) return Internal("{} has no metadata location", ObjectText(ns, name));
-  CAIRN_ASSIGN_OR_RETURN(auto text, ReadShared(storage_, files_, *row.location));
+  CAIRN_ASSIGN_OR_RETURN(SharedText read, ReadSharedFile(storage_, files_, *row.location));
   std::string location = *row.location;
-  return LoadedObject{std::move(row), std::move(location), std::move(text)};
+  LoadedObject loaded{std::move(row), std::move(location), std::move(read.text)};
+  loaded.metadata_file = std::move(read.file);
+  return loaded;
 }
 
 Status IcebergCatalog::Rename(const CallContext& ctx, EntityType type, const Namespace& from_ns,
@@ -1132,6 +1207,9 @@ Result<EntityRecord> IcebergCatalog::TableRow(const Namespace& ns, std::string_v
 
 Status IcebergCatalog::CheckMetadataExists(const EntityRecord& row) {
   if (!row.location) return Internal("{} has no metadata location", row.name);
+  // A file held open answers with fstat(2); one that lost its name is looked up by path (a new
+  // file may have been put under it).
+  if (files_.LinkedIfOpen(*row.location).value_or(false)) return Ok();
   CAIRN_ASSIGN_OR_RETURN(auto io, storage::FileIOFor(*row.location, storage_));
   CAIRN_ASSIGN_OR_RETURN(bool exists, io->Exists(*row.location));
   if (!exists)

@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/open_file.h"
 #include "common/result.h"
 #include "connector/connector.h"
 #include "iceberg/append_rebase.h"
@@ -45,6 +46,9 @@ struct LoadedObject {
   store::EntityRecord row;
   std::string metadata_location;
   std::shared_ptr<const std::string> metadata_text;  // shared with the metadata file cache
+  /// The metadata file held open by the cache when its bytes are `metadata_text` (a local file
+  /// loaded before); null otherwise.
+  std::shared_ptr<const OpenFile> metadata_file;
 };
 
 /// One table's part of a commit: requirements and updates as the REST protocol sends them.
