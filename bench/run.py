@@ -45,7 +45,7 @@ DRIVER = os.path.join(BENCH, ".build", "driver")
 NCPU = os.cpu_count() or 1
 SERVER_CPU, LOAD_CPU = ("0", "1") if NCPU >= 2 else ("0", "0")
 TARGETS = ["cairn-sqlite", "cairn-postgres", "reference", "nginx"]
-WORKLOADS = ["load", "create", "commit", "list", "tags", "lineage", "isolation"]
+WORKLOADS = ["load", "vended", "create", "commit", "list", "tags", "lineage", "isolation"]
 
 
 class HarnessError(Exception):
@@ -242,11 +242,12 @@ def children_cpu():
     return r.ru_utime + r.ru_stime
 
 
-def wrk(port, path, conns, seconds, inm=None, server_pid=None, auth=None):
+def wrk(port, path, conns, seconds, inm=None, server_pid=None, auth=None, delegation=None):
     env_path = os.path.join(BENCH, "wrk", "get.lua")
     os.environ["BENCH_PATH"] = path
     os.environ["BENCH_INM"] = inm or ""
     os.environ["BENCH_AUTH"] = auth or ""
+    os.environ["BENCH_DELEGATION"] = delegation or ""
     srv0, gen0, t0 = cpu_seconds(server_pid), children_cpu(), time.perf_counter()
     r = run_json(["wrk", "-t1", f"-c{conns}", f"-d{max(1, round(seconds))}s", "--timeout", "10s", "-s", env_path,
                   f"http://127.0.0.1:{port}"])
@@ -254,9 +255,14 @@ def wrk(port, path, conns, seconds, inm=None, server_pid=None, auth=None):
     srv_cpu, gen_cpu = (cpu_seconds(server_pid) - srv0) / wall, (children_cpu() - gen0) / wall
     secs = r["duration_us"] / 1e6
     errors = r["errors_connect"] + r["errors_read"] + r["errors_write"] + r["errors_timeout"] + r["errors_status"]
+    # Requests per second of server CPU: what the server would answer with a whole core of its
+    # own. With one core for the server and one for wrk, wrk is the limit before nginx is, so
+    # nginx's raw rate understates its ceiling; per core, it does not.
+    per_core = r["requests"] / secs / srv_cpu if server_pid and srv_cpu > 0.05 else None
     return {"throughput": r["requests"] / secs, "p50_ms": r["p50_us"] / 1000, "p99_ms": r["p99_us"] / 1000,
             "requests": r["requests"], "errors": errors, "bytes_per_response": r["bytes"] / max(r["requests"], 1),
-            "connections": conns, "server_cpu_util": srv_cpu if server_pid else None, "loadgen_cpu_util": gen_cpu}
+            "connections": conns, "server_cpu_util": srv_cpu if server_pid else None, "loadgen_cpu_util": gen_cpu,
+            "per_core": per_core}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -400,6 +406,47 @@ def load_workloads(port, path, p, warm_s, etag, pid=None):
         if st != 304:
             raise HarnessError(f"If-None-Match with the current ETag gave {st}, not 304")
         out["load304_c64"] = wrk(port, path, 64, p["dur_s"], inm=etag, server_pid=pid)
+    return out
+
+
+def vended_workload(srv, p, tmp):
+    """loadTable of the wide table in a catalog whose warehouse is on S3 (a MinIO on 127.0.0.1,
+    pinned beside the load generator), plain and with `X-Iceberg-Access-Delegation:
+    vended-credentials`: the server mints keys scoped to the table with MinIO's STS and serves
+    them from its credential cache until they near expiry, so the cached row costs the
+    credential lookup and the longer answer. Its target is ≥ 80% of the plain row."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("cairn_bench_minio",
+                                                  os.path.join(REPO, "tests", "harness", "minio.py"))
+    minio = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(minio)
+    s3 = minio.MinioServer(os.path.join(tmp, "minio"))
+    s3.start()
+    out = {}
+    try:
+        warehouse = f"s3://{minio.BUCKET}/bench-{random.getrandbits(32):08x}"
+        ok(srv.port, "POST", "/api/metalakes/bench/catalogs",
+           {"name": "s3cat", "type": "relational", "provider": "lakehouse-iceberg",
+            "properties": {"warehouse": warehouse, "s3-endpoint": s3.endpoint, "s3-region": minio.REGION,
+                           "s3-path-style-access": "true", "credential-providers": "s3-token",
+                           "s3-access-key-id": minio.ROOT_USER, "s3-secret-access-key": minio.ROOT_PASSWORD}},
+           headers=ADMIN)
+        on_s3 = type("OnS3", (), {"base": "/iceberg/v1/bench.s3cat", "port": srv.port, "name": srv.name})()
+        ok(srv.port, "POST", f"{on_s3.base}/namespaces", {"namespace": ["bench"]}, expect=(200, 409))
+        path, _, _ = build_wide_table(on_s3, p)
+        st, _, data = request(srv.port, "GET", path, headers={"X-Iceberg-Access-Delegation": "vended-credentials"})
+        creds = json.loads(data).get("storage-credentials") if st == 200 else None
+        if not creds or "s3.session-token" not in creds[0].get("config", {}):
+            raise HarnessError(f"{srv.name}: no vended credentials in loadTable on S3 ({st}): {data[:300]!r}")
+        if p["warm_s"] > 0:
+            wrk(srv.port, path, 16, p["warm_s"], delegation="vended-credentials")
+        out["load_s3_c64"] = wrk(srv.port, path, 64, p["dur_s"], server_pid=srv.proc.pid)
+        out["load_vended_c64"] = wrk(srv.port, path, 64, p["dur_s"], server_pid=srv.proc.pid,
+                                     delegation="vended-credentials")
+        log(f"  loadTable on S3 c64: {out['load_s3_c64']['throughput']:.0f}/s, with vended credentials "
+            f"{out['load_vended_c64']['throughput']:.0f}/s")
+    finally:
+        s3.stop()
     return out
 
 
@@ -588,6 +635,8 @@ def bench_server(srv, p, tmp, is_ref, res):
         log(f"  createTable: {r['ok']} in {r['seconds']:.1f}s = {r['throughput']:.0f}/s")
     if "commit" in wl:
         res.update(commit_workloads(srv, p, tmp))
+    if "vended" in wl and not is_ref:
+        res.update(vended_workload(srv, p, tmp))
     if "isolation" in wl and not is_ref:
         res["isolation"] = isolation_workload(srv, p, tmp)
         res["isolation_summary"] = res["isolation"]["summary"]
@@ -971,9 +1020,15 @@ ROWS = [  # (key, metric, label)
     ("load_c64", "p99_ms", "loadTable, 64 conns: p99 ms"),
     ("load_c64", "server_cpu_util", "loadTable, 64 conns: server CPU (cores)"),
     ("load_c64", "loadgen_cpu_util", "loadTable, 64 conns: wrk CPU (cores)"),
+    ("load_c64", "per_core", "loadTable, 64 conns: req/s per core of server CPU"),
     ("load304_c64", "throughput", "loadTable 304 (If-None-Match), 64 conns: req/s"),
     ("load304_c64", "p50_ms", "loadTable 304, 64 conns: p50 ms"),
     ("load304_c64", "p99_ms", "loadTable 304, 64 conns: p99 ms"),
+    ("load304_c64", "server_cpu_util", "loadTable 304, 64 conns: server CPU (cores)"),
+    ("load304_c64", "per_core", "loadTable 304, 64 conns: req/s per core of server CPU"),
+    ("load_s3_c64", "throughput", "loadTable, warehouse on S3 (MinIO), 64 conns: req/s"),
+    ("load_vended_c64", "throughput", "loadTable on S3, vended credentials (cached), 64 conns: req/s"),
+    ("load_vended_c64", "p99_ms", "loadTable on S3, vended credentials, 64 conns: p99 ms"),
     ("create", "throughput", "createTable, 16 conns: tables/s"),
     ("create", "p50_ms", "createTable: p50 ms"),
     ("create", "p99_ms", "createTable: p99 ms"),
@@ -1124,11 +1179,22 @@ def targets_table(results):
     lpg = ratio(g(pg, "load_c64", "throughput"), g(s, "load_c64", "throughput"))
     add("loadTable c64 on PostgreSQL ≥ 50% of SQLite (replicas' coherent cache)",
         f"{lpg * 100:.0f}%" if lpg else "N/A", lpg >= 0.5 if lpg else None)
-    la64 = ratio(g(s, "load_authz_c64", "throughput"), g(n, "load_c64", "throughput"))
-    add("loadTable c64 with authorization on (reader) ≥ 70% of nginx",
+    # Shares of nginx per core of server CPU (see wrk()): nginx's raw rate is bound by wrk.
+    ln = ratio(g(s, "load_c64", "per_core"), g(n, "load_c64", "per_core"))
+    add("loadTable c64 ≥ 70% of nginx (requests per core of server CPU)",
+        f"{ln * 100:.0f}%" if ln else "N/A", ln >= 0.7 if ln else None)
+    l304 = ratio(g(s, "load304_c64", "per_core"), g(n, "load304_c64", "per_core"))
+    add("loadTable 304 c64 ≥ 60% of nginx (requests per core of server CPU)",
+        f"{l304 * 100:.0f}%" if l304 else "N/A", l304 >= 0.6 if l304 else None)
+    la64 = ratio(g(s, "load_authz_c64", "per_core"), g(n, "load_c64", "per_core"))
+    add("loadTable c64 with authorization on (reader) ≥ 70% of nginx (per core of server CPU)",
         f"{la64 * 100:.0f}%" if la64 else "N/A", la64 >= 0.7 if la64 else None)
-    ln = ratio(g(s, "load_c64", "throughput"), g(n, "load_c64", "throughput"))
-    add("loadTable c64 ≥ 50% of nginx", f"{ln * 100:.0f}%" if ln else "N/A", ln >= 0.5 if ln else None)
+    lraw = ratio(g(s, "load_c64", "throughput"), g(n, "load_c64", "throughput"))
+    add("loadTable c64, raw rate against nginx's (nginx bound by wrk; for reference)",
+        f"{lraw * 100:.0f}%" if lraw else "N/A", None)
+    lv = ratio(g(s, "load_vended_c64", "throughput"), g(s, "load_c64", "throughput"))
+    add("loadTable c64 with vended credentials (cached) ≥ 80% of plain loadTable",
+        f"{lv * 100:.0f}%" if lv else "N/A", lv >= 0.8 if lv else None)
     lp = ratio(g(s, "load_c64", "p99_ms"), g(r, "load_c64", "p99_ms"))
     add("loadTable c64 p99 ≤ 1/10 of reference", f"{lp:.2f}×" if lp else "N/A", lp <= 0.1 if lp else None)
     ct = ratio(g(s, "create", "throughput"), g(r, "create", "throughput"))
@@ -1143,8 +1209,8 @@ def targets_table(results):
                   for k in ("commit_hot", "commit_distinct", "commit_hot_stats"))
         add(f"zero lost / duplicated acked commits ({name})", f"{lost} lost, {dup} dup", lost == 0 and dup == 0)
     hr = ratio(g(s, "commit_hot", "throughput"), g(s, "commit_distinct", "throughput"))
-    add("hot-table commits ≥ 30% of distinct-table rate", f"{hr * 100:.0f}%" if hr else "N/A",
-        hr >= 0.3 if hr else None)
+    add("hot-table commits ≥ 50% of distinct-table rate", f"{hr * 100:.0f}%" if hr else "N/A",
+        hr >= 0.5 if hr else None)
     hs = g(s, "commit_hot_stats", "first_try_share")
     add("hot-table commits with statistics land without a 409 (server rebase)",
         f"{hs * 100:.0f}% first try" if hs is not None else "N/A",
@@ -1172,6 +1238,9 @@ def targets_table(results):
     add("ready < 100 ms from exec", f"{rd:.0f} ms" if rd else "N/A", rd < 100 if rd else None)
     rss = g(s, "startup", "idle_rss_mb")
     add("idle RSS < 30 MB", f"{rss:.1f} MB" if rss else "N/A", rss < 30 if rss else None)
+    rt = g(s, "startup", "rss_after_tables_mb")
+    add(f"RSS after loading {fmt(g(s, 'startup', 'tables_loaded'))} tables ≤ 150 MB",
+        f"{rt:.1f} MB" if rt else "N/A", rt <= 150 if rt else None)
     return "\n".join(["| target | cairn-sqlite | met |", "|---|---|---|"] + rows)
 
 

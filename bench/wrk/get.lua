@@ -1,5 +1,6 @@
--- GET one path on every keep-alive connection; BENCH_PATH, BENCH_INM (If-None-Match) and
--- BENCH_AUTH (Authorization) come from the environment. done() prints one JSON line that
+-- GET one path on every keep-alive connection; BENCH_PATH, BENCH_INM (If-None-Match),
+-- BENCH_AUTH (Authorization) and BENCH_DELEGATION (X-Iceberg-Access-Delegation) come from the
+-- environment. done() prints one JSON line that
 -- bench/run.py reads.
 wrk.method = "GET"
 wrk.path = os.getenv("BENCH_PATH") or "/"
@@ -10,6 +11,10 @@ end
 local auth = os.getenv("BENCH_AUTH")
 if auth ~= nil and auth ~= "" then
   wrk.headers["Authorization"] = auth
+end
+local delegation = os.getenv("BENCH_DELEGATION")
+if delegation ~= nil and delegation ~= "" then
+  wrk.headers["X-Iceberg-Access-Delegation"] = delegation
 end
 
 function done(summary, latency, requests)

@@ -2,6 +2,7 @@
 #include "common/open_file.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -13,7 +14,7 @@ std::shared_ptr<const OpenFile> OpenFile::OpenIfContent(const std::string& path,
                                                         std::string_view content) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
   if (fd < 0) return nullptr;
-  std::shared_ptr<const OpenFile> file(new OpenFile(fd, content.size()));
+  std::shared_ptr<const OpenFile> file(new OpenFile(fd, content.size(), true));
   struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
       static_cast<uint64_t>(st.st_size) != content.size()) {
@@ -35,9 +36,28 @@ std::shared_ptr<const OpenFile> OpenFile::OpenIfContent(const std::string& path,
   return file;
 }
 
+std::shared_ptr<const OpenFile> OpenFile::InMemory(std::string_view content) {
+  const int fd = ::memfd_create("cairn-metadata", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  if (fd < 0) return nullptr;
+  std::shared_ptr<const OpenFile> file(new OpenFile(fd, content.size(), false));
+  size_t written = 0;
+  while (written < content.size()) {
+    const ssize_t n = ::pwrite(fd, content.data() + written, content.size() - written,
+                               static_cast<off_t>(written));
+    if (n <= 0) return nullptr;
+    written += static_cast<size_t>(n);
+  }
+  // Sealed: nothing can change the bytes an answer sends from it.
+  if (::fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
+    return nullptr;
+  }
+  return file;
+}
+
 OpenFile::~OpenFile() { ::close(fd_); }
 
 bool OpenFile::Linked() const {
+  if (!on_disk_) return false;
   struct stat st {};
   return ::fstat(fd_, &st) == 0 && st.st_nlink > 0;
 }

@@ -19,6 +19,10 @@ class OpenFile {
   /// otherwise (missing, unreadable, another size or other bytes, such as a compressed file).
   static std::shared_ptr<const OpenFile> OpenIfContent(const std::string& path,
                                                        std::string_view content);
+  /// An anonymous in-memory file (memfd, sealed against change) holding a copy of `content`,
+  /// for bytes that live on no local disk (a metadata file on object storage); null when the
+  /// system cannot make one.
+  static std::shared_ptr<const OpenFile> InMemory(std::string_view content);
 
   ~OpenFile();
   OpenFile(const OpenFile&) = delete;
@@ -27,13 +31,16 @@ class OpenFile {
   int fd() const { return fd_; }
   uint64_t size() const { return size_; }
   /// Whether the file still has a name: false once it has been deleted, or replaced by another
-  /// file under its name. A file moved elsewhere still has one.
+  /// file under its name. A file moved elsewhere still has one. Always false in memory.
   bool Linked() const;
+  /// A file on disk (OpenIfContent), not in memory (InMemory).
+  bool on_disk() const { return on_disk_; }
 
  private:
-  OpenFile(int fd, uint64_t size) : fd_(fd), size_(size) {}
+  OpenFile(int fd, uint64_t size, bool on_disk) : fd_(fd), size_(size), on_disk_(on_disk) {}
   int fd_;
   uint64_t size_;
+  bool on_disk_;
 };
 
 }  // namespace cairn

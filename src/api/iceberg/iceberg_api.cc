@@ -259,8 +259,11 @@ bool WantsVendedCredentials(const Request& request) {
 }
 
 // The table's storage locations on S3 (the ones keys are vended or requests signed for).
-std::vector<std::string> S3Locations(const std::string& metadata_text) {
-  std::vector<std::string> locations = cairn::iceberg::StorageLocations(metadata_text);
+// The S3 locations a loaded object's metadata names (remembered per metadata file by the
+// catalog: finding them parses the whole document).
+std::vector<std::string> S3Locations(IcebergCatalog& catalog, const LoadedObject& obj) {
+  std::vector<std::string> locations =
+      *catalog.StorageLocationsOf(obj.metadata_location, *obj.metadata_text);
   std::erase_if(locations, [](const std::string& l) { return l.rfind("s3", 0) != 0; });
   return locations;
 }
@@ -274,12 +277,12 @@ bool WantsRemoteSigning(const Request& request) {
 // The `config` member of a load result whose storage requests the catalog signs: where to send
 // them (relative to the catalog URI, which clients take as the signer's URI by default). Empty
 // when the catalog has no S3 keys to sign with or the table has no S3 location.
-std::string SigningAccessText(IcebergCatalog& catalog, const std::string& metadata_text,
+std::string SigningAccessText(IcebergCatalog& catalog, const LoadedObject& obj,
                               const std::string& prefix, const Namespace& ns,
                               const std::string& table) {
   const auto& s3 = catalog.storage().s3;
   if (s3.access_key_id.empty() || s3.secret_access_key.empty()) return "";
-  if (S3Locations(metadata_text).empty()) return "";
+  if (S3Locations(catalog, obj).empty()) return "";
   OrderedJson config = StorageDefaults(catalog.storage());
   config["s3.remote-signing-enabled"] = "true";
   config["s3.signer"] = "S3V4RestSigner";
@@ -291,32 +294,60 @@ std::string SigningAccessText(IcebergCatalog& catalog, const std::string& metada
 
 // The `config` and `storage-credentials` members of a load result carrying vended keys for the
 // table's locations. Empty when the catalog vends nothing.
-Result<std::string> VendedAccessText(IcebergCatalog& catalog, const std::string& metadata_text,
+Result<std::string> VendedAccessText(IcebergCatalog& catalog, const LoadedObject& obj,
                                      bool write, int64_t now_ms, std::string& note) {
   auto& vendor = catalog.credentials();
   if (!vendor.enabled()) return std::string();
-  const std::vector<std::string> locations = S3Locations(metadata_text);
+  const std::vector<std::string> locations = S3Locations(catalog, obj);
   if (locations.empty()) return std::string();
   CAIRN_ASSIGN_OR_RETURN(
       auto creds,
       vendor.Vend(locations, write ? storage::AccessLevel::kReadWrite : storage::AccessLevel::kRead,
                   now_ms));
-  OrderedJson config = StorageDefaults(catalog.storage());
+  // Written as text: a vended load answers this on every request, and a session token is
+  // long (serialising it through a JSON document cost a seventh of such a load's CPU). Members
+  // in the order they are first set, a later credential's value replacing an earlier one's.
+  std::vector<std::pair<std::string, std::string>> members;
+  auto set = [&](std::string_view key, std::string value) {
+    for (auto& [k, v] : members) {
+      if (k == key) {
+        v = std::move(value);
+        return;
+      }
+    }
+    members.emplace_back(std::string(key), std::move(value));
+  };
+  const OrderedJson defaults = StorageDefaults(catalog.storage());
+  for (const auto& [key, value] : defaults.items()) set(key, value.get<std::string>());
   for (const auto& c : creds) {
-    config["s3.access-key-id"] = c.info.at("s3-access-key-id");
-    config["s3.secret-access-key"] = c.info.at("s3-secret-access-key");
+    set("s3.access-key-id", c.info.at("s3-access-key-id"));
+    set("s3.secret-access-key", c.info.at("s3-secret-access-key"));
     if (auto t = c.info.find("s3-session-token"); t != c.info.end()) {
-      config["s3.session-token"] = t->second;
-      config["s3.session-token-expires-at-ms"] = std::to_string(c.expire_time_ms);
+      set("s3.session-token", t->second);
+      set("s3.session-token-expires-at-ms", std::to_string(c.expire_time_ms));
     }
   }
-  OrderedJson storage_credentials = OrderedJson::array();
-  for (const auto& loc : locations) {
-    storage_credentials.push_back({{"prefix", loc}, {"config", config}});
+  std::string config = "{";
+  for (const auto& [key, value] : members) {
+    if (config.size() > 1) config += ',';
+    cairn::json::AppendQuoted(config, key);
+    config += ':';
+    cairn::json::AppendQuoted(config, value);
   }
+  config += '}';
+  std::string out = "\"config\":" + config + ",\"storage-credentials\":[";
+  for (size_t i = 0; i < locations.size(); ++i) {
+    if (i > 0) out += ',';
+    out += "{\"prefix\":";
+    cairn::json::AppendQuoted(out, locations[i]);
+    out += ",\"config\":";
+    out += config;
+    out += '}';
+  }
+  out += ']';
   note = fmt::format("vended {} {} credentials for {}", Join(vendor.providers(), ","),
                      write ? "read-write" : "read-only", Join(locations, ","));
-  return "\"config\":" + config.dump() + ",\"storage-credentials\":" + storage_credentials.dump();
+  return out;
 }
 
 // Keeps only the snapshots that a branch or tag points to (snapshots=refs).
@@ -505,10 +536,10 @@ struct Call {
   // Vended keys for a table the caller may load, when the client asked for them: read-write
   // when the caller may also modify the table, read-only otherwise. Sets `access` to the members
   // to splice into the load result and notes the vend for the audit record.
-  std::optional<Response> Vend(const std::string& table, const std::string& metadata_text,
+  std::optional<Response> Vend(const std::string& table, const LoadedObject& obj,
                                std::string& access, Response& answer) const {
     const bool write = !Authorize(Action::kModifyTable, ns, table).has_value();
-    auto text = VendedAccessText(*catalog, metadata_text, write, ctx.now_ms, answer.audit_note);
+    auto text = VendedAccessText(*catalog, obj, write, ctx.now_ms, answer.audit_note);
     if (!text) return Fail(text.error());
     access = std::move(*text);
     if (!access.empty()) answer.vended_access = write ? "read-write" : "read-only";
@@ -790,9 +821,9 @@ Response CreateObject(Call& c) {
   Response r;
   std::string access;
   if (WantsVendedCredentials(c.request)) {
-    if (auto d = c.Vend(new_name, *created->metadata_text, access, r)) return *d;
+    if (auto d = c.Vend(new_name, *created, access, r)) return *d;
   } else if (WantsRemoteSigning(c.request)) {
-    access = SigningAccessText(*c.catalog, *created->metadata_text, c.prefix, c.ns, new_name);
+    access = SigningAccessText(*c.catalog, *created, c.prefix, c.ns, new_name);
   }
   SetLoadResult(r, *created, true, nullptr, &access);
   if (!stage) r.headers.emplace_back("ETag", ETagFor(created->metadata_location, "all"));
@@ -825,7 +856,7 @@ Response LoadCredentials(Call& c) {
   if (!table) return c.Fail(table.error());
   Response r;
   std::string access;
-  if (auto d = c.Vend(c.name, *table->metadata_text, access, r)) return *d;
+  if (auto d = c.Vend(c.name, *table, access, r)) return *d;
   // `access` is `"config":{...},"storage-credentials":[...]`; this route answers only the list.
   const size_t list = access.find("\"storage-credentials\":");
   r.body = list == std::string::npos ? std::string("{\"storage-credentials\":[]}")
@@ -915,7 +946,7 @@ Response AnswerPlan(Call& c, const OrderedJson& request, const std::string& plan
     auto table = c.catalog->LoadTable(c.ns, c.name);
     if (!table) return c.Fail(table.error());
     std::string access;
-    if (auto d = c.Vend(c.name, *table->metadata_text, access, r)) return *d;
+    if (auto d = c.Vend(c.name, *table, access, r)) return *d;
     const size_t list = access.find("\"storage-credentials\":");
     if (list != std::string::npos) {
       auto creds = OrderedJson::parse("{" + access.substr(list) + "}", nullptr, false);
@@ -1144,9 +1175,9 @@ Response LoadTable(Call& c) {
   Response r;
   std::string access;
   if (WantsVendedCredentials(c.request)) {
-    if (auto d = c.Vend(c.name, *table->metadata_text, access, r)) return *d;
+    if (auto d = c.Vend(c.name, *table, access, r)) return *d;
   } else if (WantsRemoteSigning(c.request)) {
-    access = SigningAccessText(*c.catalog, *table->metadata_text, c.prefix, c.ns, c.name);
+    access = SigningAccessText(*c.catalog, *table, c.prefix, c.ns, c.name);
   }
   if (mode == "refs") {
     const std::string filtered = RefsOnly(*table->metadata_text);

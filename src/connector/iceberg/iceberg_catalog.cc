@@ -110,16 +110,25 @@ Error NoSuchObject(EntityType type, const Namespace& ns, std::string_view name) 
 /// A local file read a second time is also held open (at most `max_open_files` of them): the
 /// text is then proved present with fstat(2) on the open file instead of a path lookup, and an
 /// answer can send the bytes with sendfile(2). The file is compared with the text once, when
-/// opened.
+/// opened. A file on object storage is proved present by a HEAD request at most once every
+/// kObjectRecheckMs (a request per load would bound loads by the store's round trip), and its
+/// text read a second time is copied into a sealed in-memory file (memfd) that answers are sent
+/// from the same way (those copies take at most a quarter of the cache's bound).
+///
+/// Each entry also remembers the storage locations its document names (a parse of the whole
+/// document), for answers that vend credentials or sign requests for them.
 class MetadataFileCache {
  public:
   MetadataFileCache(size_t capacity_bytes, size_t max_open_files)
       : capacity_bytes_(capacity_bytes), max_open_files_(max_open_files) {}
 
+  static constexpr int64_t kObjectRecheckMs = 1000;
+
   struct Hit {
     std::shared_ptr<const std::string> text;  // null: not held
     std::shared_ptr<const OpenFile> file;     // null: not held open
     bool may_open = false;                    // not open yet, and there is room to try
+    bool checked_recently = false;            // proved present within kObjectRecheckMs
   };
 
   Hit Get(const std::string& location) {
@@ -132,7 +141,29 @@ class MetadataFileCache {
     ++hits_;
     lru_.splice(lru_.begin(), lru_, it->second.position);
     const bool may_open = !it->second.file && !it->second.open_tried && open_files_ < max_open_files_;
-    return Hit{it->second.text, it->second.file, may_open};
+    const bool recent = it->second.checked_ms != 0 && SteadyMillis() - it->second.checked_ms < kObjectRecheckMs;
+    return Hit{it->second.text, it->second.file, may_open, recent};
+  }
+
+  /// Records that the object at `location` was just proved present.
+  void MarkChecked(const std::string& location) {
+    std::lock_guard lock(mu_);
+    if (auto it = entries_.find(location); it != entries_.end()) it->second.checked_ms = SteadyMillis();
+  }
+
+  /// The storage locations the document at `location` names, computed by `compute` the first
+  /// time (`text` must be the entry's own).
+  std::shared_ptr<const std::vector<std::string>> Locations(
+      const std::string& location, const std::function<std::vector<std::string>()>& compute) {
+    {
+      std::lock_guard lock(mu_);
+      auto it = entries_.find(location);
+      if (it != entries_.end() && it->second.locations) return it->second.locations;
+    }
+    auto computed = std::make_shared<const std::vector<std::string>>(compute());
+    std::lock_guard lock(mu_);
+    if (auto it = entries_.find(location); it != entries_.end()) it->second.locations = computed;
+    return computed;
   }
 
   /// Holds `file` open beside the text of `location` (null: the file could not be opened as
@@ -143,6 +174,11 @@ class MetadataFileCache {
     if (it == entries_.end() || it->second.file || it->second.open_tried) return;
     it->second.open_tried = true;
     if (!file || open_files_ >= max_open_files_) return;
+    if (!file->on_disk()) {
+      // Copies in memory beside the texts: at most a quarter of the cache's bound.
+      if (memory_file_bytes_ + file->size() > capacity_bytes_ / 4) return;
+      memory_file_bytes_ += file->size();
+    }
     it->second.file = std::move(file);
     ++open_files_;
   }
@@ -154,7 +190,7 @@ class MetadataFileCache {
     {
       std::lock_guard lock(mu_);
       auto it = entries_.find(location);
-      if (it == entries_.end() || !it->second.file) return std::nullopt;
+      if (it == entries_.end() || !it->second.file || !it->second.file->on_disk()) return std::nullopt;
       file = it->second.file;
     }
     return file->Linked();
@@ -175,7 +211,7 @@ class MetadataFileCache {
     if (text->size() > capacity_bytes_ / 8 || entries_.count(location) > 0) return;
     lru_.push_front(location);
     bytes_ += text->size();
-    entries_.emplace(location, Entry{std::move(text), lru_.begin(), nullptr, false});
+    entries_.emplace(location, Entry{std::move(text), lru_.begin(), nullptr, false, 0, nullptr});
     while (bytes_ > capacity_bytes_ && !lru_.empty()) EraseLocked(lru_.back());
   }
 
@@ -196,12 +232,22 @@ class MetadataFileCache {
     std::list<std::string>::iterator position;
     std::shared_ptr<const OpenFile> file;
     bool open_tried = false;
+    int64_t checked_ms = 0;  // steady clock; 0: never proved present by a request to storage
+    std::shared_ptr<const std::vector<std::string>> locations;  // null: not computed yet
   };
+  static int64_t SteadyMillis() {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+  }
   void EraseLocked(const std::string& location) {
     auto it = entries_.find(location);
     if (it == entries_.end()) return;
     bytes_ -= it->second.text->size();
-    if (it->second.file) --open_files_;
+    if (it->second.file) {
+      --open_files_;
+      if (!it->second.file->on_disk()) memory_file_bytes_ -= it->second.file->size();
+    }
     lru_.erase(it->second.position);
     entries_.erase(it);
   }
@@ -212,6 +258,7 @@ class MetadataFileCache {
   std::list<std::string> lru_;                      // guarded by mu_; most recent first
   size_t bytes_ = 0;                                // guarded by mu_
   size_t open_files_ = 0;                           // guarded by mu_
+  size_t memory_file_bytes_ = 0;                    // guarded by mu_; of in-memory files
   uint64_t hits_ = 0;                               // guarded by mu_
   uint64_t misses_ = 0;                             // guarded by mu_
 };
@@ -231,7 +278,7 @@ struct SharedText {
 Result<SharedText> ReadSharedFile(const storage::StorageOptions& storage_,
                                   MetadataFileCache& cache, const std::string& location) {
   MetadataFileCache::Hit hit = cache.Get(location);
-  if (hit.text && hit.file) {
+  if (hit.text && hit.file && hit.file->on_disk()) {
     // A file removed (or replaced) behind the catalog's back must not be served from memory:
     // its open file has lost its name.
     if (hit.file->Linked()) return SharedText{std::move(hit.text), std::move(hit.file)};
@@ -240,16 +287,20 @@ Result<SharedText> ReadSharedFile(const storage::StorageOptions& storage_,
   }
   CAIRN_ASSIGN_OR_RETURN(auto io, storage::FileIOFor(location, storage_));
   if (hit.text) {
-    CAIRN_ASSIGN_OR_RETURN(bool exists, io->Exists(location));
-    if (!exists) {
-      cache.Erase(location);
-      return MissingFile(location);
-    }
-    std::shared_ptr<const OpenFile> file;
-    if (hit.may_open) {
-      if (const std::string path = io->LocalFilePath(location); !path.empty()) {
-        file = OpenFile::OpenIfContent(path, *hit.text);
+    const std::string path = io->LocalFilePath(location);
+    if (!path.empty() || !hit.checked_recently) {
+      CAIRN_ASSIGN_OR_RETURN(bool exists, io->Exists(location));
+      if (!exists) {
+        cache.Erase(location);
+        return MissingFile(location);
       }
+      if (path.empty()) cache.MarkChecked(location);
+    }
+    std::shared_ptr<const OpenFile> file = std::move(hit.file);
+    if (hit.may_open) {
+      // On object storage the bytes are copied once into a sealed in-memory file, so answers
+      // are sent from it as from a local file.
+      file = path.empty() ? OpenFile::InMemory(*hit.text) : OpenFile::OpenIfContent(path, *hit.text);
       cache.AttachFile(location, file);
     }
     return SharedText{std::move(hit.text), std::move(file)};
@@ -1211,10 +1262,20 @@ Status IcebergCatalog::CheckMetadataExists(const EntityRecord& row) {
   // file may have been put under it).
   if (files_.LinkedIfOpen(*row.location).value_or(false)) return Ok();
   CAIRN_ASSIGN_OR_RETURN(auto io, storage::FileIOFor(*row.location, storage_));
+  if (io->LocalFilePath(*row.location).empty() && files_.Get(*row.location).checked_recently) {
+    return Ok();  // object storage: proved present within the last second
+  }
   CAIRN_ASSIGN_OR_RETURN(bool exists, io->Exists(*row.location));
   if (!exists)
     return NotFound(EntityKind::kNone, "Failed to open input stream for file: {}", *row.location);
+  if (io->LocalFilePath(*row.location).empty()) files_.MarkChecked(*row.location);
   return Ok();
+}
+
+std::shared_ptr<const std::vector<std::string>> IcebergCatalog::StorageLocationsOf(
+    const std::string& metadata_location, const std::string& metadata_text) {
+  return files_.Locations(metadata_location,
+                          [&] { return iceberg::StorageLocations(metadata_text); });
 }
 
 Result<LoadedObject> IcebergCatalog::RegisterTable(const CallContext& ctx, const Namespace& ns,

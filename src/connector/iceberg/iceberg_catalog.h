@@ -212,6 +212,11 @@ class IcebergCatalog {
   Result<store::EntityRecord> TableRow(const Namespace& ns, std::string_view name);
   /// kNotFound when the row's metadata file is gone (checked without reading it).
   Status CheckMetadataExists(const store::EntityRecord& row);
+  /// The storage locations (the table's, its data and metadata paths) the metadata file at
+  /// `metadata_location` names: parsed from `metadata_text` once, then remembered with the
+  /// cached file.
+  std::shared_ptr<const std::vector<std::string>> StorageLocationsOf(
+      const std::string& metadata_location, const std::string& metadata_text);
   Result<LoadedObject> RegisterTable(const CallContext& ctx, const Namespace& ns,
                                      std::string_view name, const std::string& metadata_location,
                                      bool overwrite);
