@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <sched.h>
+#include <signal.h>
 #include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -216,6 +217,10 @@ class Server::Impl {
   int port() const { return port_; }
 
   void Run() {
+    // A write to a connection whose peer has gone raises SIGPIPE, which ends the process unless
+    // ignored. asio's own sends pass MSG_NOSIGNAL, but sendfile(2) (WriteWithFile) has no such
+    // flag: the server ignores the signal, and the write fails with EPIPE instead.
+    ::signal(SIGPIPE, SIG_IGN);
     signals_.async_wait([this](const boost::system::error_code& ec, int sig) {
       if (!ec) {
         spdlog::info("event=signal signal={}", sig);

@@ -1164,7 +1164,17 @@ Status JobService::RunProcess(const Job& job, int64_t row_id, const JobTemplate&
   posix_spawn_file_actions_addchdir_np(&actions, dir.c_str());
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+  // The server ignores SIGPIPE (a peer that hangs up mid-answer must not end it) and its
+  // threads may block signals: a job starts with the default disposition and an empty mask.
+  sigset_t defaults;
+  sigemptyset(&defaults);
+  sigaddset(&defaults, SIGPIPE);
+  sigset_t empty;
+  sigemptyset(&empty);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+  posix_spawnattr_setsigmask(&attr, &empty);
+  posix_spawnattr_setflags(&attr,
+                           POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
   posix_spawnattr_setpgroup(&attr, 0);
   pid_t pid = 0;
   const int rc = posix_spawn(&pid, c_argv[0], &actions, &attr, c_argv.data(), c_env.data());

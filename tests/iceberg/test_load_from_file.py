@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import socket
+import struct
 import time
 from urllib.parse import urlsplit
 
@@ -133,3 +134,24 @@ def test_a_deleted_metadata_file_is_not_served_from_the_open_file(ice, ns):
     os.remove(local_path(r.json()["metadata-location"]))
     assert_iceberg_error(ice.rest("GET", path), 404)
     assert_iceberg_error(ice.rest("GET", path, headers={"If-None-Match": etag}), 404)
+
+
+def test_a_reader_that_hangs_up_mid_answer_leaves_the_server_serving(ice, ns):
+    # A peer that closes while its answer is still being sent from the file makes the kernel
+    # raise SIGPIPE on that send; the server must only lose that connection.
+    wide_table(ice, ns, "hangup", kilobytes=6000)
+    path = ice.table_path(ns, "hangup")
+    for _ in range(2):  # held open from the second load
+        assert ice.rest("GET", path).status_code == 200
+    url = urlsplit(ice.rest_url(path))
+    for _ in range(20):
+        sock = socket.create_connection((url.hostname, url.port), timeout=30)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        sock.sendall(f"GET {url.path} HTTP/1.1\r\nHost: {url.hostname}\r\n\r\n".encode())
+        sock.recv(1024)  # the answer has started
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        sock.close()  # reset: the server's next send to it fails
+    time.sleep(0.5)
+    r = ice.rest("GET", path)
+    assert r.status_code == 200
+    assert len(r.content) > 6_000_000
