@@ -842,7 +842,8 @@ class Server::Impl {
       }
       middle_sent = static_cast<size_t>(offset);
       if (middle_sent == middle.size() && !body.tail.empty()) {
-        const ssize_t t = ::send(fd, body.tail.data(), body.tail.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+        const ssize_t t =
+            ::send(fd, body.tail.data(), body.tail.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
         if (failed(t)) {
           ec = boost::system::error_code(errno, boost::system::system_category());
           co_return;

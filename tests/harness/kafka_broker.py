@@ -127,7 +127,11 @@ class KafkaBroker(JvmServer):
         conf = self._config()
         cp = _classpath()
         if not (self.dir / "data" / "meta.properties").exists():
-            cluster = base64.urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode()
+            # A cluster id is a UUID in base64url; one that starts with '-' reads as an option
+            # to StorageTool's argument parser (1 run in 64 failed so), so draw until it does not.
+            cluster = "-"
+            while cluster.startswith("-"):
+                cluster = base64.urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode()
             subprocess.run([java(), "-cp", cp, "kafka.tools.StorageTool", "format", "-t",
                             cluster, "-c", str(conf)], check=True, capture_output=True,
                            timeout=120)

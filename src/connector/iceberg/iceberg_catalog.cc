@@ -140,19 +140,21 @@ class MetadataFileCache {
     }
     ++hits_;
     lru_.splice(lru_.begin(), lru_, it->second.position);
-    const bool may_open = !it->second.file && !it->second.open_tried && open_files_ < max_open_files_;
-    const bool recent = it->second.checked_ms != 0 && SteadyMillis() - it->second.checked_ms < kObjectRecheckMs;
-    return Hit{it->second.text, it->second.file, may_open, recent};
+    const Entry& e = it->second;
+    const bool may_open = !e.file && !e.open_tried && open_files_ < max_open_files_;
+    const bool recent = e.checked_ms != 0 && SteadyMillis() - e.checked_ms < kObjectRecheckMs;
+    return Hit{e.text, e.file, may_open, recent};
   }
 
   /// Records that the object at `location` was just proved present.
   void MarkChecked(const std::string& location) {
     std::lock_guard lock(mu_);
-    if (auto it = entries_.find(location); it != entries_.end()) it->second.checked_ms = SteadyMillis();
+    auto it = entries_.find(location);
+    if (it != entries_.end()) it->second.checked_ms = SteadyMillis();
   }
 
-  /// The storage locations the document at `location` names, computed by `compute` the first
-  /// time (`text` must be the entry's own).
+  /// The storage locations the document at `location` names: computed by `compute` (from the
+  /// entry's own text) the first time, then kept with the entry.
   std::shared_ptr<const std::vector<std::string>> Locations(
       const std::string& location, const std::function<std::vector<std::string>()>& compute) {
     {
@@ -190,7 +192,9 @@ class MetadataFileCache {
     {
       std::lock_guard lock(mu_);
       auto it = entries_.find(location);
-      if (it == entries_.end() || !it->second.file || !it->second.file->on_disk()) return std::nullopt;
+      if (it == entries_.end() || !it->second.file || !it->second.file->on_disk()) {
+        return std::nullopt;
+      }
       file = it->second.file;
     }
     return file->Linked();
@@ -300,7 +304,8 @@ Result<SharedText> ReadSharedFile(const storage::StorageOptions& storage_,
     if (hit.may_open) {
       // On object storage the bytes are copied once into a sealed in-memory file, so answers
       // are sent from it as from a local file.
-      file = path.empty() ? OpenFile::InMemory(*hit.text) : OpenFile::OpenIfContent(path, *hit.text);
+      file = path.empty() ? OpenFile::InMemory(*hit.text)
+                          : OpenFile::OpenIfContent(path, *hit.text);
       cache.AttachFile(location, file);
     }
     return SharedText{std::move(hit.text), std::move(file)};
