@@ -142,11 +142,18 @@ class MetadataFileCache {
     lru_.splice(lru_.begin(), lru_, it->second.position);
     const Entry& e = it->second;
     const bool may_open = !e.file && !e.open_tried && open_files_ < max_open_files_;
-    const bool recent = e.checked_ms != 0 && SteadyMillis() - e.checked_ms < kObjectRecheckMs;
-    return Hit{e.text, e.file, may_open, recent};
+    return Hit{e.text, e.file, may_open, Recent(e)};
   }
 
-  /// Records that the object at `location` was just proved present.
+  /// Whether the object at `location` (on object storage) was proved present within
+  /// kObjectRecheckMs. Not a lookup of the text: no hit or miss is counted.
+  bool CheckedRecently(const std::string& location) {
+    std::lock_guard lock(mu_);
+    auto it = entries_.find(location);
+    return it != entries_.end() && Recent(it->second);
+  }
+
+  /// Records that the object at `location`, on object storage, was just proved present.
   void MarkChecked(const std::string& location) {
     std::lock_guard lock(mu_);
     auto it = entries_.find(location);
@@ -239,6 +246,9 @@ class MetadataFileCache {
     int64_t checked_ms = 0;  // steady clock; 0: never proved present by a request to storage
     std::shared_ptr<const std::vector<std::string>> locations;  // null: not computed yet
   };
+  static bool Recent(const Entry& e) {
+    return e.checked_ms != 0 && SteadyMillis() - e.checked_ms < kObjectRecheckMs;
+  }
   static int64_t SteadyMillis() {
     return std::chrono::duration_cast<std::chrono::milliseconds>(
                std::chrono::steady_clock::now().time_since_epoch())
@@ -288,6 +298,11 @@ Result<SharedText> ReadSharedFile(const storage::StorageOptions& storage_,
     if (hit.file->Linked()) return SharedText{std::move(hit.text), std::move(hit.file)};
     cache.Erase(location);
     hit = {};
+  }
+  // Only objects on object storage are marked checked: within the second nothing is asked of
+  // storage, so no FileIO is built either.
+  if (hit.text && hit.checked_recently && !hit.may_open) {
+    return SharedText{std::move(hit.text), std::move(hit.file)};
   }
   CAIRN_ASSIGN_OR_RETURN(auto io, storage::FileIOFor(location, storage_));
   if (hit.text) {
@@ -1266,10 +1281,8 @@ Status IcebergCatalog::CheckMetadataExists(const EntityRecord& row) {
   // A file held open answers with fstat(2); one that lost its name is looked up by path (a new
   // file may have been put under it).
   if (files_.LinkedIfOpen(*row.location).value_or(false)) return Ok();
+  if (files_.CheckedRecently(*row.location)) return Ok();  // object storage, within the second
   CAIRN_ASSIGN_OR_RETURN(auto io, storage::FileIOFor(*row.location, storage_));
-  if (io->LocalFilePath(*row.location).empty() && files_.Get(*row.location).checked_recently) {
-    return Ok();  // object storage: proved present within the last second
-  }
   CAIRN_ASSIGN_OR_RETURN(bool exists, io->Exists(*row.location));
   if (!exists)
     return NotFound(EntityKind::kNone, "Failed to open input stream for file: {}", *row.location);
