@@ -7,6 +7,7 @@
 
 #include "common/util.h"
 #include "json/json_util.h"
+#include "json/member_scan.h"
 #include "store/retry.h"
 
 namespace cairn::governance {
@@ -125,6 +126,29 @@ Status ValidatePrivilege(std::string_view privilege, ObjectType type) {
 }
 
 Owner OwnerOf(const EntityRecord& row) {
+  // Asked on every authorized request for each level of the target: the owner is found in the
+  // payload's text; the payload is parsed only when that scan cannot tell.
+  const json::MemberLookup owner = json::FindMember(row.payload, "owner");
+  if (row.payload.empty() || owner.scan == json::MemberScan::kAbsent) {
+    return Owner{row.audit.creator, false};
+  }
+  if (owner.scan == json::MemberScan::kFound && !owner.value.empty() && owner.value[0] != '{') {
+    return Owner{row.audit.creator, false};  // not an object: as if absent
+  }
+  if (owner.scan == json::MemberScan::kFound) {
+    const json::MemberLookup name = json::FindMember(owner.value, "name");
+    const json::MemberLookup type = json::FindMember(owner.value, "type");
+    std::optional<std::string_view> name_text;
+    std::optional<std::string_view> type_text;
+    if (name.scan == json::MemberScan::kFound) name_text = json::PlainStringValue(name.value);
+    if (type.scan == json::MemberScan::kFound) type_text = json::PlainStringValue(type.value);
+    const bool name_ok = name.scan == json::MemberScan::kAbsent || name_text;
+    const bool type_ok = type.scan == json::MemberScan::kAbsent || type_text;
+    if (name_ok && type_ok) {
+      return Owner{std::string(name_text.value_or("")),
+                   EqualsIgnoreCase(type_text.value_or("user"), "group")};
+    }
+  }
   const Json p = Payload(row);
   auto it = p.find("owner");
   if (it != p.end() && it->is_object()) {
@@ -141,12 +165,12 @@ std::string WithOwner(const std::string& payload, const Owner& owner) {
 }
 
 bool Grants::Has(std::string_view privilege,
-                 const std::vector<std::pair<ObjectType, std::string>>& chain) const {
+                 std::span<const std::pair<ObjectType, std::string>> chain) const {
   bool allowed = false;
   for (const auto& key : chain) {
     auto it = entries.find(key);
     if (it == entries.end()) continue;
-    auto p = it->second.find(std::string(privilege));
+    auto p = it->second.find(privilege);
     if (p == it->second.end()) continue;
     if (!p->second) return false;  // deny wins
     allowed = true;

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -81,8 +82,8 @@ class Grants {
   /// True when `privilege` is allowed on one of `chain` and denied on none (deny wins).
   /// `chain` lists (type, full name) from the metalake down to the object.
   bool Has(std::string_view privilege,
-           const std::vector<std::pair<ObjectType, std::string>>& chain) const;
-  std::map<std::pair<ObjectType, std::string>, std::map<std::string, bool>>
+           std::span<const std::pair<ObjectType, std::string>> chain) const;
+  std::map<std::pair<ObjectType, std::string>, std::map<std::string, bool, std::less<>>>
       entries;                   // privilege -> allow
   std::set<std::string> groups;  // the principal's groups registered in the metalake
 };

@@ -2,6 +2,8 @@
 #include "service/authorizer.h"
 
 #include <algorithm>
+#include <array>
+#include <span>
 #include <iterator>
 #include <unordered_map>
 
@@ -327,51 +329,101 @@ namespace {
 
 enum class Verb { kCreate, kLoad, kWrite, kDrop };
 
-struct Evaluator {
-  const Principal& principal;
-  const Grants& grants;
-  const Target& t;
+// What a decision reads of its target, borrowed: from a Target, or straight from the rows of a
+// shared path lookup (Authorize), so that deciding copies no row.
+struct TargetView {
+  const EntityRecord* metalake = nullptr;
+  const EntityRecord* catalog_row = nullptr;
+  const EntityRecord* schema_row = nullptr;
+  const EntityRecord* object_row = nullptr;
+  std::string_view catalog;
+  std::span<const std::string> schema;
+  std::string_view object;
+  ObjectType object_type = ObjectType::kTable;
+};
 
-  bool Owns(const EntityRecord& row) const {
-    const auto owner = OwnerOf(row);
-    if (owner.is_group) return grants.groups.count(owner.name) > 0;
-    return owner.name == principal.user;
+template <typename T>
+const T* Ptr(const std::optional<T>& value) {
+  return value ? &*value : nullptr;
+}
+
+TargetView ViewOf(const Target& t) {
+  return TargetView{&t.metalake,  Ptr(t.catalog_row), Ptr(t.schema_row), Ptr(t.object_row),
+                    t.catalog,    t.schema,           t.object,          t.object_type};
+}
+
+// The view of a target named by `catalog`, `schema` and `object` from GetPath's rows of the
+// path from its metalake down (as Resolve fills a Target): the catalog's row when it exists,
+// the first schema's when it does, the object's when every level down to it does.
+TargetView ViewOfPath(const std::vector<EntityRecord>& rows, const std::string& catalog,
+                      const std::vector<std::string>& schema, const std::string& object,
+                      ObjectType object_type) {
+  TargetView v{&rows[0], nullptr, nullptr, nullptr, catalog, schema, object, object_type};
+  if (rows.size() > 1) v.catalog_row = &rows[1];
+  if (v.catalog_row && !schema.empty() && rows.size() > 2) {
+    v.schema_row = &rows[2];
+    if (!object.empty() && rows.size() == 2 + schema.size() + 1) v.object_row = &rows.back();
   }
-  bool OwnsMetalake() const { return Owns(t.metalake); }
-  bool OwnsCatalog() const { return t.catalog_row && Owns(*t.catalog_row); }
-  bool OwnsSchema() const { return t.schema_row && Owns(*t.schema_row); }
-  bool OwnsObject() const { return t.object_row && Owns(*t.object_row); }
+  return v;
+}
 
-  std::vector<std::pair<ObjectType, std::string>> Chain(int depth) const {
-    std::vector<std::pair<ObjectType, std::string>> chain = {
-        {ObjectType::kMetalake, t.metalake.name}};
-    // An object of the metalake itself (a tag): named by its bare name, right below it.
-    if (t.catalog.empty() && !t.object.empty() &&
-        model::Describe(t.object_type).parent == model::ObjectKind::kMetalake) {
-      if (depth >= 1) chain.emplace_back(t.object_type, t.object);
-      return chain;
-    }
-    if (depth >= 1 && !t.catalog.empty()) chain.emplace_back(ObjectType::kCatalog, t.catalog);
-    if (depth >= 2) {
-      std::string name = t.catalog;
-      for (const auto& level : t.schema) {
-        name += "." + level;
-        chain.emplace_back(ObjectType::kSchema, name);
+// The full name of the target in denials: its deepest name (the catalog's, with the schema
+// levels and the object below), or the metalake's.
+std::string DisplayName(const TargetView& t) {
+  std::string name = t.metalake->name;
+  if (!t.catalog.empty()) name = t.catalog;
+  for (const auto& level : t.schema) name.append(".").append(level);
+  if (!t.object.empty()) name.append(".").append(t.object);
+  return name;
+}
+
+Error Denied(const Principal& principal, Action action, const TargetView& t) {
+  return MakeError(ErrorCode::kPermissionDenied, EntityKind::kNone,
+                   "User '{}' is not authorized to perform operation '{}' on metadata '{}'",
+                   principal.user, ActionName(action, t.object_type), DisplayName(t));
+}
+
+// The depth of the kind `privilege` is declared on (model::FindPrivilegeKind), or -1 when it
+// is declared on none or on several. A table built once: rules ask it several times a decision.
+int PrivilegeDepth(std::string_view privilege) {
+  static const std::unordered_map<std::string_view, int> kDepths = [] {
+    std::unordered_map<std::string_view, int> out;
+    for (const auto& row : model::kKinds) {
+      for (const std::string_view p : row.privileges) {
+        const auto kind = model::FindPrivilegeKind(p);
+        out.emplace(p, kind ? model::Depth(*kind) : -1);
       }
     }
-    if (depth >= 3 && !t.object.empty()) {
-      chain.emplace_back(t.object_type, t.catalog + "." + Join(t.schema, ".") + "." + t.object);
-    }
-    return chain;
-  }
+    return out;
+  }();
+  const auto it = kDepths.find(privilege);
+  return it == kDepths.end() ? -1 : it->second;
+}
+
+// One decision. A rule reads the owners of the target's levels and privileges granted on its
+// chain, often the same ones several times (a leaf's rule asks for the owners above it in two
+// branches): each owner is read once and the chain built once.
+class Evaluator {
+ public:
+  Evaluator(const Principal& principal, const Grants& grants, const TargetView& t)
+      : principal_(principal), grants_(grants), t_(t) {}
+
+  bool OwnsMetalake() const { return Owns(0, t_.metalake); }
+  bool OwnsCatalog() const { return Owns(1, t_.catalog_row); }
+  bool OwnsSchema() const { return Owns(2, t_.schema_row); }
+  bool OwnsObject() const { return Owns(3, t_.object_row); }
+
+  // Granted on the chain from the metalake down to `depth` (0 the metalake, 1 the catalog or an
+  // object of the metalake, 2 the schema levels, 3 the leaf object).
   bool Any(std::string_view privilege, int depth) const {
-    return grants.Has(privilege, Chain(depth));
+    BuildChain();
+    return grants_.Has(privilege, std::span(chain_.data(), until_[std::clamp(depth, 0, 3)]));
   }
   // Granted on the chain down to the kind the privilege is declared on: SELECT_TABLE down to
   // the table, CREATE_TABLE down to the schema.
   bool Granted(std::string_view privilege) const {
-    const auto kind = model::FindPrivilegeKind(privilege);
-    return kind && Any(privilege, model::Depth(*kind));
+    const int depth = PrivilegeDepth(privilege);
+    return depth >= 0 && Any(privilege, depth);
   }
 
   bool UseCatalog() const { return Granted("USE_CATALOG"); }
@@ -401,14 +453,113 @@ struct Evaluator {
     }
     return false;
   }
+
+ private:
+  bool Owns(int level, const EntityRecord* row) const {
+    if (row == nullptr) return false;
+    std::optional<bool>& known = owns_[level];
+    if (!known) {
+      const auto owner = OwnerOf(*row);
+      known = owner.is_group ? grants_.groups.count(owner.name) > 0
+                             : owner.name == principal_.user;
+    }
+    return *known;
+  }
+
+  // The chain from the metalake down to the object, with the number of its links down to each
+  // depth.
+  void BuildChain() const {
+    if (!chain_.empty()) return;
+    chain_.reserve(3 + t_.schema.size());
+    chain_.emplace_back(ObjectType::kMetalake, t_.metalake->name);
+    until_ = {1, 1, 1, 1};
+    // An object of the metalake itself (a tag): named by its bare name, right below it.
+    if (t_.catalog.empty() && !t_.object.empty() &&
+        model::Describe(t_.object_type).parent == model::ObjectKind::kMetalake) {
+      chain_.emplace_back(t_.object_type, std::string(t_.object));
+      until_[1] = until_[2] = until_[3] = 2;
+      return;
+    }
+    if (!t_.catalog.empty()) chain_.emplace_back(ObjectType::kCatalog, std::string(t_.catalog));
+    until_[1] = chain_.size();
+    std::string name(t_.catalog);
+    for (const auto& level : t_.schema) {
+      name.append(".").append(level);
+      chain_.emplace_back(ObjectType::kSchema, name);
+    }
+    until_[2] = chain_.size();
+    if (!t_.object.empty()) {
+      chain_.emplace_back(t_.object_type, name.append(".").append(t_.object));
+    }
+    until_[3] = chain_.size();
+  }
+
+  const Principal& principal_;
+  const Grants& grants_;
+  const TargetView& t_;
+  mutable std::optional<bool> owns_[4];
+  mutable std::vector<std::pair<ObjectType, std::string>> chain_;
+  mutable std::array<size_t, 4> until_{};
 };
+
+Result<bool> DecideOn(governance::AccessControl& access, const Principal& principal,
+                      Action action, const TargetView& target,
+                      std::shared_ptr<const Grants> grants = nullptr);
+
+// Decisions on the rows of a shared path lookup, remembered by the thread that made them. The
+// rows and the grants are immutable and shared: the store hands out the same rows for a path
+// until a write, the access control the same grants for a principal until a change. So the same
+// action on the same rows with the same grants decides the same; a write or a change of grants
+// brings new ones, which no entry holds. The grants name the principal (they are built per
+// metalake, user and groups), and the rows the path. An entry holds both, so neither address
+// can be reused by other rows or grants while it is remembered.
+class RememberedDecisions {
+ public:
+  std::optional<bool> Find(const std::shared_ptr<const Grants>& grants,
+                           const store::MetadataStore::PathRows& rows, Action action,
+                           ObjectType type) const {
+    for (const auto& e : entries_) {
+      if (e.grants == grants && e.rows == rows && e.action == action && e.type == type) {
+        return e.allowed;
+      }
+    }
+    return std::nullopt;
+  }
+  void Remember(std::shared_ptr<const Grants> grants, store::MetadataStore::PathRows rows,
+                Action action, ObjectType type, bool allowed) {
+    entries_[next_] = Entry{std::move(grants), std::move(rows), action, type, allowed};
+    next_ = (next_ + 1) % entries_.size();
+  }
+
+ private:
+  struct Entry {
+    std::shared_ptr<const Grants> grants;
+    store::MetadataStore::PathRows rows;
+    Action action = Action::kUseMetalake;
+    ObjectType type = ObjectType::kTable;
+    bool allowed = false;
+  };
+  // A request inside a catalog decides twice (the catalog, then its target): room for a few
+  // principals' requests on the same tables.
+  std::array<Entry, 8> entries_;
+  size_t next_ = 0;
+};
+
+thread_local RememberedDecisions remembered_decisions;
 
 }  // namespace
 
-Result<bool> Authorizer::Decide(const Principal& principal, Action action, const Target& target) {
-  if (action == Action::kCreateMetalake) return access_.IsServiceAdmin(principal.user);
-  CAIRN_ASSIGN_OR_RETURN(auto grants, access_.GrantsOf(target.metalake, principal));
-  Evaluator e{principal, *grants, target};
+namespace {
+
+// `grants`, when given, are the principal's in the target's metalake (read once for a list).
+Result<bool> DecideOn(governance::AccessControl& access, const Principal& principal,
+                      Action action, const TargetView& target,
+                      std::shared_ptr<const Grants> grants) {
+  if (action == Action::kCreateMetalake) return access.IsServiceAdmin(principal.user);
+  if (!grants) {
+    CAIRN_ASSIGN_OR_RETURN(grants, access.GrantsOf(*target.metalake, principal));
+  }
+  const Evaluator e(principal, *grants, target);
   // Everything inside a metalake needs membership (its owner is always a member).
   if (!grants->member && !e.OwnsMetalake()) return false;
   switch (action) {
@@ -501,17 +652,18 @@ Result<bool> Authorizer::Decide(const Principal& principal, Action action, const
   return false;
 }
 
+}  // namespace
+
+Result<bool> Authorizer::Decide(const Principal& principal, Action action, const Target& target) {
+  return DecideOn(access_, principal, action, ViewOf(target));
+}
+
 Status Authorizer::Check(const Principal& principal, Action action, const Target& target) {
   if (!access_.enabled()) return Ok();
-  CAIRN_ASSIGN_OR_RETURN(bool allowed, Decide(principal, action, target));
+  const TargetView view = ViewOf(target);
+  CAIRN_ASSIGN_OR_RETURN(bool allowed, DecideOn(access_, principal, action, view));
   if (allowed) return Ok();
-  std::string name = target.metalake.name;
-  if (!target.catalog.empty()) name = target.catalog;
-  if (!target.schema.empty()) name += "." + Join(target.schema, ".");
-  if (!target.object.empty()) name += "." + target.object;
-  return MakeError(ErrorCode::kPermissionDenied, EntityKind::kNone,
-                   "User '{}' is not authorized to perform operation '{}' on metadata '{}'",
-                   principal.user, ActionName(action, target.object_type), name);
+  return Denied(principal, action, view);
 }
 
 Result<bool> Authorizer::Allowed(const Principal& principal, Action action, const Target& target) {
@@ -526,42 +678,43 @@ Result<std::vector<std::string>> Authorizer::Filter(const Principal& principal, 
   if (!access_.enabled()) return names;
   // Which level is being listed, and the row whose children are the listed objects.
   enum class Level { kCatalogs, kSchemas, kObjects } level;
-  std::optional<EntityRecord> parent_row;
+  const EntityRecord* parent_row = nullptr;
   EntityType child_type = EntityType::kCatalog;
   if (parent.catalog.empty()) {
     level = Level::kCatalogs;
-    parent_row = parent.metalake;
+    parent_row = &parent.metalake;
   } else if (parent.schema.empty()) {
     level = Level::kSchemas;
-    parent_row = parent.catalog_row;
+    parent_row = Ptr(parent.catalog_row);
     child_type = EntityType::kSchema;
   } else {
     level = Level::kObjects;
     child_type = LeafEntityType(parent.object_type);
     // The rows of nested namespaces are not resolved; leaf rows come from the top level only.
-    if (parent.schema.size() == 1) parent_row = parent.schema_row;
+    if (parent.schema.size() == 1) parent_row = Ptr(parent.schema_row);
   }
-  std::unordered_map<std::string, EntityRecord> rows;
-  if (given_rows != nullptr) {
-    for (const auto& r : *given_rows) rows.emplace(r.name, r);
-  } else if (parent_row) {
-    CAIRN_ASSIGN_OR_RETURN(auto listed, store_.List(child_type, parent_row->id, "", 0));
-    for (auto& r : listed) rows.emplace(r.name, std::move(r));
+  std::vector<EntityRecord> listed;  // the children's rows, when read here
+  if (given_rows == nullptr && parent_row) {
+    CAIRN_ASSIGN_OR_RETURN(listed, store_.List(child_type, parent_row->id, "", 0));
   }
+  std::unordered_map<std::string_view, const EntityRecord*> rows;
+  for (const auto& r : given_rows != nullptr ? *given_rows : listed) rows.emplace(r.name, &r);
   std::vector<std::string> kept;
   kept.reserve(names.size());
+  const TargetView parent_view = ViewOf(parent);
+  CAIRN_ASSIGN_OR_RETURN(std::shared_ptr<const Grants> grants,
+                         access_.GrantsOf(parent.metalake, principal));
   for (auto& name : names) {
-    Target t = parent;
+    TargetView t = parent_view;
     auto row = rows.find(name);
-    std::optional<EntityRecord> found;
-    if (row != rows.end()) found = row->second;
+    const EntityRecord* found = row != rows.end() ? row->second : nullptr;
     switch (level) {
       case Level::kCatalogs:
         t.catalog = name;
         t.catalog_row = found;
         break;
       case Level::kSchemas:
-        t.schema = {name};
+        t.schema = std::span(&name, 1);
         t.schema_row = found;
         break;
       case Level::kObjects:
@@ -569,7 +722,7 @@ Result<std::vector<std::string>> Authorizer::Filter(const Principal& principal, 
         t.object_row = found;
         break;
     }
-    CAIRN_ASSIGN_OR_RETURN(bool allowed, Decide(principal, action, t));
+    CAIRN_ASSIGN_OR_RETURN(bool allowed, DecideOn(access_, principal, action, t, grants));
     if (allowed) kept.push_back(std::move(name));
   }
   return kept;
@@ -581,8 +734,32 @@ Status Authorizer::Authorize(const Principal& principal, Action action, const st
   if (!access_.enabled()) return Ok();
   trace::Span span("authorize");
   span.Set("cairn.action", ActionName(action));
-  auto target = Resolve(metalake, catalog, schema, object, object_type);
-  Status decided = target ? Check(principal, action, *target) : Status(std::move(target).error());
+  // Decided on the rows of one shared path lookup, as Resolve would fill a Target, without
+  // copying them into one.
+  Status decided = [&]() -> Status {
+    std::vector<std::pair<EntityType, std::string>> path = {{EntityType::kMetalake, metalake}};
+    if (!catalog.empty()) {
+      path.emplace_back(EntityType::kCatalog, catalog);
+      AppendBelowCatalog(path, schema, object, object_type);
+    }
+    CAIRN_ASSIGN_OR_RETURN(store::MetadataStore::PathRows shared, store_.GetSharedPath(0, path));
+    if (shared->empty()) {
+      return NotFound(EntityKind::kMetalake, "Metalake {} does not exist", metalake);
+    }
+    const TargetView view = ViewOfPath(*shared, catalog, schema, object, object_type);
+    std::optional<bool> allowed;
+    std::shared_ptr<const Grants> grants;
+    if (action != Action::kCreateMetalake) {
+      CAIRN_ASSIGN_OR_RETURN(grants, access_.GrantsOf(*view.metalake, principal));
+      allowed = remembered_decisions.Find(grants, shared, action, object_type);
+    }
+    if (!allowed) {
+      CAIRN_ASSIGN_OR_RETURN(allowed, DecideOn(access_, principal, action, view, grants));
+      if (grants) remembered_decisions.Remember(grants, shared, action, object_type, *allowed);
+    }
+    if (*allowed) return Ok();
+    return Denied(principal, action, view);
+  }();
   if (!decided) span.Fail(decided.error().message);
   return decided;
 }

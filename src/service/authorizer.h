@@ -65,6 +65,14 @@ enum class Action {
   kGrantOnObject,  // owner of the object or an ancestor, or MANAGE_GRANTS on its chain
 };
 
+/// Whether every caller allowed `action` on a target is allowed kLoadCatalog on it: true for the
+/// actions on a catalog and on anything inside one (kLoadCatalog through kDropObject), whose rules
+/// all require an owner above or USE_CATALOG. A front end that checks the catalog before the
+/// request's own action may then check the action alone, and the catalog only to word a denial.
+constexpr bool ImpliesLoadCatalog(Action action) {
+  return action >= Action::kLoadCatalog && action <= Action::kDropObject;
+}
+
 std::string_view ActionName(Action action);
 /// The name of `action` on an object of `kind` in denials: ActionName, or for the leaf actions
 /// of any kind the verb and the kind ("LOAD_TOPIC").

@@ -1448,8 +1448,15 @@ Response IcebergApi::Dispatch(const Request& request,
   if (seg->empty() || (*seg)[0] != "v1" || seg->size() < 3) return not_found();
   c.prefix = (*seg)[1];
   // Every catalog is authorized before anything else (a missing one is a denial, not a 404).
+  // A route whose own check implies the catalog's (service::ImpliesLoadCatalog) is checked
+  // alone, and the catalog only when that check fails, so that a denial names the catalog
+  // first as before: one decision instead of two on every allowed request.
   auto catalog = c.Open(c.prefix);
-  if (!(c.proxy != nullptr && !c.proxy->options().check_privileges)) {
+  const bool route_checks_catalog =
+      catalog && c.proxy == nullptr && c.route != nullptr && c.route->at == AuthorizeAt::kPath &&
+      service::ImpliesLoadCatalog(c.route->action) &&
+      (!c.route->action_if_absent || service::ImpliesLoadCatalog(*c.route->action_if_absent));
+  if (!route_checks_catalog && !(c.proxy != nullptr && !c.proxy->options().check_privileges)) {
     if (auto d = c.Authorize(Action::kLoadCatalog)) return *d;
   }
   if (!catalog) return c.Fail(catalog.error());
@@ -1473,6 +1480,9 @@ Response IcebergApi::Dispatch(const Request& request,
       c.creating = true;
     }
     if (auto d = c.Authorize(action, c.ns, c.name, c.route->kind)) {
+      if (route_checks_catalog) {
+        if (auto catalog_denied = c.Authorize(Action::kLoadCatalog)) return *catalog_denied;
+      }
       if (auto missing = MissingToReader(c, action)) return *missing;
       return *d;
     }

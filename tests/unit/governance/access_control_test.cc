@@ -64,11 +64,41 @@ TEST(Owners, CreatorUnlessTransferred) {
   EXPECT_TRUE(OwnerOf(row).is_group);
 }
 
+// The owner is read from the payload's text without parsing it; every payload shape gives
+// what a full parse gives.
+TEST(Owners, ReadFromThePayloadTextAsAParseWould) {
+  EntityRecord row;
+  row.audit.creator = "alice";
+  const std::pair<std::string, Owner> cases[] = {
+      {"", {"alice", false}},
+      {"{}", {"alice", false}},
+      {R"({"roles":["a","b"]})", {"alice", false}},
+      {R"({"x":{"owner":{"name":"nested"}},"owner":{"name":"bob","type":"USER"}})",
+       {"bob", false}},
+      {R"({"owner":{"type":"Group","name":"eng"}})", {"eng", true}},
+      {R"( { "a" : [1, {"b": "}]\"{["}], "owner" : { "name" : "ca\u0072ol" } } )",
+       {"carol", false}},
+      {R"({"owner":{"name":"dan"}})", {"dan", false}},
+      {R"({"owner":{"type":"group"}})", {"", true}},
+      {R"({"owner":"eve"})", {"alice", false}},
+      {R"({"own\u0065r":{"name":"frank"}})", {"frank", false}},
+      {R"({"owner":{"name":"grace"})", {"alice", false}},  // malformed: as if absent
+      {"not json", {"alice", false}},
+  };
+  for (const auto& [payload, want] : cases) {
+    row.payload = payload;
+    const Owner got = OwnerOf(row);
+    EXPECT_EQ(got.name, want.name) << payload;
+    EXPECT_EQ(got.is_group, want.is_group) << payload;
+  }
+}
+
 class AuthorizerTest : public ::testing::Test {
  protected:
   void SetUp() override {
     store::StoreOptions options;
     options.sqlite_path = ":memory:";
+    options.cache_paths = true;  // as the server's embedded store: decisions on shared rows
     auto opened = store::OpenStore(options);
     ASSERT_THAT(opened, IsOk());
     store_ = std::move(*opened);
@@ -201,6 +231,110 @@ TEST_F(AuthorizerTest, GroupsGrantThroughTheirRoles) {
               IsOk());
   EXPECT_THAT(authz_->Check(Principal{"carol", {}}, Action::kLoadTable, TableTarget()),
               IsError(ErrorCode::kPermissionDenied));
+}
+
+// Authorize remembers decisions per thread on the shared rows and grants it decided on: a
+// change of grants or of an owner is decided anew at once.
+TEST_F(AuthorizerTest, RememberedDecisionsFollowGrantAndOwnerChanges) {
+  Grant("reader", {SecurableObject{"c", ObjectType::kCatalog,
+                                   {{"USE_CATALOG", true}, {"USE_SCHEMA", true}}}});
+  const Principal reader{"reader", {}};
+  auto load = [&] { return authz_->Authorize(reader, Action::kLoadTable, "m", "c", {"s"}, "t"); };
+  auto drop = [&] { return authz_->Authorize(reader, Action::kDropTable, "m", "c", {"s"}, "t"); };
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_THAT(load(), IsError(ErrorCode::kPermissionDenied));
+    EXPECT_THAT(drop(), IsError(ErrorCode::kPermissionDenied));
+  }
+  Role select;
+  select.name = "select";
+  select.objects = {SecurableObject{"c.s.t", ObjectType::kTable, {{"SELECT_TABLE", true}}}};
+  ASSERT_THAT(access_->CreateRole(metalake_, select), IsOk());
+  ASSERT_THAT(
+      access_->ChangeMemberRoles(metalake_, false, "reader", {"select"}, true, model::Audit{}),
+      IsOk());
+  EXPECT_THAT(load(), IsOk());
+  EXPECT_THAT(load(), IsOk());
+  EXPECT_THAT(drop(), IsError(ErrorCode::kPermissionDenied));
+  // The table given to the reader: its owner may drop it.
+  ASSERT_THAT(authz_->SetOwner(table_, Owner{"reader", false}), IsOk());
+  EXPECT_THAT(drop(), IsOk());
+  ASSERT_THAT(authz_->SetOwner(table_, Owner{"admin", false}), IsOk());
+  EXPECT_THAT(drop(), IsError(ErrorCode::kPermissionDenied));
+  // Taken away again.
+  ASSERT_THAT(
+      access_->ChangeMemberRoles(metalake_, false, "reader", {"select"}, false, model::Audit{}),
+      IsOk());
+  EXPECT_THAT(load(), IsError(ErrorCode::kPermissionDenied));
+  // The same user in a group whose role grants the table: other grants on the same rows.
+  ASSERT_THAT(access_->AddGroup(metalake_, "eng", model::Audit{"admin", 1, {}, {}}), IsOk());
+  ASSERT_THAT(access_->ChangeMemberRoles(metalake_, true, "eng", {"select"}, true, model::Audit{}),
+              IsOk());
+  EXPECT_THAT(load(), IsError(ErrorCode::kPermissionDenied));
+  const Principal in_eng{"reader", {"eng"}};
+  EXPECT_THAT(authz_->Authorize(in_eng, Action::kLoadTable, "m", "c", {"s"}, "t"), IsOk());
+  EXPECT_THAT(load(), IsError(ErrorCode::kPermissionDenied));
+  // A table that appears with the same grants in force: other rows, decided anew.
+  auto drop_new = [&] {
+    return authz_->Authorize(reader, Action::kDropTable, "m", "c", {"s"}, "t2");
+  };
+  EXPECT_THAT(drop_new(), IsError(ErrorCode::kPermissionDenied));
+  Insert(EntityType::kTable, schema_.id, "t2", "reader");
+  EXPECT_THAT(drop_new(), IsOk());
+}
+
+// Every action ImpliesLoadCatalog names is allowed only where kLoadCatalog is: whoever calls,
+// whatever they own or hold, at every level of the target.
+TEST_F(AuthorizerTest, ActionsInsideACatalogImplyLoadingIt) {
+  Grant("user_c", {SecurableObject{"c", ObjectType::kCatalog,
+                                   {{"USE_CATALOG", true},
+                                    {"USE_SCHEMA", true},
+                                    {"CREATE_SCHEMA", true},
+                                    {"CREATE_TABLE", true},
+                                    {"SELECT_TABLE", true},
+                                    {"MODIFY_TABLE", true}}}});
+  // Everything below the catalog, but not the catalog's use.
+  Grant("no_use", {SecurableObject{"c", ObjectType::kCatalog,
+                                   {{"USE_SCHEMA", true},
+                                    {"CREATE_SCHEMA", true},
+                                    {"CREATE_TABLE", true},
+                                    {"SELECT_TABLE", true},
+                                    {"MODIFY_TABLE", true}}},
+                   SecurableObject{"m", ObjectType::kMetalake, {{"CREATE_CATALOG", true}}}});
+  Grant("denied", {SecurableObject{"c", ObjectType::kCatalog,
+                                   {{"USE_CATALOG", false}, {"SELECT_TABLE", true}}},
+                   SecurableObject{"m", ObjectType::kMetalake,
+                                   {{"USE_CATALOG", true}, {"USE_SCHEMA", true}}}});
+  ASSERT_THAT(access_->AddUser(metalake_, "owner", model::Audit{"admin", 1, {}, {}}), IsOk());
+  ASSERT_THAT(authz_->SetOwner(schema_, Owner{"owner", false}), IsOk());
+  ASSERT_THAT(authz_->SetOwner(table_, Owner{"no_use", false}), IsOk());
+  std::vector<service::Target> targets;
+  for (const auto& target : {authz_->Resolve("m", "c"), authz_->Resolve("m", "c", {"s"}),
+                             authz_->Resolve("m", "c", {"s"}, "t"),
+                             authz_->Resolve("m", "c", {"s"}, "new_table"),
+                             authz_->Resolve("m", "c", {"new_schema"})}) {
+    ASSERT_THAT(target, IsOk());
+    targets.push_back(*target);
+  }
+  int allowed_somewhere = 0;
+  for (int a = 0; a <= static_cast<int>(Action::kGrantOnObject); ++a) {
+    const auto action = static_cast<Action>(a);
+    if (!service::ImpliesLoadCatalog(action)) continue;
+    for (const char* user : {"admin", "user_c", "no_use", "denied", "owner", "stranger"}) {
+      for (const auto& target : targets) {
+        auto allowed = authz_->Allowed(Principal{user, {}}, action, target);
+        auto catalog = authz_->Allowed(Principal{user, {}}, Action::kLoadCatalog, target);
+        ASSERT_THAT(allowed, IsOk());
+        ASSERT_THAT(catalog, IsOk());
+        if (*allowed) {
+          ++allowed_somewhere;
+          EXPECT_TRUE(*catalog) << ActionName(action) << " for " << user;
+        }
+      }
+    }
+  }
+  EXPECT_GT(allowed_somewhere, 0);
+  EXPECT_FALSE(service::ImpliesLoadCatalog(Action::kCreateCatalog));
+  EXPECT_FALSE(service::ImpliesLoadCatalog(Action::kGrantOnObject));
 }
 
 TEST_F(AuthorizerTest, ListsKeepOnlyVisibleItems) {
