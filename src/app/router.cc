@@ -231,9 +231,25 @@ http::Response Router::RenderTransportError(int status, std::string_view message
   return response;
 }
 
+namespace {
+
+// What the audit record and the span name the request by: the route the front end matched, or
+// the path described again.
+AuditSubject SubjectOf(const http::Request& request, const http::Response& response) {
+  if (!response.audit_route) return DescribeRequest(request.method, request.path);
+  AuditSubject subject;
+  subject.operation = response.audit_route->operation;
+  subject.object = response.audit_route->object;
+  subject.creates = response.audit_route->creates;
+  subject.routed = true;
+  return subject;
+}
+
+}  // namespace
+
 void Router::Audit(const http::Request& request, const std::string& principal, bool authenticated,
                    const http::Response& response) const {
-  AuditSubject subject = DescribeRequest(request.method, request.path);
+  AuditSubject subject = SubjectOf(request, response);
   AddCreatedName(subject, request.body);
   if (subject.object.empty() && subject.operation == "GET /iceberg/v1/config") {
     subject.object =
@@ -302,7 +318,7 @@ http::Response Router::Handle(const http::Request& request) const {
   trace::Span span("request", trace::Kind::kServer, remote);
   http::Response response = Serve(request);
   if (span.recording()) {
-    const AuditSubject subject = DescribeRequest(request.method, request.path);
+    const AuditSubject subject = SubjectOf(request, response);
     span.Rename(response.audit_operation.empty() ? subject.operation : response.audit_operation);
     span.Set("http.request.method", request.method);
     span.Set("url.path", request.path);

@@ -3,12 +3,16 @@
 
 #include <strings.h>
 
+#include <algorithm>
+
 #include "common/util.h"
 
 namespace cairn::http {
 
-bool HeaderLess::operator()(const std::string& a, const std::string& b) const {
-  return strcasecmp(a.c_str(), b.c_str()) < 0;
+bool HeaderLess::operator()(std::string_view a, std::string_view b) const {
+  const size_t n = std::min(a.size(), b.size());
+  const int c = strncasecmp(a.data(), b.data(), n);
+  return c != 0 ? c < 0 : a.size() < b.size();
 }
 
 std::optional<std::string> Request::Query(std::string_view name) const {
@@ -18,7 +22,7 @@ std::optional<std::string> Request::Query(std::string_view name) const {
   return std::nullopt;
 }
 
-std::optional<std::string> Request::Header(const std::string& name) const {
+std::optional<std::string> Request::Header(std::string_view name) const {
   auto it = headers.find(name);
   if (it == headers.end()) return std::nullopt;
   return it->second;

@@ -16,7 +16,8 @@ namespace cairn::http {
 
 /// Case-insensitive ordering for header names.
 struct HeaderLess {
-  bool operator()(const std::string& a, const std::string& b) const;
+  using is_transparent = void;  // looked up by std::string_view without building a string
+  bool operator()(std::string_view a, std::string_view b) const;
 };
 
 /// A request as the protocol front ends see it: no sockets, no Beast types.
@@ -41,7 +42,7 @@ struct Request {
   /// The first value of a query parameter, if present.
   std::optional<std::string> Query(std::string_view name) const;
   /// A header value, if present.
-  std::optional<std::string> Header(const std::string& name) const;
+  std::optional<std::string> Header(std::string_view name) const;
 };
 
 struct Response {
@@ -64,6 +65,16 @@ struct Response {
   /// not it (an MCP tool call refused inside a 200 answer); the audit outcome follows it.
   int audit_status = 0;
   bool audit_lookup = false;  // with audit_status: the call only read, so a 404 is `not_found`
+  /// Not sent: the route of its own table a front end matched the request to, so that the
+  /// audit record (and the request's span) need not match the path again: the route's
+  /// operation, as DescribeRequest names it (text that lives as long as the process), the names
+  /// its path gives joined with '.', and whether the request creates the object its body names.
+  struct AuditRoute {
+    std::string_view operation;
+    std::string object;
+    bool creates = false;
+  };
+  std::optional<AuditRoute> audit_route;
   /// Not sent: "read-only" or "read-write" when the answer carries vended storage keys (metrics).
   std::string_view vended_access;
   /// Not sent: the server holds the answer back this long on its connection (holding no thread)

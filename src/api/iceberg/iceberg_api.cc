@@ -1174,9 +1174,11 @@ Response LoadTable(Call& c) {
   if (!table) return c.Fail(table.error());
   Response r;
   std::string access;
-  if (WantsVendedCredentials(c.request)) {
+  // Most loads ask for neither keys nor signing: one lookup of the header tells.
+  const bool delegation = c.request.headers.count("X-Iceberg-Access-Delegation") > 0;
+  if (delegation && WantsVendedCredentials(c.request)) {
     if (auto d = c.Vend(c.name, *table, access, r)) return *d;
-  } else if (WantsRemoteSigning(c.request)) {
+  } else if (delegation && WantsRemoteSigning(c.request)) {
     access = SigningAccessText(*c.catalog, *table, c.prefix, c.ns, c.name);
   }
   if (mode == "refs") {
@@ -1312,13 +1314,11 @@ api::RouteMatch<Route> Match(std::string_view method, const std::vector<std::str
 
 }  // namespace
 
-std::optional<RouteDescription> DescribeRoute(std::string_view method, std::string_view path) {
-  auto seg = PathSegments(path);
-  if (!seg) return std::nullopt;
-  auto found = Match(method, *seg);
-  if (found.route == nullptr) return std::nullopt;
-  RouteDescription d;
-  // The text of a route with one method is built once: this runs for every audited request.
+namespace {
+
+// The audit's operation of a route with one method, built once per route (empty for a route
+// of any method, whose text depends on the request's).
+const std::string& KnownOperation(const Route& route) {
   static const std::vector<std::string> kOperations = [] {
     std::vector<std::string> out;
     for (const auto& r : Routes()) {
@@ -1327,17 +1327,49 @@ std::optional<RouteDescription> DescribeRoute(std::string_view method, std::stri
     }
     return out;
   }();
-  const std::string& known = kOperations[static_cast<size_t>(found.route - Routes().data())];
+  return kOperations[static_cast<size_t>(&route - Routes().data())];
+}
+
+bool Creates(const Route& route) {
+  const Action a = route.action;
+  return a == Action::kCreateSchema || a == Action::kCreateTable || a == Action::kCreateView;
+}
+
+// The names the path gives the route's parameters, a namespace's levels joined with '.'.
+std::vector<std::string> ParameterNames(const Route& route, std::vector<std::string> params) {
+  const auto& names = route.path.Parameters();
+  params.resize(std::min(params.size(), names.size()));
+  for (size_t i = 0; i < params.size(); ++i) {
+    if (names[i] == "namespace") std::replace(params[i].begin(), params[i].end(), kSeparator, '.');
+  }
+  return params;
+}
+
+// What the audit names a request by when it matched `found` (DescribeRoute, without matching
+// the path again); none for no route or a route of any method.
+std::optional<Response::AuditRoute> AuditRouteOf(const api::RouteMatch<Route>& found) {
+  if (found.route == nullptr) return std::nullopt;
+  const std::string& known = KnownOperation(*found.route);
+  if (known.empty()) return std::nullopt;
+  return Response::AuditRoute{known, Join(ParameterNames(*found.route, found.params), "."),
+                              Creates(*found.route)};
+}
+
+}  // namespace
+
+// The text of a route with one method is built once: this runs for every audited request the
+// front end did not describe itself.
+std::optional<RouteDescription> DescribeRoute(std::string_view method, std::string_view path) {
+  auto seg = PathSegments(path);
+  if (!seg) return std::nullopt;
+  auto found = Match(method, *seg);
+  if (found.route == nullptr) return std::nullopt;
+  RouteDescription d;
+  const std::string& known = KnownOperation(*found.route);
   d.operation =
       known.empty() ? fmt::format("{} /iceberg{}", method, found.route->path.text()) : known;
-  const Action a = found.route->action;
-  d.creates = a == Action::kCreateSchema || a == Action::kCreateTable || a == Action::kCreateView;
-  const auto& names = found.route->path.Parameters();
-  for (size_t i = 0; i < names.size() && i < found.params.size(); ++i) {
-    std::string value = std::move(found.params[i]);
-    if (names[i] == "namespace") std::replace(value.begin(), value.end(), kSeparator, '.');
-    d.names.push_back(std::move(value));
-  }
+  d.creates = Creates(*found.route);
+  d.names = ParameterNames(*found.route, std::move(found.params));
   return d;
 }
 
@@ -1427,67 +1459,72 @@ Response IcebergApi::Dispatch(const Request& request,
                               fmt::format("Method {} is not allowed on {}", method, request.path));
   };
   auto found = Match(method, *seg);
-  Call c{request,
-         principal,
-         objects_,
-         authz_,
-         service_,
-         options_,
-         {principal.user, NowMillis(), request.via.empty() ? "iceberg" : request.via}};
-  c.route = found.route;
-  c.params = std::move(found.params);
-  c.federated_config = [&](const std::string& prefix, connector::IcebergProxy& proxy) {
-    return FederatedConfig(request, prefix, proxy);
-  };
-  const bool unscoped = (c.route != nullptr && !c.route->scoped) ||
-                        (c.route == nullptr && found.path_known && seg->size() == 2);
-  if (unscoped) {
-    if (c.route == nullptr) return not_allowed();
-    return c.route->handler(c);
-  }
-  if (seg->empty() || (*seg)[0] != "v1" || seg->size() < 3) return not_found();
-  c.prefix = (*seg)[1];
-  // Every catalog is authorized before anything else (a missing one is a denial, not a 404).
-  // A route whose own check implies the catalog's (service::ImpliesLoadCatalog) is checked
-  // alone, and the catalog only when that check fails, so that a denial names the catalog
-  // first as before: one decision instead of two on every allowed request.
-  auto catalog = c.Open(c.prefix);
-  const bool route_checks_catalog =
-      catalog && c.proxy == nullptr && c.route != nullptr && c.route->at == AuthorizeAt::kPath &&
-      service::ImpliesLoadCatalog(c.route->action) &&
-      (!c.route->action_if_absent || service::ImpliesLoadCatalog(*c.route->action_if_absent));
-  if (!route_checks_catalog && !(c.proxy != nullptr && !c.proxy->options().check_privileges)) {
-    if (auto d = c.Authorize(Action::kLoadCatalog)) return *d;
-  }
-  if (!catalog) return c.Fail(catalog.error());
-  if (c.proxy != nullptr) {
-    auto names = c.Warehouse(c.prefix);
-    if (!names) return c.Fail(names.error());
-    return Forward(request, principal, *names, *c.proxy, c.holder->Find<connector::ExternalRows>(),
-                   *seg);
-  }
-  if (c.route == nullptr) return found.path_known ? not_allowed() : not_found();
-  c.catalog = *catalog;
-  const auto& names = c.route->path.Parameters();
-  for (size_t i = 0; i < names.size(); ++i) {
-    if (names[i] == "namespace") c.ns = SplitNamespace(c.params[i]);
-    if (names[i] == "table" || names[i] == "view") c.name = c.params[i];
-  }
-  if (c.route->at == AuthorizeAt::kPath) {
-    Action action = c.route->action;
-    if (c.route->action_if_absent && !c.name.empty() && !c.catalog->TableRow(c.ns, c.name)) {
-      action = *c.route->action_if_absent;
-      c.creating = true;
+  std::optional<Response::AuditRoute> audit_route = AuditRouteOf(found);
+  Response answer = [&]() -> Response {
+    Call c{request,
+           principal,
+           objects_,
+           authz_,
+           service_,
+           options_,
+           {principal.user, NowMillis(), request.via.empty() ? "iceberg" : request.via}};
+    c.route = found.route;
+    c.params = std::move(found.params);
+    c.federated_config = [&](const std::string& prefix, connector::IcebergProxy& proxy) {
+      return FederatedConfig(request, prefix, proxy);
+    };
+    const bool unscoped = (c.route != nullptr && !c.route->scoped) ||
+                          (c.route == nullptr && found.path_known && seg->size() == 2);
+    if (unscoped) {
+      if (c.route == nullptr) return not_allowed();
+      return c.route->handler(c);
     }
-    if (auto d = c.Authorize(action, c.ns, c.name, c.route->kind)) {
-      if (route_checks_catalog) {
-        if (auto catalog_denied = c.Authorize(Action::kLoadCatalog)) return *catalog_denied;
+    if (seg->empty() || (*seg)[0] != "v1" || seg->size() < 3) return not_found();
+    c.prefix = (*seg)[1];
+    // Every catalog is authorized before anything else (a missing one is a denial, not a 404).
+    // A route whose own check implies the catalog's (service::ImpliesLoadCatalog) is checked
+    // alone, and the catalog only when that check fails, so that a denial names the catalog
+    // first as before: one decision instead of two on every allowed request.
+    auto catalog = c.Open(c.prefix);
+    const bool route_checks_catalog =
+        catalog && c.proxy == nullptr && c.route != nullptr && c.route->at == AuthorizeAt::kPath &&
+        service::ImpliesLoadCatalog(c.route->action) &&
+        (!c.route->action_if_absent || service::ImpliesLoadCatalog(*c.route->action_if_absent));
+    if (!route_checks_catalog && !(c.proxy != nullptr && !c.proxy->options().check_privileges)) {
+      if (auto d = c.Authorize(Action::kLoadCatalog)) return *d;
+    }
+    if (!catalog) return c.Fail(catalog.error());
+    if (c.proxy != nullptr) {
+      auto names = c.Warehouse(c.prefix);
+      if (!names) return c.Fail(names.error());
+      return Forward(request, principal, *names, *c.proxy,
+                     c.holder->Find<connector::ExternalRows>(), *seg);
+    }
+    if (c.route == nullptr) return found.path_known ? not_allowed() : not_found();
+    c.catalog = *catalog;
+    const auto& names = c.route->path.Parameters();
+    for (size_t i = 0; i < names.size(); ++i) {
+      if (names[i] == "namespace") c.ns = SplitNamespace(c.params[i]);
+      if (names[i] == "table" || names[i] == "view") c.name = c.params[i];
+    }
+    if (c.route->at == AuthorizeAt::kPath) {
+      Action action = c.route->action;
+      if (c.route->action_if_absent && !c.name.empty() && !c.catalog->TableRow(c.ns, c.name)) {
+        action = *c.route->action_if_absent;
+        c.creating = true;
       }
-      if (auto missing = MissingToReader(c, action)) return *missing;
-      return *d;
+      if (auto d = c.Authorize(action, c.ns, c.name, c.route->kind)) {
+        if (route_checks_catalog) {
+          if (auto catalog_denied = c.Authorize(Action::kLoadCatalog)) return *catalog_denied;
+        }
+        if (auto missing = MissingToReader(c, action)) return *missing;
+        return *d;
+      }
     }
-  }
-  return c.route->handler(c);
+    return c.route->handler(c);
+  }();
+  if (!answer.audit_route) answer.audit_route = std::move(audit_route);
+  return answer;
 }
 
 }  // namespace cairn::api::iceberg
