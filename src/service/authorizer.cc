@@ -3,8 +3,8 @@
 
 #include <algorithm>
 #include <array>
-#include <span>
 #include <iterator>
+#include <span>
 #include <unordered_map>
 
 #include "common/trace.h"
@@ -154,9 +154,20 @@ void AppendBelowCatalog(std::vector<std::pair<EntityType, std::string>>& path,
   if (!object.empty()) path.emplace_back(LeafEntityType(object_type), object);
 }
 
-// Fills the schema and object rows of `t` from GetPath's rows of the levels below its catalog
-// (`below` is where they start): the first schema's row when it exists, the object's when every
-// level down to it does.
+// The path from a target's metalake down to its object, for MetadataStore::GetPath.
+std::vector<std::pair<EntityType, std::string>> PathOf(const std::string& metalake,
+                                                       const std::string& catalog,
+                                                       const std::vector<std::string>& schema,
+                                                       const std::string& object,
+                                                       ObjectType object_type) {
+  std::vector<std::pair<EntityType, std::string>> path = {{EntityType::kMetalake, metalake}};
+  if (!catalog.empty()) {
+    path.emplace_back(EntityType::kCatalog, catalog);
+    AppendBelowCatalog(path, schema, object, object_type);
+  }
+  return path;
+}
+
 // A target naming these levels, with its metalake's and (when it exists) its catalog's rows.
 Target NewTarget(EntityRecord metalake, std::optional<EntityRecord> catalog_row,
                  const std::string& catalog, const std::vector<std::string>& schema,
@@ -171,6 +182,9 @@ Target NewTarget(EntityRecord metalake, std::optional<EntityRecord> catalog_row,
   return t;
 }
 
+// Fills the schema and object rows of `t` from GetPath's rows of the levels below its catalog
+// (`below` is where they start): the first schema's row when it exists, the object's when every
+// level down to it does.
 void FillBelowCatalog(Target& t, const std::vector<EntityRecord>& rows, size_t below) {
   if (t.schema.empty() || rows.size() <= below) return;
   t.schema_row = rows[below];
@@ -186,12 +200,9 @@ void FillBelowCatalog(Target& t, const std::vector<EntityRecord>& rows, size_t b
 Result<Target> Authorizer::Resolve(const std::string& metalake, const std::string& catalog,
                                    const std::vector<std::string>& schema,
                                    const std::string& object, ObjectType object_type) {
-  std::vector<std::pair<EntityType, std::string>> path = {{EntityType::kMetalake, metalake}};
-  if (!catalog.empty()) {
-    path.emplace_back(EntityType::kCatalog, catalog);
-    AppendBelowCatalog(path, schema, object, object_type);
-  }
-  CAIRN_ASSIGN_OR_RETURN(store::MetadataStore::PathRows shared, store_.GetSharedPath(0, path));
+  CAIRN_ASSIGN_OR_RETURN(
+      store::MetadataStore::PathRows shared,
+      store_.GetSharedPath(0, PathOf(metalake, catalog, schema, object, object_type)));
   const std::vector<EntityRecord>& rows = *shared;
   if (rows.empty()) {
     return NotFound(EntityKind::kMetalake, "Metalake {} does not exist", metalake);
@@ -539,8 +550,7 @@ class RememberedDecisions {
     ObjectType type = ObjectType::kTable;
     bool allowed = false;
   };
-  // A request inside a catalog decides twice (the catalog, then its target): room for a few
-  // principals' requests on the same tables.
+  // Room for the decisions of a few principals, objects and actions a thread serves in turn.
   std::array<Entry, 8> entries_;
   size_t next_ = 0;
 };
@@ -737,12 +747,9 @@ Status Authorizer::Authorize(const Principal& principal, Action action, const st
   // Decided on the rows of one shared path lookup, as Resolve would fill a Target, without
   // copying them into one.
   Status decided = [&]() -> Status {
-    std::vector<std::pair<EntityType, std::string>> path = {{EntityType::kMetalake, metalake}};
-    if (!catalog.empty()) {
-      path.emplace_back(EntityType::kCatalog, catalog);
-      AppendBelowCatalog(path, schema, object, object_type);
-    }
-    CAIRN_ASSIGN_OR_RETURN(store::MetadataStore::PathRows shared, store_.GetSharedPath(0, path));
+    CAIRN_ASSIGN_OR_RETURN(
+        store::MetadataStore::PathRows shared,
+        store_.GetSharedPath(0, PathOf(metalake, catalog, schema, object, object_type)));
     if (shared->empty()) {
       return NotFound(EntityKind::kMetalake, "Metalake {} does not exist", metalake);
     }

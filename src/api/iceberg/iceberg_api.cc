@@ -304,6 +304,47 @@ Result<std::string> VendedAccessText(IcebergCatalog& catalog, const LoadedObject
       auto creds,
       vendor.Vend(locations, write ? storage::AccessLevel::kReadWrite : storage::AccessLevel::kRead,
                   now_ms));
+  // Cached credentials are answered on every vended load until they are re-minted: the text is
+  // rendered once per thread for the same credentials, locations and storage settings. The key
+  // holds every one of them, each with its length and each list with its count (so no two lists
+  // of values read the same), and each credential's expiry and values: new keys render anew.
+  const auto& s3 = catalog.storage().s3;
+  std::string memo_key;
+  memo_key.reserve(2048);
+  auto add = [&](std::string_view part) {
+    memo_key.append(std::to_string(part.size())).append(":").append(part);
+  };
+  add(write ? "rw" : "r");
+  add(s3.endpoint);
+  add(s3.region);
+  add(s3.path_style ? "path" : "virtual");
+  add(std::to_string(vendor.providers().size()));
+  for (const auto& p : vendor.providers()) add(p);
+  add(std::to_string(locations.size()));
+  for (const auto& l : locations) add(l);
+  add(std::to_string(creds.size()));
+  for (const auto& c : creds) {
+    add(c.type);
+    add(std::to_string(c.expire_time_ms));
+    add(std::to_string(c.info.size()));
+    for (const auto& [k, v] : c.info) {
+      add(k);
+      add(v);
+    }
+  }
+  struct Rendered {
+    std::string key;
+    std::string text;
+    std::string note;
+  };
+  thread_local std::array<Rendered, 4> rendered;
+  thread_local size_t next_rendered = 0;
+  for (const auto& r : rendered) {
+    if (!r.key.empty() && r.key == memo_key) {
+      note = r.note;
+      return r.text;
+    }
+  }
   // Written as text: a vended load answers this on every request, and a session token is
   // long (serialising it through a JSON document cost a seventh of such a load's CPU). Members
   // in the order they are first set, a later credential's value replacing an earlier one's.
@@ -347,6 +388,8 @@ Result<std::string> VendedAccessText(IcebergCatalog& catalog, const LoadedObject
   out += ']';
   note = fmt::format("vended {} {} credentials for {}", Join(vendor.providers(), ","),
                      write ? "read-write" : "read-only", Join(locations, ","));
+  rendered[next_rendered] = Rendered{std::move(memo_key), out, note};
+  next_rendered = (next_rendered + 1) % rendered.size();
   return out;
 }
 
