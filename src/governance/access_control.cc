@@ -132,10 +132,8 @@ Owner OwnerOf(const EntityRecord& row) {
   if (row.payload.empty() || owner.scan == json::MemberScan::kAbsent) {
     return Owner{row.audit.creator, false};
   }
-  if (owner.scan == json::MemberScan::kFound && !owner.value.empty() && owner.value[0] != '{') {
-    return Owner{row.audit.creator, false};  // not an object: as if absent
-  }
   if (owner.scan == json::MemberScan::kFound) {
+    if (owner.value.front() != '{') return Owner{row.audit.creator, false};  // not an object
     const json::MemberLookup name = json::FindMember(owner.value, "name");
     const json::MemberLookup type = json::FindMember(owner.value, "type");
     std::optional<std::string_view> name_text;

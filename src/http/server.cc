@@ -812,16 +812,20 @@ class Server::Impl {
     // The answer's parts in order, and how much of each has been sent.
     const std::array<std::string_view, 4> parts{header, body.head, middle, body.tail};
     std::array<size_t, 4> sent{};
-    auto advance = [&](size_t n, size_t from, size_t to) {
-      for (size_t i = from; i < to && n > 0; ++i) {
+    // Counts `n` bytes sent from the first `count` parts, in order.
+    auto advance = [&](size_t n, size_t count) {
+      for (size_t i = 0; i < count && n > 0; ++i) {
         const size_t take = std::min(n, parts[i].size() - sent[i]);
         sent[i] += take;
         n -= take;
       }
     };
     const int fd = tcp.socket().native_handle();
-    auto failed = [](ssize_t n) {
-      return n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR;
+    // A call that failed for another reason than a full socket ends the answer with its errno.
+    auto failed = [&ec](ssize_t n) {
+      if (n >= 0 || errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) return false;
+      ec = boost::system::error_code(errno, boost::system::system_category());
+      return true;
     };
     auto send_parts = [&](size_t count, int more) {
       std::array<iovec, 4> iov{};
@@ -832,39 +836,28 @@ class Server::Impl {
       msg.msg_iov = iov.data();
       msg.msg_iovlen = count;
       const ssize_t n = ::sendmsg(fd, &msg, MSG_DONTWAIT | MSG_NOSIGNAL | more);
-      if (!failed(n)) advance(n > 0 ? static_cast<size_t>(n) : 0, 0, count);
-      return n;
+      if (failed(n)) return false;
+      advance(n > 0 ? static_cast<size_t>(n) : 0, count);
+      return true;
     };
     if (file == nullptr) {
-      if (failed(send_parts(parts.size(), 0))) {
-        ec = boost::system::error_code(errno, boost::system::system_category());
-        co_return;
-      }
+      if (!send_parts(parts.size(), 0)) co_return;
     } else {
-      if (failed(send_parts(2, MSG_MORE))) {
-        ec = boost::system::error_code(errno, boost::system::system_category());
-        co_return;
-      }
+      if (!send_parts(2, MSG_MORE)) co_return;
       if (sent[0] == header.size() && sent[1] == body.head.size()) {
         off_t offset = 0;
         while (static_cast<size_t>(offset) < middle.size()) {
           const ssize_t m =
               ::sendfile(fd, file->fd(), &offset, middle.size() - static_cast<size_t>(offset));
           if (m > 0 || (m < 0 && errno == EINTR)) continue;
-          if (failed(m)) {
-            ec = boost::system::error_code(errno, boost::system::system_category());
-            co_return;
-          }
+          if (failed(m)) co_return;
           break;  // the socket is full (or the file ended early): the rest from memory
         }
         sent[2] = static_cast<size_t>(offset);
         if (sent[2] == middle.size() && !body.tail.empty()) {
           const ssize_t t =
               ::send(fd, body.tail.data(), body.tail.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
-          if (failed(t)) {
-            ec = boost::system::error_code(errno, boost::system::system_category());
-            co_return;
-          }
+          if (failed(t)) co_return;
           sent[3] = t > 0 ? static_cast<size_t>(t) : 0;
         }
       }

@@ -97,7 +97,11 @@ MemberLookup FindMember(std::string_view text, std::string_view key) {
   if (i >= text.size() || text[i] != '{') return unknown;
   i = SkipSpace(text, i + 1);
   MemberLookup found{MemberScan::kAbsent, {}};
-  if (i < text.size() && text[i] == '}') return SkipSpace(text, i + 1) == text.size() ? found : unknown;
+  // The object closes at `at`: the answer holds when nothing but space follows.
+  auto closed_at = [&](size_t at) {
+    return SkipSpace(text, at + 1) == text.size() ? found : unknown;
+  };
+  if (i < text.size() && text[i] == '}') return closed_at(i);
   while (i < text.size()) {
     if (text[i] != '"') return unknown;
     bool escaped = false;
@@ -114,7 +118,7 @@ MemberLookup FindMember(std::string_view text, std::string_view key) {
     if (name == key) found = {MemberScan::kFound, text.substr(i, value_end - i)};
     i = SkipSpace(text, value_end);
     if (i >= text.size()) return unknown;
-    if (text[i] == '}') return SkipSpace(text, i + 1) == text.size() ? found : unknown;
+    if (text[i] == '}') return closed_at(i);
     if (text[i] != ',') return unknown;
     i = SkipSpace(text, i + 1);
   }

@@ -292,6 +292,38 @@ std::string SigningAccessText(IcebergCatalog& catalog, const LoadedObject& obj,
   return "\"config\":" + config.dump();
 }
 
+// Everything the vended access text is rendered from: the access level, the storage settings,
+// the providers, the locations and each credential's type, expiry and values. Each value with
+// its length and each list with its count, so no two lists of values read the same.
+std::string VendedTextKey(const storage::S3Options& s3, const std::vector<std::string>& providers,
+                          const std::vector<std::string>& locations,
+                          const std::vector<storage::Credential>& creds, bool write) {
+  std::string key;
+  key.reserve(2048);
+  auto add = [&](std::string_view part) {
+    key.append(std::to_string(part.size())).append(":").append(part);
+  };
+  add(write ? "rw" : "r");
+  add(s3.endpoint);
+  add(s3.region);
+  add(s3.path_style ? "path" : "virtual");
+  add(std::to_string(providers.size()));
+  for (const auto& p : providers) add(p);
+  add(std::to_string(locations.size()));
+  for (const auto& l : locations) add(l);
+  add(std::to_string(creds.size()));
+  for (const auto& c : creds) {
+    add(c.type);
+    add(std::to_string(c.expire_time_ms));
+    add(std::to_string(c.info.size()));
+    for (const auto& [k, v] : c.info) {
+      add(k);
+      add(v);
+    }
+  }
+  return key;
+}
+
 // The `config` and `storage-credentials` members of a load result carrying vended keys for the
 // table's locations. Empty when the catalog vends nothing.
 Result<std::string> VendedAccessText(IcebergCatalog& catalog, const LoadedObject& obj,
@@ -305,33 +337,9 @@ Result<std::string> VendedAccessText(IcebergCatalog& catalog, const LoadedObject
       vendor.Vend(locations, write ? storage::AccessLevel::kReadWrite : storage::AccessLevel::kRead,
                   now_ms));
   // Cached credentials are answered on every vended load until they are re-minted: the text is
-  // rendered once per thread for the same credentials, locations and storage settings. The key
-  // holds every one of them, each with its length and each list with its count (so no two lists
-  // of values read the same), and each credential's expiry and values: new keys render anew.
-  const auto& s3 = catalog.storage().s3;
-  std::string memo_key;
-  memo_key.reserve(2048);
-  auto add = [&](std::string_view part) {
-    memo_key.append(std::to_string(part.size())).append(":").append(part);
-  };
-  add(write ? "rw" : "r");
-  add(s3.endpoint);
-  add(s3.region);
-  add(s3.path_style ? "path" : "virtual");
-  add(std::to_string(vendor.providers().size()));
-  for (const auto& p : vendor.providers()) add(p);
-  add(std::to_string(locations.size()));
-  for (const auto& l : locations) add(l);
-  add(std::to_string(creds.size()));
-  for (const auto& c : creds) {
-    add(c.type);
-    add(std::to_string(c.expire_time_ms));
-    add(std::to_string(c.info.size()));
-    for (const auto& [k, v] : c.info) {
-      add(k);
-      add(v);
-    }
-  }
+  // rendered once per thread for the same credentials, locations and storage settings.
+  std::string memo_key =
+      VendedTextKey(catalog.storage().s3, vendor.providers(), locations, creds, write);
   struct Rendered {
     std::string key;
     std::string text;
