@@ -40,6 +40,16 @@ def drain(url: str, user: str, path: str, n: int) -> list[requests.Response]:
     return [s.get(f"{url}{path}", headers=basic(user), timeout=10) for _ in range(n)]
 
 
+def first_refusal(url: str, user: str, tries: int = 6) -> requests.Response:
+    """The first 429 of up to `tries` requests; every other answer must be a success."""
+    for _ in range(tries):
+        r = requests.get(url, headers=basic(user), timeout=10)
+        if r.status_code == 429:
+            return r
+        assert r.status_code in (200, 404), r.text
+    pytest.fail(f"{url}: no 429 in {tries} requests of a principal over its rate")
+
+
 def test_a_flooding_principal_gets_429_in_each_format_and_others_go_on(limited, tmp_path):
     url = limited.url
     # Iceberg REST: the burst of 10, then refusals in Iceberg's error model.
@@ -57,11 +67,11 @@ def test_a_flooding_principal_gets_429_in_each_format_and_others_go_on(limited, 
     assert refused.elapsed.total_seconds() >= 0.19
     assert max(r.elapsed.total_seconds() for r in answers if r.status_code != 429) < 0.19
     # The Gravitino API, the Lance service and MCP refuse the same principal in their formats.
-    r = requests.get(f"{url}/api/metalakes", headers=basic("flood"), timeout=10)
-    assert r.status_code == 429 and r.json()["code"] == 1002 and "Retry-After" in r.headers
-    r = requests.post(f"{url}/lance/v1/namespace/x/list", headers=basic("flood"), json={},
-                      timeout=10)
-    assert r.status_code == 429 and r.json()["code"] == 21, r.text
+    # (Each held refusal lets 0.4 of a token come back, so one request in a few may pass.)
+    r = first_refusal(f"{url}/api/metalakes", "flood")
+    assert r.json()["code"] == 1002 and "Retry-After" in r.headers
+    r = first_refusal(f"{url}/lance/v1/namespace/x/list", "flood")
+    assert r.json()["code"] == 21, r.text
     # Others are not held up by the flooder, and probes are never limited.
     assert requests.get(f"{url}/api/metalakes", headers=basic("quiet"), timeout=10).status_code == 200
     assert all(requests.get(f"{url}/api/version", headers=basic("flood"),
