@@ -291,23 +291,48 @@ class Server::Impl {
   static constexpr int kLooksBeforeRetiring = 100;  // ~100 ms with no blocked thread
   static thread_local ThreadSlot* current_slot_;
 
-  // True when the thread is asleep in the kernel (waiting on I/O, a lock or the network), as
-  // opposed to running or waiting for a CPU: only then would another thread get more done.
-  static bool ThreadIsBlocked(pid_t tid) {
-    char path[64];
-    std::snprintf(path, sizeof(path), "/proc/self/task/%d/stat", static_cast<int>(tid));
-    const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return false;
-    char buf[512];
-    const ssize_t n = ::read(fd, buf, sizeof(buf) - 1);
-    ::close(fd);
-    if (n <= 0) return false;
-    buf[n] = '\0';
-    const char* close_paren = std::strrchr(buf, ')');  // the name may contain spaces or ')'
-    if (close_paren == nullptr || close_paren[1] != ' ') return false;
-    const char state = close_paren[2];
-    return state == 'S' || state == 'D';
-  }
+  // The monitor's open /proc/self/task/<tid>/stat of one thread, read again from its start at
+  // each look: opening the file each time (a procfs path walk) cost more than reading it.
+  class ThreadStat {
+   public:
+    ThreadStat() = default;
+    ThreadStat(const ThreadStat&) = delete;
+    ThreadStat& operator=(const ThreadStat&) = delete;
+    ~ThreadStat() { Close(); }
+
+    // True when thread `tid` is asleep in the kernel (waiting on I/O, a lock or the network),
+    // as opposed to running or waiting for a CPU: only then would another thread get more done.
+    bool Blocked(pid_t tid) {
+      if (tid != tid_) {
+        Close();
+        char path[64];
+        std::snprintf(path, sizeof(path), "/proc/self/task/%d/stat", static_cast<int>(tid));
+        fd_ = ::open(path, O_RDONLY | O_CLOEXEC);
+        tid_ = fd_ < 0 ? 0 : tid;
+      }
+      if (fd_ < 0) return false;
+      char buf[512];
+      const ssize_t n = ::pread(fd_, buf, sizeof(buf) - 1, 0);
+      if (n <= 0) {  // the thread has gone
+        Close();
+        return false;
+      }
+      buf[n] = '\0';
+      const char* close_paren = std::strrchr(buf, ')');  // the name may contain spaces or ')'
+      if (close_paren == nullptr || close_paren[1] != ' ') return false;
+      const char state = close_paren[2];
+      return state == 'S' || state == 'D';
+    }
+
+   private:
+    void Close() {
+      if (fd_ >= 0) ::close(fd_);
+      fd_ = -1;
+      tid_ = 0;
+    }
+    int fd_ = -1;
+    pid_t tid_ = 0;
+  };
 
   static int CpusAvailable() {
     cpu_set_t set;
@@ -372,6 +397,8 @@ class Server::Impl {
 
   void MonitorThreads() {
     std::vector<uint64_t> seen(slots_.size(), 0);
+    std::vector<ThreadStat> stats(slots_.size());
+    std::vector<size_t> candidates;  // in the same handler as at the last look
     int calm_looks = 0;  // consecutive looks with no blocked thread
     std::unique_lock lock(threads_mu_);
     while (!monitor_stop_) {
@@ -380,8 +407,8 @@ class Server::Impl {
       monitor_cv_.wait_for(lock, busy ? kMonitorInterval : 20 * kMonitorInterval);
       if (monitor_stop_) break;
       int running = 0;
-      int stuck = 0;
       int spare_slot = -1;
+      candidates.clear();
       for (size_t i = 0; i < slots_.size(); ++i) {
         const ThreadSlot& slot = slots_[i];
         const uint64_t n = slot.handlers.load(std::memory_order_relaxed);
@@ -391,17 +418,30 @@ class Server::Impl {
               !slot.retire.load(std::memory_order_relaxed)) {
             spare_slot = static_cast<int>(i);
           }
-          // In the same handler as at the last look, and asleep in the kernel: blocked.
-          if (slot.in_handler.load(std::memory_order_relaxed) && n == seen[i] &&
-              ThreadIsBlocked(slot.tid.load(std::memory_order_relaxed))) {
-            ++stuck;
+          if (slot.in_handler.load(std::memory_order_relaxed) && n == seen[i]) {
+            candidates.push_back(i);
           }
         }
         seen[i] = n;
       }
-      if (running > 0 && stuck == running && !stopping_) StartThreadLocked(/*spare=*/true);
+      // In the same handler as at the last look, and asleep in the kernel: blocked. Only two
+      // things are decided, so the kernel is asked no more than they need: whether every
+      // running thread is blocked (a spare starts), and, while a spare runs, whether any is
+      // (the spare stays).
+      const bool all_candidates = candidates.size() == static_cast<size_t>(running);
+      bool all_blocked = running > 0 && all_candidates;
+      bool any_blocked = false;
+      for (size_t i : candidates) {
+        if (!all_blocked && (any_blocked || spare_slot < 0)) break;
+        if (stats[i].Blocked(slots_[i].tid.load(std::memory_order_relaxed))) {
+          any_blocked = true;
+        } else {
+          all_blocked = false;
+        }
+      }
+      if (all_blocked && !stopping_) StartThreadLocked(/*spare=*/true);
       // Nothing blocked for a while: spares only compete for the CPUs now; let one go.
-      calm_looks = stuck == 0 ? calm_looks + 1 : 0;
+      calm_looks = any_blocked ? 0 : calm_looks + 1;
       if (calm_looks >= kLooksBeforeRetiring && spare_slot >= 0) {
         slots_[static_cast<size_t>(spare_slot)].retire.store(true, std::memory_order_relaxed);
         calm_looks = 0;
