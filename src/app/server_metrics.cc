@@ -254,6 +254,14 @@ void ServerMetrics::Collect(TextWriter& w) const {
             "Stale appends the server re-applied on the table's new head instead of a 409 (per "
             "attempt: a rebase that then loses a race is tried again).",
             static_cast<double>(s.append_rebases));
+    w.Family("cairn_iceberg_rebase_list_reads_total", "counter",
+             "Manifest lists of stale appends a rebase read, by how much: own (only the "
+             "snapshot's own records; the rest were a list the server wrote, byte for byte) or "
+             "whole.");
+    w.Sample("cairn_iceberg_rebase_list_reads_total", {{"read", "own"}},
+             static_cast<double>(s.rebase_list_reads_own_records));
+    w.Sample("cairn_iceberg_rebase_list_reads_total", {{"read", "whole"}},
+             static_cast<double>(s.rebase_list_reads_whole));
   }
 }
 

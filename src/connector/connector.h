@@ -111,6 +111,10 @@ struct IcebergStats {
   uint64_t commit_state_unknown = 0;  // the pointer swap's outcome is unknown
   uint64_t commit_failures = 0;       // refused for another reason (bad update, storage)
   uint64_t append_rebases = 0;        // stale appends re-applied on the new head (per attempt)
+  // How rebases read the appended snapshot's manifest list: only its own records (the rest
+  // recognised as a remembered list's), or whole.
+  uint64_t rebase_list_reads_own_records = 0;
+  uint64_t rebase_list_reads_whole = 0;
 };
 IcebergStats ReadIcebergStats(IcebergCaches& caches);
 

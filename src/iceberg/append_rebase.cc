@@ -2,6 +2,7 @@
 #include "iceberg/append_rebase.h"
 
 #include <avro.h>
+#include <openssl/evp.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -77,12 +78,23 @@ class GenericValue {
   bool valid_ = false;
 };
 
+// Parses an Avro schema. The last one parsed on this thread is kept: a rebase parses the same
+// writer schema for each list it reads and writes.
 Result<SchemaPtr> ParseSchema(std::string_view text) {
-  avro_schema_t schema = nullptr;
-  if (avro_schema_from_json_length(text.data(), text.size(), &schema) != 0) {
-    return InvalidArgument("invalid Avro schema: {}", avro_strerror());
+  struct Last {
+    std::string text;
+    SchemaPtr schema;
+  };
+  static thread_local Last last;
+  if (!last.schema || last.text != text) {
+    avro_schema_t schema = nullptr;
+    if (avro_schema_from_json_length(text.data(), text.size(), &schema) != 0) {
+      return InvalidArgument("invalid Avro schema: {}", avro_strerror());
+    }
+    last.schema.reset(schema);
+    last.text = text;
   }
-  return SchemaPtr(schema);
+  return SchemaPtr(avro_schema_incref(last.schema.get()));
 }
 
 // --- Avro values <-> JSON
@@ -426,6 +438,12 @@ Result<std::string> Inflate(std::string_view in) {
   return out;
 }
 
+WrittenLists::Sha256 Sha256Of(std::string_view bytes) {
+  WrittenLists::Sha256 out{};
+  EVP_Digest(bytes.data(), bytes.size(), out.data(), nullptr, EVP_sha256(), nullptr);
+  return out;
+}
+
 std::string RandomBytes(size_t n) {
   static thread_local std::mt19937_64 rng{std::random_device{}()};
   std::string out(n, '\0');
@@ -486,6 +504,14 @@ struct RawRecords {
 };
 
 WrittenLists::WrittenLists(size_t capacity) : capacity_(capacity) {}
+
+WrittenLists::Reads WrittenLists::reads() const {
+  return {own_records_only_.load(std::memory_order_relaxed), whole_.load(std::memory_order_relaxed)};
+}
+
+void WrittenLists::CountRead(bool own_records_only) {
+  (own_records_only ? own_records_only_ : whole_).fetch_add(1, std::memory_order_relaxed);
+}
 
 std::optional<WrittenLists::List> WrittenLists::Find(const std::string& location) {
   std::lock_guard lock(mu_);
@@ -574,11 +600,10 @@ std::optional<std::pair<std::string, int64_t>> ManifestIdentity(avro_value_t* re
   return std::make_pair(std::string(text == nullptr ? "" : text, size), id);
 }
 
-Status ReadContainer(std::string_view bytes, AvroFile* out, RawRecords* raw, const SlimRead* slim) {
-  AvroFile& file = *out;
-  if (!bytes.starts_with(kMagic)) return InvalidArgument("not an Avro object container file");
-  Cursor in(bytes.substr(kMagic.size()));
-  std::string codec = "null";
+// A container file's header: the schema and other metadata into `file`, the codec into
+// `codec`; returns the sync marker.
+Result<std::string_view> ReadHeader(Cursor& in, AvroFile& file, std::string& codec) {
+  codec = "null";
   bool has_schema = false;
   for (;;) {
     CAIRN_ASSIGN_OR_RETURN(int64_t count, in.Long());
@@ -604,7 +629,15 @@ Status ReadContainer(std::string_view bytes, AvroFile* out, RawRecords* raw, con
   if (!has_schema) return InvalidArgument("Avro file has no schema");
   if (codec != "null" && codec != "deflate")
     return InvalidArgument("unsupported Avro codec {}", codec);
-  CAIRN_ASSIGN_OR_RETURN(std::string_view sync, in.Take(kSyncSize));
+  return in.Take(kSyncSize);
+}
+
+Status ReadContainer(std::string_view bytes, AvroFile* out, RawRecords* raw, const SlimRead* slim) {
+  AvroFile& file = *out;
+  if (!bytes.starts_with(kMagic)) return InvalidArgument("not an Avro object container file");
+  Cursor in(bytes.substr(kMagic.size()));
+  std::string codec;
+  CAIRN_ASSIGN_OR_RETURN(std::string_view sync, ReadHeader(in, file, codec));
   CAIRN_ASSIGN_OR_RETURN(SchemaPtr schema, ParseSchema(file.schema));
   GenericValue value;
   CAIRN_RETURN_IF_ERROR(value.Init(schema.get()));
@@ -661,6 +694,66 @@ Status ReadContainer(std::string_view bytes, AvroFile* out, RawRecords* raw, con
     }
   }
   return Ok();
+}
+
+/// S's list read only up to its parent's records: when the list has the writer schema of
+/// `parent` (a list this rebase wrote) and its records, all blocks inflated and joined, end with
+/// exactly `parent`'s encoded records, the records before them are decoded and returned (as
+/// JSON), and must all be S's own (added by `s_id`) and fill that part exactly. Otherwise
+/// nullopt, and the caller reads the whole list as before (which also words any error).
+std::optional<AvroFile> ReadOwnRecords(std::string_view bytes,
+                                       const WrittenLists::Encoded& parent, int64_t s_id) {
+  if (!bytes.starts_with(kMagic)) return std::nullopt;
+  Cursor in(bytes.substr(kMagic.size()));
+  AvroFile file;
+  std::string codec;
+  auto sync = ReadHeader(in, file, codec);
+  if (!sync || Sha256Of(file.schema) != parent.schema) return std::nullopt;
+  std::string joined;        // the blocks' records, when not one plain block
+  std::string_view records;  // in `bytes` or in `joined`
+  int64_t count = 0;
+  for (int blocks = 0; !in.AtEnd(); ++blocks) {
+    auto block_count = in.Long();
+    if (!block_count || *block_count < 0) return std::nullopt;
+    auto block = in.Bytes();
+    if (!block) return std::nullopt;
+    auto block_sync = in.Take(kSyncSize);
+    if (!block_sync || *block_sync != *sync) return std::nullopt;
+    count += *block_count;
+    if (codec != "deflate" && blocks == 0) {
+      records = *block;
+      continue;
+    }
+    if (joined.empty()) joined = records;
+    if (codec == "deflate") {
+      auto inflated = Inflate(*block);
+      if (!inflated || joined.size() + inflated->size() > kMaxInflated) return std::nullopt;
+      joined += *inflated;
+    } else {
+      joined += *block;
+    }
+    records = joined;
+  }
+  if (count < parent.count || records.size() < parent.size) return std::nullopt;
+  const size_t own_size = records.size() - parent.size;
+  if (Sha256Of(records.substr(own_size)) != parent.records) return std::nullopt;
+  auto schema = ParseSchema(file.schema);
+  GenericValue value;
+  if (!schema || !value.Init(schema->get())) return std::nullopt;
+  ReaderPtr reader(avro_reader_memory(records.data(), static_cast<int64_t>(own_size)));
+  if (!reader) return std::nullopt;
+  for (int64_t i = 0; i < count - parent.count; ++i) {
+    avro_value_reset(value.get());
+    if (avro_value_read(reader.get(), value.get()) != 0) return std::nullopt;
+    auto identity = ManifestIdentity(value.get());
+    if (!identity || identity->second != s_id) return std::nullopt;
+    auto record = ValueToJson(value.get());
+    if (!record) return std::nullopt;
+    file.records.push_back(std::move(*record));
+  }
+  char probe = 0;
+  if (avro_read(reader.get(), &probe, 1) == 0) return std::nullopt;  // bytes left over
+  return file;
 }
 
 }  // namespace
@@ -831,9 +924,37 @@ Result<std::pair<Json, Json>> RebaseAppend(const Json& current, const Json& requ
     if (auto id = LongField(spec, "spec-id")) spec_ids.insert(*id);
   }
 
-  // The manifest lists.
+  // The manifest lists. P's first: when this rebase wrote it, S's list is read only as far
+  // as the records S copied from it.
+  std::string p_list;
+  std::optional<WrittenLists::List> parent_written;
+  if (parent) {
+    const Json* p = FindSnapshot(current, *parent);
+    if (p == nullptr || !p->contains("manifest-list") || !(*p)["manifest-list"].is_string()) {
+      return NotRebasable("the asserted snapshot has no manifest list");
+    }
+    p_list = (*p)["manifest-list"].get<std::string>();
+    if (io.written_lists) parent_written = io.written_lists->Find(p_list);
+  }
   const std::string s_list = snapshot["manifest-list"].get<std::string>();
-  CAIRN_ASSIGN_OR_RETURN(AvroFile s_file, ReadList(io, s_list, SlimRead{s_id}));
+  auto s_bytes = io.read(s_list);
+  if (!s_bytes) {
+    return NotRebasable(
+        fmt::format("cannot read manifest list {}: {}", s_list, s_bytes.error().message));
+  }
+  std::optional<AvroFile> own_only;  // S's own records, its others being exactly P's
+  if (parent_written && parent_written->encoded) {
+    own_only = ReadOwnRecords(*s_bytes, *parent_written->encoded, *s_id);
+  }
+  if (io.written_lists) io.written_lists->CountRead(own_only.has_value());
+  AvroFile s_file;
+  const SlimRead slim{s_id};
+  if (own_only) {
+    s_file = std::move(*own_only);
+  } else if (auto read = ReadContainer(*s_bytes, &s_file, nullptr, &slim); !read) {
+    return NotRebasable(fmt::format("manifest list {}: {}", s_list, read.error().message));
+  }
+  s_bytes = std::string();
   if (!main_snapshot->contains("manifest-list") || !(*main_snapshot)["manifest-list"].is_string()) {
     return NotRebasable("main's snapshot has no manifest list");
   }
@@ -875,21 +996,12 @@ Result<std::pair<Json, Json>> RebaseAppend(const Json& current, const Json& requ
   };
   WrittenLists::Paths parent_read;
   const WrittenLists::Paths* parent_paths = &parent_read;
-  std::shared_ptr<const WrittenLists::Paths> parent_written;
-  if (parent) {
-    const Json* p = FindSnapshot(current, *parent);
-    if (p == nullptr || !p->contains("manifest-list") || !(*p)["manifest-list"].is_string()) {
-      return NotRebasable("the asserted snapshot has no manifest list");
-    }
-    const std::string p_list = (*p)["manifest-list"].get<std::string>();
-    if (auto written = io.written_lists ? io.written_lists->Find(p_list) : std::nullopt) {
-      parent_written = written->paths;
-      parent_paths = parent_written.get();
-    } else {
-      CAIRN_ASSIGN_OR_RETURN(AvroFile p_file, ReadList(io, p_list, SlimRead{}));
-      parent_read.reserve(p_file.records.size());
-      for (auto& m : p_file.records) parent_read.push_back(take_path(m));
-    }
+  if (parent_written) {
+    parent_paths = parent_written->paths.get();
+  } else if (parent) {
+    CAIRN_ASSIGN_OR_RETURN(AvroFile p_file, ReadList(io, p_list, SlimRead{}));
+    parent_read.reserve(p_file.records.size());
+    for (auto& m : p_file.records) parent_read.push_back(take_path(m));
   }
 
   const int64_t new_seq = current.value("last-sequence-number", int64_t{0}) + 1;
@@ -917,7 +1029,9 @@ Result<std::pair<Json, Json>> RebaseAppend(const Json& current, const Json& requ
   }
   // Writers copy the parent's list in order, so the lists are compared as they are first; as
   // multisets (sorted copies) only when that differs.
-  if (inherited_paths != *parent_paths) {
+  if (own_only) {
+    // S's other records are P's, byte for byte: nothing to compare.
+  } else if (inherited_paths != *parent_paths) {
     WrittenLists::Paths sorted_parent = *parent_paths;
     std::sort(inherited_paths.begin(), inherited_paths.end());
     std::sort(sorted_parent.begin(), sorted_parent.end());
@@ -992,8 +1106,10 @@ Result<std::pair<Json, Json>> RebaseAppend(const Json& current, const Json& requ
     return NotRebasable(fmt::format("cannot write {}: {}", location, written.error().message));
   }
   if (paths_known && io.written_lists) {
-    io.written_lists->Add(location,
-                          {std::move(new_paths), std::move(schema_text), std::move(new_raw)});
+    WrittenLists::Encoded encoded{Sha256Of(*schema_text), Sha256Of(new_raw->data),
+                                  new_raw->count, new_raw->data.size()};
+    io.written_lists->Add(location, {std::move(new_paths), std::move(schema_text),
+                                     std::move(new_raw), encoded});
   }
   return std::make_pair(std::move(new_requirements), std::move(new_updates));
 }

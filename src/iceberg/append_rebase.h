@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <array>
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <functional>
 #include <map>
@@ -32,10 +35,21 @@ class WrittenLists {
   static constexpr size_t kDefaultCapacity = 64;
 
   using Paths = std::vector<std::string>;  // in the list's order
+  using Sha256 = std::array<unsigned char, 32>;
+  /// What identifies a list's records as encoded: a list written on top of this one copies
+  /// them, and with the same writer schema they are the same bytes, so the next rebase can
+  /// recognise them at the end of the new list without decoding them.
+  struct Encoded {
+    Sha256 schema{};   // of the writer schema text
+    Sha256 records{};  // of the records, encoded, in order
+    int64_t count = 0;
+    size_t size = 0;
+  };
   struct List {
     std::shared_ptr<const Paths> paths;
     std::shared_ptr<const std::string> schema;  // with `records`, for the newest only
     std::shared_ptr<const RawRecords> records;
+    std::optional<Encoded> encoded;  // for every list remembered
   };
 
   /// Remembers at most `capacity` lists (0: none).
@@ -47,12 +61,23 @@ class WrittenLists {
   /// Remembers `list` as the one written at `location`; the oldest goes when full.
   void Add(const std::string& location, List list);
 
+  /// How the appended snapshots' own lists were read: only their own records, ahead of their
+  /// parent's remembered ones, or every record.
+  struct Reads {
+    uint64_t own_records_only = 0;
+    uint64_t whole = 0;
+  };
+  Reads reads() const;
+  void CountRead(bool own_records_only);
+
  private:
   static constexpr size_t kMaxEncoded = 4;  // newest lists that keep their records encoded
   const size_t capacity_;
   std::mutex mu_;
   std::map<std::string, List> lists_;  // guarded by mu_
   std::deque<std::string> order_;      // guarded by mu_; oldest first
+  std::atomic<uint64_t> own_records_only_{0};
+  std::atomic<uint64_t> whole_{0};
 };
 
 /// File access for RebaseAppend, injected so it stays testable. `read` returns a whole object
@@ -83,7 +108,10 @@ struct RebaseIo {
 ///  - P is reached from M through "append" snapshots only (P null: M's whole history);
 ///  - L_S reads as [S's own manifests (added_snapshot_id == S, data content, only added
 ///    files), the manifests of P's list (compared by path)], and M's list reads; the lists may
-///    be null- or deflate-coded Avro object container files.
+///    be null- or deflate-coded Avro object container files. When P's list is one this rebase
+///    wrote (remembered in `io.written_lists`) and L_S, with the same writer schema, ends with
+///    its records byte for byte (SHA-256 of the encoded records), only the records before them
+///    are decoded.
 /// Then it writes a new manifest list next to L_S ("<L_S stem>-rebased-<uuid>.avro", null
 /// codec, L_S's writer schema verbatim, L_S's file metadata with snapshot-id, parent-snapshot-id,
 /// sequence-number and format-version set for S') holding S's own manifests (sequence_number

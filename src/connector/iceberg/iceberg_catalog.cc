@@ -573,6 +573,9 @@ IcebergStats IcebergCaches::Stats() {
   s.commit_state_unknown = commit_state_unknown_.load(std::memory_order_relaxed);
   s.commit_failures = commit_failures_.load(std::memory_order_relaxed);
   s.append_rebases = append_rebases_.load(std::memory_order_relaxed);
+  const iceberg::WrittenLists::Reads reads = written_lists_.reads();
+  s.rebase_list_reads_own_records = reads.own_records_only;
+  s.rebase_list_reads_whole = reads.whole;
   return s;
 }
 

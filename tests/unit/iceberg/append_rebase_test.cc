@@ -173,6 +173,35 @@ class RebaseTest : public ::testing::Test {
     EXPECT_EQ(io_.files.size(), before);
   }
 
+  // S lands rebased as S'; U (id 4) lands on S' by another writer. Returns S''s records (the
+  // list the rebase wrote, read back), with current_ at U and `requirements`/`updates` for T
+  // (id 5), written on S'.
+  std::vector<Json> LandSThenU(Json* requirements, Json* updates) {
+    auto first = RebaseAppend(current_, requirements_, updates_, io_.Io());
+    EXPECT_THAT(first, IsOk());
+    if (!first) return {};
+    Json s_prime = first->second[0]["snapshot"];
+    auto s_file = ReadAvroFile(io_.files[s_prime["manifest-list"].get<std::string>()]);
+    EXPECT_THAT(s_file, IsOk());
+    if (!s_file) return {};
+    std::vector<Json> u_manifests = {Manifest("m-u.avro", 4, 4, 1)};
+    for (const auto& m : s_file->records) u_manifests.push_back(m);
+    io_.files[std::string(kDir) + "snap-4.avro"] =
+        ListFile(kListSchema, 4, 3, 4, std::move(u_manifests));
+    current_["snapshots"].push_back(s_prime);
+    current_["snapshots"].push_back(
+        Snapshot(4, 3, 4, 1600000004000, Summary("append", 1, 5)));
+    current_["last-sequence-number"] = 4;
+    current_["current-snapshot-id"] = 4;
+    current_["refs"]["main"]["snapshot-id"] = 4;
+    *requirements = requirements_;
+    (*requirements)[1]["snapshot-id"] = 3;
+    *updates = updates_;
+    (*updates)[0]["snapshot"] = Snapshot(5, 3, 4, 1600000003500, Summary("append", 1, 5));
+    (*updates)[1]["snapshot-id"] = 5;
+    return s_file->records;
+  }
+
   MemIo io_;
   Json current_;
   Json requirements_;
@@ -457,50 +486,86 @@ TEST_F(RebaseTest, ComparesTheParentsManifestsInAnyOrder) {
   ExpectConflictAndNothingWritten("not its parent's plus");
 }
 
-// S lands rebased as S'; then T, written on S' (the list the rebase wrote) while U landed on top
-// of S', is rebased onto U: the lists written by the first rebase are used without being read
-// back, and the result is the same as from the files.
+std::vector<std::string> PathsOf(const std::string& bytes) {
+  auto file = ReadAvroFile(bytes);
+  EXPECT_THAT(file, IsOk());
+  std::vector<std::string> paths;
+  if (file) {
+    for (const auto& m : file->records) paths.push_back(m["manifest_path"].get<std::string>());
+  }
+  return paths;
+}
+
+// Then T, written on S' (its own manifest plus S''s), is rebased onto U: the lists written by
+// the first rebase are used without being read back, and T's list is read only as far as its
+// own manifest, since the rest is S''s records byte for byte. The result is the same as from
+// the files.
 TEST_F(RebaseTest, RebasesOntoAListItWrote) {
-  auto first = RebaseAppend(current_, requirements_, updates_, io_.Io());
-  ASSERT_THAT(first, IsOk());
-  Json s_prime = first->second[0]["snapshot"];
-  const std::string s_list = s_prime["manifest-list"].get<std::string>();
-  // U (id 4) appended on S' by another writer: its list is its manifest plus S''s.
-  auto s_file = ReadAvroFile(io_.files[s_list]);
-  ASSERT_THAT(s_file, IsOk());
-  std::vector<Json> u_manifests = {Manifest("m-u.avro", 4, 4, 1)};
-  for (const auto& m : s_file->records) u_manifests.push_back(m);
-  io_.files[std::string(kDir) + "snap-4.avro"] =
-      ListFile(kListSchema, 4, 3, 4, std::move(u_manifests));
-  // T (id 5) written on S': its own manifest plus S''s.
+  Json requirements;
+  Json updates;
+  const std::vector<Json> s_records = LandSThenU(&requirements, &updates);
+  ASSERT_FALSE(s_records.empty());
   std::vector<Json> t_manifests = {Manifest("m-t.avro", 5, 4, 1)};
-  for (const auto& m : s_file->records) t_manifests.push_back(m);
+  for (const auto& m : s_records) t_manifests.push_back(m);
   io_.files[std::string(kDir) + "snap-5.avro"] =
       ListFile(kListSchema, 5, 3, 4, std::move(t_manifests));
-  current_["snapshots"].push_back(s_prime);
-  current_["snapshots"].push_back(Snapshot(4, 3, 4, 1600000004000, Summary("append", 1, 5)));
-  current_["last-sequence-number"] = 4;
-  current_["current-snapshot-id"] = 4;
-  current_["refs"]["main"]["snapshot-id"] = 4;
-  Json requirements = requirements_;
-  requirements[1]["snapshot-id"] = 3;
-  Json updates = updates_;
-  updates[0]["snapshot"] = Snapshot(5, 3, 4, 1600000003500, Summary("append", 1, 5));
-  updates[1]["snapshot-id"] = 5;
+  const WrittenLists::Reads before = io_.written_lists.reads();
   auto second = RebaseAppend(current_, requirements, updates, io_.Io());
   ASSERT_THAT(second, IsOk());
+  EXPECT_EQ(io_.written_lists.reads().own_records_only, before.own_records_only + 1);
+  EXPECT_EQ(io_.written_lists.reads().whole, before.whole);
   const Json& t = second->second[0]["snapshot"];
   EXPECT_EQ(t["parent-snapshot-id"], 4);
   EXPECT_EQ(t["sequence-number"], 5);
-  auto t_file = ReadAvroFile(io_.files[t["manifest-list"].get<std::string>()]);
+  const std::string& t_bytes = io_.files[t["manifest-list"].get<std::string>()];
+  EXPECT_EQ(PathsOf(t_bytes), (std::vector<std::string>{
+                                  std::string(kDir) + "m-t.avro", std::string(kDir) + "m-u.avro",
+                                  std::string(kDir) + "m-s.avro", std::string(kDir) + "m-c.avro",
+                                  std::string(kDir) + "m-p.avro"}));
+  auto t_file = ReadAvroFile(t_bytes);
   ASSERT_THAT(t_file, IsOk());
-  std::vector<std::string> paths;
-  for (const auto& m : t_file->records) paths.push_back(m["manifest_path"].get<std::string>());
-  EXPECT_EQ(paths, (std::vector<std::string>{
-                       std::string(kDir) + "m-t.avro", std::string(kDir) + "m-u.avro",
-                       std::string(kDir) + "m-s.avro", std::string(kDir) + "m-c.avro",
-                       std::string(kDir) + "m-p.avro"}));
   EXPECT_EQ(t_file->records[0]["sequence_number"], 5);
+  EXPECT_EQ(t_file->records[1], ReadAvroFile(io_.files[std::string(kDir) + "snap-4.avro"])
+                                    ->records[0]);  // U's manifest, as U wrote it
+}
+
+// When T's list does not end with S''s records as they were written, it is read whole and
+// judged by its manifests' paths as before: a changed field of an inherited manifest still
+// rebases (the new list takes main's manifests, not T's copies), a manifest twice does not, and
+// neither does one of T's own placed after the inherited ones with a parent's missing.
+TEST_F(RebaseTest, ReadsTheWholeListWhenItDoesNotEndWithItsParentsRecords) {
+  Json requirements;
+  Json updates;
+  const std::vector<Json> s_records = LandSThenU(&requirements, &updates);
+  ASSERT_FALSE(s_records.empty());
+  const std::string t_list = std::string(kDir) + "snap-5.avro";
+
+  std::vector<Json> changed = {Manifest("m-t.avro", 5, 4, 1)};
+  for (const auto& m : s_records) changed.push_back(m);
+  changed.back()["manifest_length"] = 1;
+  io_.files[t_list] = ListFile(kListSchema, 5, 3, 4, changed);
+  WrittenLists::Reads before = io_.written_lists.reads();
+  auto rebased = RebaseAppend(current_, requirements, updates, io_.Io());
+  ASSERT_THAT(rebased, IsOk());
+  EXPECT_EQ(io_.written_lists.reads().whole, before.whole + 1);
+  EXPECT_EQ(io_.written_lists.reads().own_records_only, before.own_records_only);
+  auto out = ReadAvroFile(io_.files[rebased->second[0]["snapshot"]["manifest-list"]]);
+  ASSERT_THAT(out, IsOk());
+  EXPECT_EQ(out->records.back()["manifest_length"], 4096);
+
+  std::vector<Json> twice = {Manifest("m-t.avro", 5, 4, 1), s_records.front()};
+  for (const auto& m : s_records) twice.push_back(m);
+  io_.files[t_list] = ListFile(kListSchema, 5, 3, 4, twice);
+  requirements_ = requirements;
+  updates_ = updates;
+  before = io_.written_lists.reads();
+  ExpectConflictAndNothingWritten("not its parent's plus");
+  EXPECT_EQ(io_.written_lists.reads().whole, before.whole + 1);
+
+  std::vector<Json> dropped(s_records.begin(), s_records.end() - 1);
+  dropped.push_back(Manifest("m-t.avro", 5, 4, 1));
+  io_.files[t_list] = ListFile(kListSchema, 5, 3, 4, dropped);
+  ExpectConflictAndNothingWritten("not its parent's plus");
 }
 
 }  // namespace
