@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <optional>
 #include <set>
+#include <unordered_set>
 #include <utility>
 #include <variant>
 
@@ -160,12 +161,35 @@ class TableBuilder {
     return std::any_of(md_["sort-orders"].begin(), md_["sort-orders"].end(),
                        [&](const Json& s) { return IntOr(s, "order-id", -1) == id; });
   }
+  // From the newest: the snapshots looked up (the one a ref is set to) are recent ones.
   const Json* SnapshotById(int64_t id) const {
-    for (const auto& s : md_["snapshots"]) {
-      if (LongOr(s, "snapshot-id", int64_t{-1}) == id) return &s;
+    const Json& snapshots = md_["snapshots"];
+    for (auto s = snapshots.rbegin(); s != snapshots.rend(); ++s) {
+      if (LongOr(*s, "snapshot-id", int64_t{-1}) == id) return &*s;
     }
     return nullptr;
   }
+  // The snapshots' ids and their highest sequence number, read in one pass when first needed
+  // and kept up to date: a long history used to be walked several times per commit.
+  struct SnapshotIndex {
+    std::unordered_set<int64_t> ids;
+    int64_t max_sequence_number = 0;
+  };
+  const SnapshotIndex& Snapshots() {
+    if (!snapshot_index_) {
+      snapshot_index_.emplace();
+      const Json& snapshots = md_["snapshots"];
+      snapshot_index_->ids.reserve(snapshots.size() + 4);
+      for (const auto& s : snapshots) Index(s);
+    }
+    return *snapshot_index_;
+  }
+  void Index(const Json& snapshot) {
+    snapshot_index_->ids.insert(LongOr(snapshot, "snapshot-id", int64_t{-1}));
+    snapshot_index_->max_sequence_number = std::max(
+        snapshot_index_->max_sequence_number, LongOr(snapshot, "sequence-number", int64_t{0}));
+  }
+  bool HasSnapshot(int64_t id) { return Snapshots().ids.count(id) > 0; }
   static bool Contains(const std::vector<int>& v, int x) {
     return std::find(v.begin(), v.end(), x) != v.end();
   }
@@ -187,6 +211,7 @@ class TableBuilder {
   std::vector<int> added_order_ids_;
   std::vector<int64_t> added_snapshot_ids_;
   std::vector<int64_t> main_set_to_added_;  // main set to a snapshot added earlier in the commit
+  std::optional<SnapshotIndex> snapshot_index_;  // Snapshots()
   bool removed_snapshots_ = false;
 };
 
@@ -379,7 +404,7 @@ Status TableBuilder::Do(update::AddSnapshot&& u) {
   if (md_["sort-orders"].empty()) {
     return InvalidArgument("Attempting to add a snapshot before a sort order is added");
   }
-  if (SnapshotById(s.id) != nullptr) {
+  if (HasSnapshot(s.id)) {
     return InvalidArgument("Snapshot already exists for id: {}", s.id);
   }
   if (format_version_ != 1 && s.sequence_number <= last_sequence_number_ && s.parent_id) {
@@ -400,6 +425,7 @@ Status TableBuilder::Do(update::AddSnapshot&& u) {
   last_sequence_number_ = s.sequence_number;
   if (format_version_ >= kMinRowLineageVersion) next_row_id_ += s.added_rows.value_or(0);
   md_["snapshots"].push_back(std::move(s.json));
+  if (snapshot_index_) Index(md_["snapshots"].back());
   added_snapshot_ids_.push_back(s.id);
   ++changes_;
   return Ok();
@@ -478,9 +504,10 @@ void TableBuilder::RemoveSnapshots(const std::set<int64_t>& ids) {
     }
   }
   md_["snapshots"] = std::move(kept);
+  snapshot_index_.reset();
   std::vector<std::string> dangling;
   for (const auto& [name, ref] : md_["refs"].items()) {
-    if (SnapshotById(LongOr(ref, "snapshot-id", int64_t{-1})) == nullptr) dangling.push_back(name);
+    if (!HasSnapshot(LongOr(ref, "snapshot-id", int64_t{-1}))) dangling.push_back(name);
   }
   for (const auto& name : dangling) RemoveRef(name);
 }
@@ -607,13 +634,10 @@ Result<Json> TableBuilder::Build() {
   if (format_version_ == 1 && last_sequence_number_ != 0) {
     return InvalidArgument("Sequence number must be 0 in v1: {}", last_sequence_number_);
   }
-  for (const auto& s : md_["snapshots"]) {
-    const int64_t seq = LongOr(s, "sequence-number", int64_t{0});
-    if (seq > last_sequence_number_) {
-      return InvalidArgument(
-          "Invalid snapshot with sequence number {} greater than last sequence number {}", seq,
-          last_sequence_number_);
-    }
+  if (const int64_t seq = Snapshots().max_sequence_number; seq > last_sequence_number_) {
+    return InvalidArgument(
+        "Invalid snapshot with sequence number {} greater than last sequence number {}", seq,
+        last_sequence_number_);
   }
 
   // updateSnapshotLog: drop intermediate snapshots of this commit and, when snapshots were
@@ -627,13 +651,13 @@ Result<Json> TableBuilder::Build() {
     Json log = Json::array();
     for (auto& e : md_["snapshot-log"]) {
       const int64_t id = LongOr(e, "snapshot-id", int64_t{-1});
-      if (SnapshotById(id) != nullptr) {
+      if (HasSnapshot(id)) {
         if (!Contains(intermediate, id)) log.push_back(std::move(e));
       } else if (removed_snapshots_) {
         log = Json::array();
       }
     }
-    if (SnapshotById(current) != nullptr &&
+    if (HasSnapshot(current) &&
         (log.empty() || LongOr(log.back(), "snapshot-id", int64_t{-1}) != current)) {
       return InvalidArgument(
           "Cannot set invalid snapshot log: latest entry is not the current snapshot");
