@@ -630,6 +630,46 @@ std::string ToJsonText(const Json& value) {
   return value.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
+std::string ToJsonText(const Json& metadata, std::string_view known_text,
+                       const SnapshotsSpan& known, SnapshotsSpan* span) {
+  *span = SnapshotsSpan{};
+  auto snapshots = metadata.is_object() ? metadata.find("snapshots") : metadata.end();
+  if (snapshots == metadata.end() || !snapshots->is_array()) return ToJsonText(metadata);
+  const bool reuse = known.count <= snapshots->size() && known.begin <= known_text.size() &&
+                     known.size <= known_text.size() - known.begin;
+  std::string out;
+  out.reserve(known_text.size() + 4096);
+  out += '{';
+  bool first = true;
+  for (auto it = metadata.begin(); it != metadata.end(); ++it) {
+    if (!first) out += ',';
+    first = false;
+    out += ToJsonText(Json(it.key()));
+    out += ':';
+    const Json& value = it.value();
+    if (it != snapshots) {
+      out += ToJsonText(value);
+      continue;
+    }
+    out += '[';
+    span->begin = out.size();
+    size_t i = 0;
+    if (reuse && known.count > 0) {
+      out += known_text.substr(known.begin, known.size);
+      i = known.count;
+    }
+    for (; i < value.size(); ++i) {
+      if (i > 0) out += ',';
+      out += ToJsonText(value[i]);
+    }
+    span->size = out.size() - span->begin;
+    span->count = value.size();
+    out += ']';
+  }
+  out += '}';
+  return out;
+}
+
 Result<Json> ParseMetadata(std::string_view text) {
   auto parsed = json::ParseOrderedJson(text, "not a JSON object");
   if (!parsed) return InvalidArgument("Invalid table metadata: {}", parsed.error().message);

@@ -426,8 +426,10 @@ struct QueuedTableCommit {
 /// The last head this process wrote for a table: its metadata file, parsed and as text.
 struct CachedTableHead {
   std::string location;
-  std::shared_ptr<const iceberg::Json> metadata;
+  // The leader's own: the next batch changes it in place instead of copying the history.
+  std::shared_ptr<iceberg::Json> metadata;
   std::shared_ptr<const std::string> text;
+  iceberg::SnapshotsSpan snapshots;  // where `text` holds the snapshots
 };
 
 /// Group commit. Of N concurrent commits to one table only one can win the compare-and-set, so
@@ -1568,6 +1570,7 @@ IcebergCatalog::BatchAttempt IcebergCatalog::CommitBatchOnce(
   // still there), else the file read and parsed.
   std::shared_ptr<const iceberg::Json> base;
   std::shared_ptr<const std::string> base_text;
+  bool from_head = false;
   if (head.metadata && head.location == *row.location) {
     auto io = storage::FileIOFor(*row.location, storage_);
     if (!io) return answer_all(io.error());
@@ -1576,9 +1579,11 @@ IcebergCatalog::BatchAttempt IcebergCatalog::CommitBatchOnce(
     if (*exists) {
       base = head.metadata;
       base_text = head.text;
+      from_head = true;
     }
   }
   if (!base) {
+    head = CachedTableHead{};
     auto text = ReadShared(storage_, files_, *row.location);
     if (!text) return answer_all(text.error());
     auto parsed = iceberg::ParseMetadata(**text);
@@ -1586,6 +1591,15 @@ IcebergCatalog::BatchAttempt IcebergCatalog::CommitBatchOnce(
     base = std::make_shared<const iceberg::Json>(std::move(*parsed));
     base_text = std::move(*text);
   }
+  // What later steps need of the base, which the batch may take over (below): its placement
+  // (what CheckLocations compares with) and its time.
+  const iceberg::Json base_placement = {
+      {"location", base->value("location", iceberg::Json())},
+      {"properties", base->value("properties", iceberg::Json::object())}};
+  const int64_t base_updated_ms = base->value("last-updated-ms", int64_t{0});
+  // The head's snapshots keep their text while the batch only appends (no removal).
+  const iceberg::SnapshotsSpan head_snapshots = from_head ? head.snapshots : iceberg::SnapshotsSpan{};
+  bool snapshots_kept = head_snapshots.count > 0;
 
   // Each commit in turn, as if alone, on top of the ones applied before it.
   iceberg::Json running;  // the metadata so far, once a commit changed something
@@ -1612,10 +1626,27 @@ IcebergCatalog::BatchAttempt IcebergCatalog::CommitBatchOnce(
       answers[i] = std::move(parsed).error();
       continue;
     }
-    const bool adds_snapshot =
-        current == &running &&
+    const bool snapshot_added =
         std::any_of(parsed->begin(), parsed->end(), [](const iceberg::TableUpdate& u) {
           return std::holds_alternative<iceberg::update::AddSnapshot>(u);
+        });
+    // The first such commit takes the head's metadata over instead of copying it (only the
+    // leader uses it; a redo or a later batch reads the file again).
+    if (snapshot_added && current == base.get() && from_head && head.metadata) {
+      running = std::move(*head.metadata);
+      head = CachedTableHead{};
+      current = &running;
+    }
+    const bool adds_snapshot = snapshot_added && current == &running;
+    snapshots_kept = snapshots_kept &&
+        std::all_of(parsed->begin(), parsed->end(), [](const iceberg::TableUpdate& u) {
+          namespace update = iceberg::update;
+          return std::holds_alternative<update::AddSnapshot>(u) ||
+                 std::holds_alternative<update::SetSnapshotRef>(u) ||
+                 std::holds_alternative<update::SetProperties>(u) ||
+                 std::holds_alternative<update::RemoveProperties>(u) ||
+                 std::holds_alternative<update::SetStatistics>(u) ||
+                 std::holds_alternative<update::RemoveStatistics>(u);
         });
     bool changed = false;
     auto next = adds_snapshot ? iceberg::ApplyTableUpdates(std::move(running), std::move(*parsed),
@@ -1623,7 +1654,8 @@ IcebergCatalog::BatchAttempt IcebergCatalog::CommitBatchOnce(
                               : iceberg::ApplyTableUpdates(current, std::move(*parsed),
                                                            queued.ctx->now_ms, &changed);
     if (next) {
-      if (auto placed = CheckLocations(queued.commit->ns, queued.commit->name, *next, base.get());
+      if (auto placed =
+              CheckLocations(queued.commit->ns, queued.commit->name, *next, &base_placement);
           !placed) {
         next = std::move(placed).error();
       }
@@ -1654,10 +1686,13 @@ IcebergCatalog::BatchAttempt IcebergCatalog::CommitBatchOnce(
     return BatchAttempt::kAnswered;
   }
 
-  iceberg::Json metadata = iceberg::FinishCommit(
-      std::move(running), *row.location, base->value("last-updated-ms", int64_t{0}), now_ms);
+  iceberg::Json metadata =
+      iceberg::FinishCommit(std::move(running), *row.location, base_updated_ms, now_ms);
   const std::string location = NextLocation(metadata, *row.location);
-  auto text = std::make_shared<const std::string>(iceberg::ToJsonText(metadata));
+  iceberg::SnapshotsSpan snapshots;
+  auto text = std::make_shared<const std::string>(iceberg::ToJsonText(
+      metadata, *base_text, snapshots_kept ? head_snapshots : iceberg::SnapshotsSpan{},
+      &snapshots));
   auto answer_applied = [&](const Error& error) {
     for (size_t i : applied) answers[i] = error;
     return BatchAttempt::kAnswered;
@@ -1693,8 +1728,9 @@ IcebergCatalog::BatchAttempt IcebergCatalog::CommitBatchOnce(
   }
   for (size_t i : applied) answers[i] = LoadedObject{*updated, location, text};
   head.location = location;
-  head.metadata = std::make_shared<const iceberg::Json>(std::move(metadata));
+  head.metadata = std::make_shared<iceberg::Json>(std::move(metadata));
   head.text = std::move(text);
+  head.snapshots = snapshots;
   return BatchAttempt::kAnswered;
 }
 

@@ -452,6 +452,57 @@ TEST(MetadataTest, NormalizeParseAndModelView) {
   EXPECT_EQ(table->properties.at("owner"), "x");
 }
 
+// A snapshot of the history as a commit adds it (with characters that need escaping).
+Json HistorySnapshot(int64_t id) {
+  Json s = Json::object();
+  s["snapshot-id"] = id;
+  if (id > 1) s["parent-snapshot-id"] = id - 1;
+  s["sequence-number"] = id;
+  s["manifest-list"] = "s3://b/t/metadata/snap-" + std::to_string(id) + ".avro";
+  s["summary"] = Json{{"operation", "append"}, {"note", "quote \" tab \t é"}};
+  return s;
+}
+
+TEST(MetadataTest, ToJsonTextReusesTheSnapshotsOfAnEarlierText) {
+  Json md = *ParseMetadata(kGoldenV2);
+  SnapshotsSpan span;
+  std::string text = ToJsonText(md, "", SnapshotsSpan{}, &span);
+  EXPECT_EQ(text, ToJsonText(md));
+  EXPECT_EQ(span.count, 0U);
+  EXPECT_EQ(text.substr(span.begin - 1, span.size + 2), "[]");
+  // Three commits, each adding snapshots: every text is what a whole rendering gives, and
+  // its span covers exactly the snapshots.
+  int64_t next = 1;
+  for (int added : {1, 3, 2}) {
+    for (int i = 0; i < added; ++i) md["snapshots"].push_back(HistorySnapshot(next++));
+    md["last-updated-ms"] = kNow + next;
+    SnapshotsSpan next_span;
+    const std::string next_text = ToJsonText(md, text, span, &next_span);
+    EXPECT_EQ(next_text, ToJsonText(md));
+    EXPECT_EQ(next_span.count, md["snapshots"].size());
+    EXPECT_EQ(next_text.substr(next_span.begin - 1, next_span.size + 2),
+              ToJsonText(md["snapshots"]));
+    text = next_text;
+    span = next_span;
+  }
+  // The known text is taken as it is: the caller vouches for it (here a stale one shows).
+  Json changed = md;
+  changed["snapshots"][0]["summary"]["note"] = "changed";
+  SnapshotsSpan unused;
+  EXPECT_NE(ToJsonText(changed, text, span, &unused), ToJsonText(changed));
+  EXPECT_EQ(ToJsonText(changed, text, SnapshotsSpan{}, &unused), ToJsonText(changed));
+  // A span that does not fit the text, or more snapshots than the metadata has: rendered whole.
+  Json fewer = md;
+  fewer["snapshots"].erase(fewer["snapshots"].size() - 1);
+  EXPECT_EQ(ToJsonText(fewer, text, span, &unused), ToJsonText(fewer));
+  EXPECT_EQ(ToJsonText(md, "{}", span, &unused), ToJsonText(md));
+  // No snapshots array: the plain rendering, and an empty span.
+  Json bare = Json::object();
+  bare["format-version"] = 2;
+  EXPECT_EQ(ToJsonText(bare, text, span, &unused), ToJsonText(bare));
+  EXPECT_EQ(unused.count, 0U);
+}
+
 TEST(MetadataTest, ToJsonTextReplacesInvalidUtf8) {
   Json j = Json::object();
   j["k"] = std::string("a\xff", 2);
