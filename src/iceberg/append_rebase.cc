@@ -506,7 +506,8 @@ struct RawRecords {
 WrittenLists::WrittenLists(size_t capacity) : capacity_(capacity) {}
 
 WrittenLists::Reads WrittenLists::reads() const {
-  return {own_records_only_.load(std::memory_order_relaxed), whole_.load(std::memory_order_relaxed)};
+  return {own_records_only_.load(std::memory_order_relaxed),
+          whole_.load(std::memory_order_relaxed)};
 }
 
 void WrittenLists::CountRead(bool own_records_only) {

@@ -109,24 +109,18 @@ class LocalFileIO final : public FileIO {
     // An unnamed file in the directory, named once written (where the file system has them):
     // no temporary name to add and take away again.
     const std::string dir = fs::path(path).parent_path().string();
-    const int unnamed = ::open(dir.empty() ? "." : dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+    const int unnamed =
+        ::open(dir.empty() ? "." : dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
     if (unnamed >= 0) {
       if (auto named = WriteAndName(unnamed, path, data)) return *named;
     }
     const std::string tmp = path + "." + RandomUuid() + ".tmp";
     const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0) return IoError("create", tmp, errno);
-    size_t written = 0;
-    while (written < data.size()) {
-      const ssize_t n = ::write(fd, data.data() + written, data.size() - written);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        const int err = errno;
-        ::close(fd);
-        ::unlink(tmp.c_str());
-        return IoError("write", tmp, err);
-      }
-      written += static_cast<size_t>(n);
+    if (const int err = WriteAll(fd, data); err != 0) {
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      return IoError("write", tmp, err);
     }
     if (::close(fd) != 0) {
       const int err = errno;
@@ -145,21 +139,28 @@ class LocalFileIO final : public FileIO {
     return Ok();
   }
 
-  // Writes `data` to the unnamed file `fd` and links it in as `path` (failing when the name is
-  // taken); closes `fd`. nullopt when the file cannot be named this way (no /proc): the caller
-  // writes through a temporary name instead.
-  static std::optional<Status> WriteAndName(int fd, const std::string& path,
-                                            std::string_view data) {
+  // Writes all of `data` to `fd`: 0, or the errno of the write that failed.
+  static int WriteAll(int fd, std::string_view data) {
     size_t written = 0;
     while (written < data.size()) {
       const ssize_t n = ::write(fd, data.data() + written, data.size() - written);
       if (n < 0) {
         if (errno == EINTR) continue;
-        const int err = errno;
-        ::close(fd);
-        return IoError("write", path, err);
+        return errno;
       }
       written += static_cast<size_t>(n);
+    }
+    return 0;
+  }
+
+  // Writes `data` to the unnamed file `fd` and links it in as `path` (failing when the name is
+  // taken); closes `fd`. nullopt when the file cannot be named this way (no /proc): the caller
+  // writes through a temporary name instead.
+  static std::optional<Status> WriteAndName(int fd, const std::string& path,
+                                            std::string_view data) {
+    if (const int err = WriteAll(fd, data); err != 0) {
+      ::close(fd);
+      return IoError("write", path, err);
     }
     char self[64];
     std::snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);

@@ -1598,7 +1598,8 @@ IcebergCatalog::BatchAttempt IcebergCatalog::CommitBatchOnce(
       {"properties", base->value("properties", iceberg::Json::object())}};
   const int64_t base_updated_ms = base->value("last-updated-ms", int64_t{0});
   // The head's snapshots keep their text while the batch only appends (no removal).
-  const iceberg::SnapshotsSpan head_snapshots = from_head ? head.snapshots : iceberg::SnapshotsSpan{};
+  const iceberg::SnapshotsSpan head_snapshots =
+      from_head ? head.snapshots : iceberg::SnapshotsSpan{};
   bool snapshots_kept = head_snapshots.count > 0;
 
   // Each commit in turn, as if alone, on top of the ones applied before it.
