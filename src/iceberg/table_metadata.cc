@@ -631,39 +631,48 @@ std::string ToJsonText(const Json& value) {
 }
 
 std::string ToJsonText(const Json& metadata, std::string_view known_text,
-                       const SnapshotsSpan& known, SnapshotsSpan* span) {
-  *span = SnapshotsSpan{};
-  auto snapshots = metadata.is_object() ? metadata.find("snapshots") : metadata.end();
-  if (snapshots == metadata.end() || !snapshots->is_array()) return ToJsonText(metadata);
-  const bool reuse = known.count <= snapshots->size() && known.begin <= known_text.size() &&
-                     known.size <= known_text.size() - known.begin;
+                       const HistorySpans& known, HistorySpans* spans) {
+  *spans = HistorySpans{};
+  if (!metadata.is_object()) return ToJsonText(metadata);
+  struct History {
+    std::string_view key;
+    const ElementsSpan* known;
+    ElementsSpan* out;
+  };
+  const History histories[] = {{"snapshots", &known.snapshots, &spans->snapshots},
+                               {"snapshot-log", &known.snapshot_log, &spans->snapshot_log}};
   std::string out;
   out.reserve(known_text.size() + 4096);
   out += '{';
-  bool first = true;
   for (auto it = metadata.begin(); it != metadata.end(); ++it) {
-    if (!first) out += ',';
-    first = false;
+    if (it != metadata.begin()) out += ',';
     out += ToJsonText(Json(it.key()));
     out += ':';
     const Json& value = it.value();
-    if (it != snapshots) {
+    const History* history = nullptr;
+    for (const History& h : histories) {
+      if (value.is_array() && it.key() == h.key) history = &h;
+    }
+    if (history == nullptr) {
       out += ToJsonText(value);
       continue;
     }
+    const ElementsSpan& reused = *history->known;
+    ElementsSpan& span = *history->out;
     out += '[';
-    span->begin = out.size();
+    span.begin = out.size();
     size_t i = 0;
-    if (reuse && known.count > 0) {
-      out += known_text.substr(known.begin, known.size);
-      i = known.count;
+    if (reused.count > 0 && reused.count <= value.size() && reused.begin <= known_text.size() &&
+        reused.size <= known_text.size() - reused.begin) {
+      out += known_text.substr(reused.begin, reused.size);
+      i = reused.count;
     }
     for (; i < value.size(); ++i) {
       if (i > 0) out += ',';
       out += ToJsonText(value[i]);
     }
-    span->size = out.size() - span->begin;
-    span->count = value.size();
+    span.size = out.size() - span.begin;
+    span.count = value.size();
     out += ']';
   }
   out += '}';

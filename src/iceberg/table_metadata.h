@@ -129,21 +129,27 @@ Json NormalizeMetadata(Json metadata);
 /// Compact JSON text, as Java writes metadata files; invalid UTF-8 is replaced, never thrown.
 std::string ToJsonText(const Json& value);
 
-/// Where the "snapshots" elements of a metadata text are: bytes [begin, begin + size) hold the
-/// first `count` snapshots as ToJsonText writes them, joined by commas.
-struct SnapshotsSpan {
+/// Where the elements of an array member of a metadata text are: bytes [begin, begin + size)
+/// hold its first `count` elements as ToJsonText writes them, joined by commas.
+struct ElementsSpan {
   size_t begin = 0;
   size_t size = 0;
   size_t count = 0;
 };
 
-/// ToJsonText(metadata), with the first `known.count` snapshots copied from `known_text` (an
-/// earlier text of the same table) instead of rendered again; the caller knows they have not
-/// changed since (a table's history only grows unless snapshots are removed). A commit to a
-/// table with a long history rendered it all again, most of a group commit's time. `span`
-/// gets where the snapshots are in the result.
+/// A table's history in a metadata text: the arrays that only grow while commits append.
+struct HistorySpans {
+  ElementsSpan snapshots;     // "snapshots"
+  ElementsSpan snapshot_log;  // "snapshot-log"
+};
+
+/// ToJsonText(metadata), with the first `known` elements of "snapshots" and "snapshot-log"
+/// copied from `known_text` (an earlier text of the same table) instead of rendered again; the
+/// caller knows they have not changed since (a table's history only grows unless snapshots are
+/// removed). A commit to a table with a long history rendered it all again, most of a group
+/// commit's time. `spans` gets where the history is in the result.
 std::string ToJsonText(const Json& metadata, std::string_view known_text,
-                       const SnapshotsSpan& known, SnapshotsSpan* span);
+                       const HistorySpans& known, HistorySpans* spans);
 
 /// Parses a metadata file. kInvalidArgument when it is not a JSON object with a format-version.
 Result<Json> ParseMetadata(std::string_view text);

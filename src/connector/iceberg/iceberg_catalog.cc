@@ -429,7 +429,7 @@ struct CachedTableHead {
   // The leader's own: the next batch changes it in place instead of copying the history.
   std::shared_ptr<iceberg::Json> metadata;
   std::shared_ptr<const std::string> text;
-  iceberg::SnapshotsSpan snapshots;  // where `text` holds the snapshots
+  iceberg::HistorySpans history;  // where `text` holds the snapshots and their log
 };
 
 /// Group commit. Of N concurrent commits to one table only one can win the compare-and-set, so
@@ -1553,6 +1553,33 @@ std::vector<Result<LoadedObject>> IcebergCatalog::CommitBatch(
   return out;
 }
 
+namespace {
+
+// True when `updates` leave the snapshots and the snapshot log of the metadata before them as
+// they were (only adding to their ends): the shape of an append, with at most one snapshot and
+// one ref set (a second could take an intermediate snapshot's log entry out again), statistics
+// and properties. No removal of snapshots or refs.
+bool KeepsHistory(const std::vector<iceberg::TableUpdate>& updates) {
+  namespace update = iceberg::update;
+  int snapshots = 0;
+  int refs = 0;
+  for (const iceberg::TableUpdate& u : updates) {
+    if (std::holds_alternative<update::AddSnapshot>(u)) {
+      ++snapshots;
+    } else if (std::holds_alternative<update::SetSnapshotRef>(u)) {
+      ++refs;
+    } else if (!std::holds_alternative<update::SetProperties>(u) &&
+               !std::holds_alternative<update::RemoveProperties>(u) &&
+               !std::holds_alternative<update::SetStatistics>(u) &&
+               !std::holds_alternative<update::RemoveStatistics>(u)) {
+      return false;
+    }
+  }
+  return snapshots <= 1 && refs <= 1;
+}
+
+}  // namespace
+
 IcebergCatalog::BatchAttempt IcebergCatalog::CommitBatchOnce(
     const EntityRecord& row, std::span<QueuedTableCommit* const> batch,
     std::span<std::optional<Result<LoadedObject>>> answers, CachedTableHead& head) {
@@ -1597,10 +1624,9 @@ IcebergCatalog::BatchAttempt IcebergCatalog::CommitBatchOnce(
       {"location", base->value("location", iceberg::Json())},
       {"properties", base->value("properties", iceberg::Json::object())}};
   const int64_t base_updated_ms = base->value("last-updated-ms", int64_t{0});
-  // The head's snapshots keep their text while the batch only appends (no removal).
-  const iceberg::SnapshotsSpan head_snapshots =
-      from_head ? head.snapshots : iceberg::SnapshotsSpan{};
-  bool snapshots_kept = head_snapshots.count > 0;
+  // The head's history keeps its text while the batch only appends.
+  const iceberg::HistorySpans head_history = from_head ? head.history : iceberg::HistorySpans{};
+  bool history_kept = from_head;
 
   // Each commit in turn, as if alone, on top of the ones applied before it.
   iceberg::Json running;  // the metadata so far, once a commit changed something
@@ -1639,16 +1665,7 @@ IcebergCatalog::BatchAttempt IcebergCatalog::CommitBatchOnce(
       current = &running;
     }
     const bool adds_snapshot = snapshot_added && current == &running;
-    snapshots_kept = snapshots_kept &&
-        std::all_of(parsed->begin(), parsed->end(), [](const iceberg::TableUpdate& u) {
-          namespace update = iceberg::update;
-          return std::holds_alternative<update::AddSnapshot>(u) ||
-                 std::holds_alternative<update::SetSnapshotRef>(u) ||
-                 std::holds_alternative<update::SetProperties>(u) ||
-                 std::holds_alternative<update::RemoveProperties>(u) ||
-                 std::holds_alternative<update::SetStatistics>(u) ||
-                 std::holds_alternative<update::RemoveStatistics>(u);
-        });
+    history_kept = history_kept && KeepsHistory(*parsed);
     bool changed = false;
     auto next = adds_snapshot ? iceberg::ApplyTableUpdates(std::move(running), std::move(*parsed),
                                                            queued.ctx->now_ms, &changed)
@@ -1690,10 +1707,9 @@ IcebergCatalog::BatchAttempt IcebergCatalog::CommitBatchOnce(
   iceberg::Json metadata =
       iceberg::FinishCommit(std::move(running), *row.location, base_updated_ms, now_ms);
   const std::string location = NextLocation(metadata, *row.location);
-  iceberg::SnapshotsSpan snapshots;
+  iceberg::HistorySpans history;
   auto text = std::make_shared<const std::string>(iceberg::ToJsonText(
-      metadata, *base_text, snapshots_kept ? head_snapshots : iceberg::SnapshotsSpan{},
-      &snapshots));
+      metadata, *base_text, history_kept ? head_history : iceberg::HistorySpans{}, &history));
   auto answer_applied = [&](const Error& error) {
     for (size_t i : applied) answers[i] = error;
     return BatchAttempt::kAnswered;
@@ -1731,7 +1747,7 @@ IcebergCatalog::BatchAttempt IcebergCatalog::CommitBatchOnce(
   head.location = location;
   head.metadata = std::make_shared<iceberg::Json>(std::move(metadata));
   head.text = std::move(text);
-  head.snapshots = snapshots;
+  head.history = history;
   return BatchAttempt::kAnswered;
 }
 

@@ -463,44 +463,59 @@ Json HistorySnapshot(int64_t id) {
   return s;
 }
 
-TEST(MetadataTest, ToJsonTextReusesTheSnapshotsOfAnEarlierText) {
+// The elements an ElementsSpan points at, with their brackets.
+std::string Elements(const std::string& text, const ElementsSpan& span) {
+  return text.substr(span.begin - 1, span.size + 2);
+}
+
+TEST(MetadataTest, ToJsonTextReusesTheHistoryOfAnEarlierText) {
   Json md = *ParseMetadata(kGoldenV2);
-  SnapshotsSpan span;
-  std::string text = ToJsonText(md, "", SnapshotsSpan{}, &span);
+  HistorySpans spans;
+  std::string text = ToJsonText(md, "", HistorySpans{}, &spans);
   EXPECT_EQ(text, ToJsonText(md));
-  EXPECT_EQ(span.count, 0U);
-  EXPECT_EQ(text.substr(span.begin - 1, span.size + 2), "[]");
-  // Three commits, each adding snapshots: every text is what a whole rendering gives, and
-  // its span covers exactly the snapshots.
+  EXPECT_EQ(spans.snapshots.count, 0U);
+  EXPECT_EQ(Elements(text, spans.snapshots), "[]");
+  EXPECT_EQ(Elements(text, spans.snapshot_log), "[]");
+  // Three commits, each adding snapshots and log entries: every text is what a whole rendering
+  // gives, and its spans cover exactly the history.
   int64_t next = 1;
   for (int added : {1, 3, 2}) {
-    for (int i = 0; i < added; ++i) md["snapshots"].push_back(HistorySnapshot(next++));
+    for (int i = 0; i < added; ++i) {
+      md["snapshots"].push_back(HistorySnapshot(next));
+      md["snapshot-log"].push_back(Json{{"timestamp-ms", kNow + next}, {"snapshot-id", next}});
+      ++next;
+    }
     md["last-updated-ms"] = kNow + next;
-    SnapshotsSpan next_span;
-    const std::string next_text = ToJsonText(md, text, span, &next_span);
+    HistorySpans next_spans;
+    const std::string next_text = ToJsonText(md, text, spans, &next_spans);
     EXPECT_EQ(next_text, ToJsonText(md));
-    EXPECT_EQ(next_span.count, md["snapshots"].size());
-    EXPECT_EQ(next_text.substr(next_span.begin - 1, next_span.size + 2),
-              ToJsonText(md["snapshots"]));
+    EXPECT_EQ(next_spans.snapshots.count, md["snapshots"].size());
+    EXPECT_EQ(next_spans.snapshot_log.count, md["snapshot-log"].size());
+    EXPECT_EQ(Elements(next_text, next_spans.snapshots), ToJsonText(md["snapshots"]));
+    EXPECT_EQ(Elements(next_text, next_spans.snapshot_log), ToJsonText(md["snapshot-log"]));
     text = next_text;
-    span = next_span;
+    spans = next_spans;
   }
   // The known text is taken as it is: the caller vouches for it (here a stale one shows).
   Json changed = md;
   changed["snapshots"][0]["summary"]["note"] = "changed";
-  SnapshotsSpan unused;
-  EXPECT_NE(ToJsonText(changed, text, span, &unused), ToJsonText(changed));
-  EXPECT_EQ(ToJsonText(changed, text, SnapshotsSpan{}, &unused), ToJsonText(changed));
-  // A span that does not fit the text, or more snapshots than the metadata has: rendered whole.
+  changed["snapshot-log"][0]["timestamp-ms"] = 1;
+  HistorySpans unused;
+  EXPECT_NE(ToJsonText(changed, text, spans, &unused), ToJsonText(changed));
+  EXPECT_EQ(ToJsonText(changed, text, HistorySpans{}, &unused), ToJsonText(changed));
+  // A span that does not fit the text, or more elements than the metadata has: rendered whole.
   Json fewer = md;
   fewer["snapshots"].erase(fewer["snapshots"].size() - 1);
-  EXPECT_EQ(ToJsonText(fewer, text, span, &unused), ToJsonText(fewer));
-  EXPECT_EQ(ToJsonText(md, "{}", span, &unused), ToJsonText(md));
-  // No snapshots array: the plain rendering, and an empty span.
+  fewer["snapshot-log"].erase(fewer["snapshot-log"].size() - 1);
+  EXPECT_EQ(ToJsonText(fewer, text, spans, &unused), ToJsonText(fewer));
+  EXPECT_EQ(ToJsonText(md, "{}", spans, &unused), ToJsonText(md));
+  // No history arrays: the plain rendering, and empty spans.
   Json bare = Json::object();
   bare["format-version"] = 2;
-  EXPECT_EQ(ToJsonText(bare, text, span, &unused), ToJsonText(bare));
-  EXPECT_EQ(unused.count, 0U);
+  bare["snapshots"] = "not an array";
+  EXPECT_EQ(ToJsonText(bare, text, spans, &unused), ToJsonText(bare));
+  EXPECT_EQ(unused.snapshots.count, 0U);
+  EXPECT_EQ(unused.snapshot_log.count, 0U);
 }
 
 TEST(MetadataTest, ToJsonTextReplacesInvalidUtf8) {
