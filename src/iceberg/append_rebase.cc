@@ -550,15 +550,25 @@ struct SlimRead {
 Status ReadContainer(std::string_view bytes, AvroFile* file, RawRecords* raw,
                      const SlimRead* slim = nullptr);
 
-Result<AvroFile> ReadList(const RebaseIo& io, const std::string& location, const SlimRead& slim) {
+Result<std::string> ReadListBytes(const RebaseIo& io, const std::string& location) {
   auto bytes = io.read(location);
   if (!bytes)
     return NotRebasable(
         fmt::format("cannot read manifest list {}: {}", location, bytes.error().message));
+  return bytes;
+}
+
+Result<AvroFile> ParseList(const std::string& location, std::string_view bytes,
+                           const SlimRead& slim) {
   AvroFile file;
-  if (auto read = ReadContainer(*bytes, &file, nullptr, &slim); !read)
+  if (auto read = ReadContainer(bytes, &file, nullptr, &slim); !read)
     return NotRebasable(fmt::format("manifest list {}: {}", location, read.error().message));
   return file;
+}
+
+Result<AvroFile> ReadList(const RebaseIo& io, const std::string& location, const SlimRead& slim) {
+  CAIRN_ASSIGN_OR_RETURN(std::string bytes, ReadListBytes(io, location));
+  return ParseList(location, bytes, slim);
 }
 
 std::string RebasedLocation(const std::string& list_location) {
@@ -938,24 +948,22 @@ Result<std::pair<Json, Json>> RebaseAppend(const Json& current, const Json& requ
     if (io.written_lists) parent_written = io.written_lists->Find(p_list);
   }
   const std::string s_list = snapshot["manifest-list"].get<std::string>();
-  auto s_bytes = io.read(s_list);
-  if (!s_bytes) {
-    return NotRebasable(
-        fmt::format("cannot read manifest list {}: {}", s_list, s_bytes.error().message));
-  }
-  std::optional<AvroFile> own_only;  // S's own records, its others being exactly P's
-  if (parent_written && parent_written->encoded) {
-    own_only = ReadOwnRecords(*s_bytes, *parent_written->encoded, *s_id);
-  }
-  if (io.written_lists) io.written_lists->CountRead(own_only.has_value());
   AvroFile s_file;
-  const SlimRead slim{s_id};
-  if (own_only) {
-    s_file = std::move(*own_only);
-  } else if (auto read = ReadContainer(*s_bytes, &s_file, nullptr, &slim); !read) {
-    return NotRebasable(fmt::format("manifest list {}: {}", s_list, read.error().message));
+  bool own_records_only = false;  // s_file holds S's own records, its others being exactly P's
+  {
+    CAIRN_ASSIGN_OR_RETURN(std::string s_bytes, ReadListBytes(io, s_list));
+    std::optional<AvroFile> own_only;
+    if (parent_written && parent_written->encoded) {
+      own_only = ReadOwnRecords(s_bytes, *parent_written->encoded, *s_id);
+    }
+    own_records_only = own_only.has_value();
+    if (io.written_lists) io.written_lists->CountRead(own_records_only);
+    if (own_only) {
+      s_file = std::move(*own_only);
+    } else {
+      CAIRN_ASSIGN_OR_RETURN(s_file, ParseList(s_list, s_bytes, SlimRead{s_id}));
+    }
   }
-  s_bytes = std::string();
   if (!main_snapshot->contains("manifest-list") || !(*main_snapshot)["manifest-list"].is_string()) {
     return NotRebasable("main's snapshot has no manifest list");
   }
@@ -1030,7 +1038,7 @@ Result<std::pair<Json, Json>> RebaseAppend(const Json& current, const Json& requ
   }
   // Writers copy the parent's list in order, so the lists are compared as they are first; as
   // multisets (sorted copies) only when that differs.
-  if (own_only) {
+  if (own_records_only) {
     // S's other records are P's, byte for byte: nothing to compare.
   } else if (inherited_paths != *parent_paths) {
     WrittenLists::Paths sorted_parent = *parent_paths;
