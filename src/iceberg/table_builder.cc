@@ -97,6 +97,12 @@ namespace {
 
 // --- The builder --------------------------------------------------------------------------
 
+// A table's snapshot ids and their highest sequence number (TableBuilder::Snapshots).
+struct SnapshotIndex {
+  std::unordered_set<int64_t> ids;
+  int64_t max_sequence_number = 0;
+};
+
 // Java's TableMetadata.Builder over a prepared document: one Do() per update action, in the
 // order of the commit; Build() runs the builder's final validations.
 class TableBuilder {
@@ -171,10 +177,6 @@ class TableBuilder {
   }
   // The snapshots' ids and their highest sequence number, read in one pass when first needed
   // and kept up to date: a long history used to be walked several times per commit.
-  struct SnapshotIndex {
-    std::unordered_set<int64_t> ids;
-    int64_t max_sequence_number = 0;
-  };
   const SnapshotIndex& Snapshots() {
     if (!snapshot_index_) {
       snapshot_index_.emplace();
