@@ -2,7 +2,6 @@
 #include "iceberg/append_rebase.h"
 
 #include <avro.h>
-#include <openssl/evp.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -22,6 +21,7 @@
 
 #include "common/util.h"
 #include "iceberg/commit.h"
+#include "storage/s3_client.h"
 
 namespace cairn::iceberg {
 namespace {
@@ -438,12 +438,6 @@ Result<std::string> Inflate(std::string_view in) {
   return out;
 }
 
-WrittenLists::Sha256 Sha256Of(std::string_view bytes) {
-  WrittenLists::Sha256 out{};
-  EVP_Digest(bytes.data(), bytes.size(), out.data(), nullptr, EVP_sha256(), nullptr);
-  return out;
-}
-
 std::string RandomBytes(size_t n) {
   static thread_local std::mt19937_64 rng{std::random_device{}()};
   std::string out(n, '\0');
@@ -643,6 +637,26 @@ Result<std::string_view> ReadHeader(Cursor& in, AvroFile& file, std::string& cod
   return in.Take(kSyncSize);
 }
 
+// The next block of a container file after its header: its record count, and its records
+// (inflated into `inflated` when the codec is deflate).
+struct Block {
+  int64_t count = 0;
+  std::string_view records;
+};
+Result<Block> NextBlock(Cursor& in, std::string_view sync, const std::string& codec,
+                        std::string& inflated) {
+  CAIRN_ASSIGN_OR_RETURN(int64_t count, in.Long());
+  CAIRN_ASSIGN_OR_RETURN(std::string_view block, in.Bytes());
+  CAIRN_ASSIGN_OR_RETURN(std::string_view block_sync, in.Take(kSyncSize));
+  if (block_sync != sync) return InvalidArgument("Avro block has a wrong sync marker");
+  if (count < 0) return InvalidArgument("negative Avro block count");
+  if (codec == "deflate") {
+    CAIRN_ASSIGN_OR_RETURN(inflated, Inflate(block));
+    block = inflated;
+  }
+  return Block{count, block};
+}
+
 Status ReadContainer(std::string_view bytes, AvroFile* out, RawRecords* raw, const SlimRead* slim) {
   AvroFile& file = *out;
   if (!bytes.starts_with(kMagic)) return InvalidArgument("not an Avro object container file");
@@ -653,16 +667,10 @@ Status ReadContainer(std::string_view bytes, AvroFile* out, RawRecords* raw, con
   GenericValue value;
   CAIRN_RETURN_IF_ERROR(value.Init(schema.get()));
   while (!in.AtEnd()) {
-    CAIRN_ASSIGN_OR_RETURN(int64_t count, in.Long());
-    CAIRN_ASSIGN_OR_RETURN(std::string_view block, in.Bytes());
-    CAIRN_ASSIGN_OR_RETURN(std::string_view block_sync, in.Take(kSyncSize));
-    if (block_sync != sync) return InvalidArgument("Avro block has a wrong sync marker");
-    if (count < 0) return InvalidArgument("negative Avro block count");
     std::string inflated;
-    if (codec == "deflate") {
-      CAIRN_ASSIGN_OR_RETURN(inflated, Inflate(block));
-      block = inflated;
-    }
+    CAIRN_ASSIGN_OR_RETURN(Block next, NextBlock(in, sync, codec, inflated));
+    const int64_t count = next.count;
+    const std::string_view block = next.records;
     ReaderPtr reader(avro_reader_memory(block.data(), static_cast<int64_t>(block.size())));
     if (!reader) return Internal("cannot create an Avro reader");
     for (int64_t i = 0; i < count; ++i) {
@@ -719,35 +727,29 @@ std::optional<AvroFile> ReadOwnRecords(std::string_view bytes,
   AvroFile file;
   std::string codec;
   auto sync = ReadHeader(in, file, codec);
-  if (!sync || Sha256Of(file.schema) != parent.schema) return std::nullopt;
+  if (!sync || storage::HexDigest("sha256", file.schema) != parent.schema) return std::nullopt;
   std::string joined;        // the blocks' records, when not one plain block
   std::string_view records;  // in `bytes` or in `joined`
   int64_t count = 0;
   for (int blocks = 0; !in.AtEnd(); ++blocks) {
-    auto block_count = in.Long();
-    if (!block_count || *block_count < 0) return std::nullopt;
-    auto block = in.Bytes();
+    std::string inflated;
+    auto block = NextBlock(in, *sync, codec, inflated);
     if (!block) return std::nullopt;
-    auto block_sync = in.Take(kSyncSize);
-    if (!block_sync || *block_sync != *sync) return std::nullopt;
-    count += *block_count;
+    count += block->count;
     if (codec != "deflate" && blocks == 0) {
-      records = *block;
+      records = block->records;  // in `bytes`
       continue;
     }
     if (joined.empty()) joined = records;
-    if (codec == "deflate") {
-      auto inflated = Inflate(*block);
-      if (!inflated || joined.size() + inflated->size() > kMaxInflated) return std::nullopt;
-      joined += *inflated;
-    } else {
-      joined += *block;
-    }
+    if (joined.size() + block->records.size() > kMaxInflated) return std::nullopt;
+    joined += block->records;
     records = joined;
   }
   if (count < parent.count || records.size() < parent.size) return std::nullopt;
   const size_t own_size = records.size() - parent.size;
-  if (Sha256Of(records.substr(own_size)) != parent.records) return std::nullopt;
+  if (storage::HexDigest("sha256", records.substr(own_size)) != parent.records) {
+    return std::nullopt;
+  }
   auto schema = ParseSchema(file.schema);
   GenericValue value;
   if (!schema || !value.Init(schema->get())) return std::nullopt;
@@ -1115,10 +1117,11 @@ Result<std::pair<Json, Json>> RebaseAppend(const Json& current, const Json& requ
     return NotRebasable(fmt::format("cannot write {}: {}", location, written.error().message));
   }
   if (paths_known && io.written_lists) {
-    WrittenLists::Encoded encoded{Sha256Of(*schema_text), Sha256Of(new_raw->data),
-                                  new_raw->count, new_raw->data.size()};
+    WrittenLists::Encoded encoded{storage::HexDigest("sha256", *schema_text),
+                                  storage::HexDigest("sha256", new_raw->data), new_raw->count,
+                                  new_raw->data.size()};
     io.written_lists->Add(location, {std::move(new_paths), std::move(schema_text),
-                                     std::move(new_raw), encoded});
+                                     std::move(new_raw), std::move(encoded)});
   }
   return std::make_pair(std::move(new_requirements), std::move(new_updates));
 }

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include <array>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -35,13 +34,13 @@ class WrittenLists {
   static constexpr size_t kDefaultCapacity = 64;
 
   using Paths = std::vector<std::string>;  // in the list's order
-  using Sha256 = std::array<unsigned char, 32>;
   /// What identifies a list's records as encoded: a list written on top of this one copies
   /// them, and with the same writer schema they are the same bytes, so the next rebase can
-  /// recognise them at the end of the new list without decoding them.
+  /// recognise them at the end of the new list without decoding them. Digests are SHA-256 hex
+  /// (storage::HexDigest).
   struct Encoded {
-    Sha256 schema{};   // of the writer schema text
-    Sha256 records{};  // of the records, encoded, in order
+    std::string schema;   // of the writer schema text
+    std::string records;  // of the records, encoded, in order
     int64_t count = 0;
     size_t size = 0;
   };
