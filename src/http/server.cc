@@ -29,17 +29,17 @@
 #include "common/deadline.h"
 #include "common/util.h"
 #include "http/asio.h"
+#include "http/request_parser.h"
+#include "http/response_head.h"
 
 namespace cairn::http {
 
 namespace asio = boost::asio;
-namespace beast = boost::beast;
-namespace bhttp = boost::beast::http;
 using asio::awaitable;
 using asio::use_awaitable;
 using asio::ip::tcp;
 namespace ssl = boost::asio::ssl;
-using TlsStream = beast::ssl_stream<beast::tcp_stream>;
+using TlsStream = ssl::stream<tcp::socket>;
 
 namespace {
 
@@ -132,44 +132,64 @@ std::string NextRequestId() {
   return id;
 }
 
-/// A response body sent as up to three buffers: `head`, a shared immutable document, `tail`
-/// (see Response::spliced). Beast hands them to one writev together with the header, so a
-/// cached metadata file goes from the cache to the socket without a copy in between.
-struct SplicedBody {
-  struct value_type {
-    std::string head;
-    std::shared_ptr<const std::string> middle;
-    std::string tail;
-  };
+/// An answer as sent: its head (status line and header), then the body's three parts (see
+/// Response::spliced), so a cached metadata file goes from the cache to the socket without a
+/// copy in between.
+struct Answer {
+  std::string head;
+  std::string body;
+  std::shared_ptr<const std::string> middle;
+  std::string tail;
 
-  static std::uint64_t size(const value_type& v) {
-    return v.head.size() + (v.middle ? v.middle->size() : 0) + v.tail.size();
+  std::array<std::string_view, 4> Parts() const {
+    return {head, body, middle ? std::string_view(*middle) : std::string_view(), tail};
   }
+};
 
-  class writer {
-   public:
-    using const_buffers_type = std::array<asio::const_buffer, 3>;
-
-    template <bool isRequest, class Fields>
-    writer(const bhttp::header<isRequest, Fields>& /*header*/, const value_type& body)
-        : body_(body) {}
-
-    void init(boost::system::error_code& ec) { ec = {}; }
-
-    boost::optional<std::pair<const_buffers_type, bool>> get(boost::system::error_code& ec) {
-      ec = {};
-      if (sent_) return boost::none;
-      sent_ = true;
-      const_buffers_type buffers{asio::buffer(body_.head),
-                                 body_.middle ? asio::buffer(*body_.middle) : asio::const_buffer(),
-                                 asio::buffer(body_.tail)};
-      return std::make_pair(buffers, false);
+/// A connection's unread bytes: the request being read starts at `begin`.
+class ReadBuffer {
+ public:
+  std::string_view Unread() const { return {data_.get() + begin_, end_ - begin_}; }
+  /// The first `n` unread bytes have been used. A buffer a large request made large is let
+  /// go once read: an idle keep-alive connection holds little.
+  void Consume(size_t n) {
+    begin_ += n;
+    if (begin_ != end_) return;
+    begin_ = end_ = 0;
+    if (cap_ > kKeptCapacity) {
+      data_.reset();
+      cap_ = 0;
     }
+  }
+  /// Room for at least `min_free` more bytes after the unread ones, without making the whole
+  /// larger than `max_size` (false: the unread bytes alone fill that).
+  bool Reserve(size_t min_free, size_t max_size) {
+    if (cap_ - end_ >= min_free) return true;
+    const size_t unread = end_ - begin_;
+    if (unread >= max_size) return false;
+    const size_t want = std::min(max_size, std::max(unread + min_free, cap_ * 2));
+    if (want <= cap_) {
+      std::memmove(data_.get(), data_.get() + begin_, unread);
+    } else {
+      auto bigger = std::make_unique_for_overwrite<char[]>(want);
+      if (unread > 0) std::memcpy(bigger.get(), data_.get() + begin_, unread);
+      data_ = std::move(bigger);
+      cap_ = want;
+    }
+    begin_ = 0;
+    end_ = unread;
+    return true;
+  }
+  asio::mutable_buffer Free() { return asio::buffer(data_.get() + end_, cap_ - end_); }
+  void Commit(size_t n) { end_ += n; }
 
-   private:
-    const value_type& body_;
-    bool sent_ = false;
-  };
+ private:
+  static constexpr size_t kKeptCapacity = 256 * 1024;
+
+  std::unique_ptr<char[]> data_;
+  size_t cap_ = 0;
+  size_t begin_ = 0;
+  size_t end_ = 0;
 };
 
 using Strand = asio::strand<asio::io_context::executor_type>;
@@ -234,6 +254,7 @@ class Server::Impl {
       if (options_.tls.reload_interval_ms > 0) WatchTlsFiles();
     }
     asio::co_spawn(control_, AcceptLoop(), asio::detached);
+    asio::post(control_, [this] { SweepDeadlines(); });
     slots_[0].alive.store(true, std::memory_order_release);  // this thread
     for (int i = 1; i < base_threads_; ++i) StartThread(/*spare=*/false);
     std::thread monitor([this] { MonitorThreads(); });
@@ -259,14 +280,64 @@ class Server::Impl {
   }
 
  private:
-  /// One open connection. Its fields are touched only on the connection's strand; the list of
-  /// connections that holds it is guarded by `mu_`.
+  /// One open connection. Its fields are touched only on the connection's strand (but for the
+  /// deadline, which the sweeper reads); the list of connections that holds it is guarded by
+  /// `mu_`.
   struct Connection {
     explicit Connection(Strand s) : strand(std::move(s)) {}
     Strand strand;
-    beast::tcp_stream* stream = nullptr;  // null once the session has closed it
-    bool busy = false;                    // a request is being handled or answered
+    tcp::socket* socket = nullptr;  // null once the session has closed it
+    bool busy = false;              // a request is being handled or answered
+    // When the pending read or write is given up (steady clock, ms); 0: none (a handler runs).
+    // One sweep a little while for every connection, instead of a timer armed and cancelled
+    // around each read and write.
+    std::atomic<int64_t> deadline_ms{0};
+
+    void ExpiresAfter(std::chrono::milliseconds after) {
+      deadline_ms.store(NowMs() + after.count(), std::memory_order_relaxed);
+    }
+    void ExpiresNever() { deadline_ms.store(0, std::memory_order_relaxed); }
   };
+
+  static int64_t NowMs() {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+  }
+
+  // On control_: cancels the pending operation of every connection past its deadline, on the
+  // connection's strand (where it checks the deadline again: the operation may have finished
+  // and the next one begun meanwhile). A cancelled read or write ends its session.
+  void SweepDeadlines() {
+    auto timer = std::make_shared<asio::steady_timer>(control_);
+    timer->expires_after(SweepInterval());
+    timer->async_wait([this, timer](const boost::system::error_code& ec) {
+      if (ec) return;
+      const int64_t now = NowMs();
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (stopping_ && connections_.empty()) return;  // the loop may end now
+        for (const auto& c : connections_) {
+          const int64_t deadline = c->deadline_ms.load(std::memory_order_relaxed);
+          if (deadline == 0 || deadline > now) continue;
+          asio::post(c->strand, [c] {
+            const int64_t d = c->deadline_ms.load(std::memory_order_relaxed);
+            if (c->socket == nullptr || d == 0 || d > NowMs()) return;
+            boost::system::error_code ignored;
+            c->socket->cancel(ignored);
+          });
+        }
+      }
+      SweepDeadlines();
+    });
+    sweep_timer_ = timer;
+  }
+
+  // A tenth of the shortest timeout in use, within 20 ms to 1 s: a connection is given up at
+  // most that late.
+  std::chrono::milliseconds SweepInterval() const {
+    return std::chrono::milliseconds(std::clamp(options_.idle_timeout_ms / 10, 20, 1000));
+  }
 
   // ---- threads ----
   // `base_threads_` threads (one per CPU this process may run on) always run the io_context.
@@ -544,7 +615,7 @@ class Server::Impl {
         // Idle connections are waiting for a request: wake them so they see stopping_.
         asio::post(c->strand, [c] {
           boost::system::error_code ignored;
-          if (c->stream != nullptr && !c->busy) c->stream->socket().cancel(ignored);
+          if (c->socket != nullptr && !c->busy) c->socket->cancel(ignored);
         });
       }
     }
@@ -586,6 +657,10 @@ class Server::Impl {
     if (stopping_ && idle && grace_timer_) {
       grace_timer_->cancel();
       grace_timer_.reset();
+    }
+    if (stopping_ && idle && sweep_timer_) {
+      sweep_timer_->cancel();
+      sweep_timer_.reset();
     }
   }
 
@@ -639,61 +714,48 @@ class Server::Impl {
     return RenderError(500, "Internal error while handling the request", request);
   }
 
-  static bhttp::response<SplicedBody> ToBeast(Response&& r, unsigned version, bool keep_alive,
-                                              const std::string& request_id, bool head = false) {
-    bhttp::response<SplicedBody> res{static_cast<bhttp::status>(r.status), version};
-    res.set(bhttp::field::server, "cairn");
-    if ((r.BodySize() > 0 || r.status != 200) && !r.content_type.empty()) {
-      res.set(bhttp::field::content_type, r.content_type);
+  static Answer MakeAnswer(Response&& r, bool http11, bool keep_alive,
+                           const std::string& request_id, bool head = false) {
+    Answer answer;
+    answer.head = ResponseHead(r, http11, keep_alive, request_id);
+    // A HEAD answer has the GET answer's header and no body (RFC 9110 9.3.2); a body sent
+    // anyway would be read as the start of the next answer on the connection. Metadata
+    // documents are large: moved or shared, never copied.
+    if (!head) {
+      answer.body = std::move(r.body);
+      answer.middle = std::move(r.spliced);
+      answer.tail = std::move(r.body_tail);
     }
-    res.set("X-Request-Id", request_id);
-    for (const auto& [k, v] : r.headers) res.set(k, v);
-    res.keep_alive(keep_alive);
-    // Metadata documents are large: moved or shared, never copied.
-    res.body().head = std::move(r.body);
-    res.body().middle = std::move(r.spliced);
-    res.body().tail = std::move(r.body_tail);
-    if (head) {
-      // A HEAD answer has the GET answer's headers and no body (RFC 9110 9.3.2); a body sent
-      // anyway would be read as the start of the next answer on the connection.
-      const auto size = SplicedBody::size(res.body());
-      res.body() = {};
-      res.prepare_payload();  // 204 and 304 carry no Content-Length at all
-      if (r.status != 204 && r.status != 304) res.content_length(size);
-      return res;
-    }
-    res.prepare_payload();
-    return res;
+    return answer;
   }
 
-  static std::string RemoteOf(beast::tcp_stream& stream) {
+  static std::string RemoteOf(tcp::socket& socket) {
     boost::system::error_code ec;
-    auto ep = stream.socket().remote_endpoint(ec);
+    auto ep = socket.remote_endpoint(ec);
     return ec ? std::string() : ep.address().to_string();
   }
 
   awaitable<void> Session(tcp::socket socket, std::shared_ptr<Connection> self) {
-    beast::tcp_stream stream(std::move(socket));
-    self->stream = &stream;
-    const std::string remote = RemoteOf(stream);
+    self->socket = &socket;
+    const std::string remote = RemoteOf(socket);
     // The descriptor itself non-blocking (asio's own operations behave the same either way), so
     // that WriteDirect's sendmsg and sendfile(2) send what the socket takes now and never wait.
     boost::system::error_code ignored;
-    stream.socket().native_non_blocking(true, ignored);
-    co_await Serve(stream, *self, remote, std::string());
-    Close(stream, self);
+    socket.native_non_blocking(true, ignored);
+    co_await Serve(socket, *self, remote, std::string());
+    Close(socket, self);
   }
 
   // `ctx` is held for as long as the connection lives: a reload replaces the server's current
   // context, never the one an open connection uses.
   awaitable<void> TlsSession(tcp::socket socket, std::shared_ptr<Connection> self,
                              std::shared_ptr<ssl::context> ctx) {
-    TlsStream stream(beast::tcp_stream(std::move(socket)), *ctx);
-    beast::tcp_stream& tcp = beast::get_lowest_layer(stream);
-    self->stream = &tcp;
+    TlsStream stream(std::move(socket), *ctx);
+    tcp::socket& tcp = stream.next_layer();
+    self->socket = &tcp;
     const std::string remote = RemoteOf(tcp);
     boost::system::error_code ec;
-    tcp.expires_after(std::chrono::milliseconds(std::min(options_.idle_timeout_ms, 10'000)));
+    self->ExpiresAfter(std::chrono::milliseconds(std::min(options_.idle_timeout_ms, 10'000)));
     co_await stream.async_handshake(ssl::stream_base::server,
                                     asio::redirect_error(use_awaitable, ec));
     if (ec) {
@@ -702,17 +764,18 @@ class Server::Impl {
       spdlog::info("event=tls_handshake_failed remote={} error=\"{}\"", remote, ec.message());
     } else {
       co_await Serve(stream, *self, remote, VerifiedPeerCommonName(stream.native_handle()));
-      tcp.expires_after(std::chrono::seconds(1));
+      self->ExpiresAfter(std::chrono::seconds(1));
       co_await stream.async_shutdown(asio::redirect_error(use_awaitable, ec));
     }
     Close(tcp, self);
   }
 
-  void Close(beast::tcp_stream& stream, const std::shared_ptr<Connection>& self) {
+  void Close(tcp::socket& socket, const std::shared_ptr<Connection>& self) {
     boost::system::error_code ignored;
-    stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
-    stream.socket().close(ignored);
-    self->stream = nullptr;
+    socket.shutdown(tcp::socket::shutdown_send, ignored);
+    socket.close(ignored);
+    self->socket = nullptr;
+    self->ExpiresNever();
     {
       std::lock_guard<std::mutex> lock(mu_);
       connections_.remove(self);
@@ -724,81 +787,87 @@ class Server::Impl {
   template <class Stream>
   awaitable<void> Serve(Stream& stream, Connection& self, const std::string& remote,
                         const std::string& client_cn) {
-    beast::tcp_stream& tcp = beast::get_lowest_layer(stream);
-    beast::flat_buffer buffer;
+    ReadBuffer buffer;
     const auto idle = std::chrono::milliseconds(options_.idle_timeout_ms);
+    // The most one request may hold of the connection's bytes: its header, and its body with
+    // room for the chunked coding's own lines.
+    const size_t max_request_bytes =
+        options_.max_header_bytes + options_.max_body_bytes + options_.max_body_bytes / 2 + 65536;
     while (!stopping_) {
-      bhttp::request_parser<bhttp::string_body> parser;
-      parser.body_limit(options_.max_body_bytes);
-      parser.header_limit(static_cast<std::uint32_t>(options_.max_header_bytes));
-      tcp.expires_after(idle);
+      RequestParser parser(options_.max_header_bytes, options_.max_body_bytes);
+      RequestParser::State state = parser.Parse(buffer.Unread());
+      bool continued = false;
       boost::system::error_code ec;
-      co_await bhttp::async_read(stream, buffer, parser, asio::redirect_error(use_awaitable, ec));
-      if (ec) {
-        int status = 0;
-        std::string message;
-        if (ec == bhttp::error::body_limit) {
-          status = 413;
-          message =
-              fmt::format("Request body exceeds the limit of {} bytes", options_.max_body_bytes);
-        } else if (ec == bhttp::error::header_limit) {
-          status = 431;
-          message = fmt::format("Request headers exceed the limit of {} bytes",
-                                options_.max_header_bytes);
-        } else if (ec.category() == bhttp::make_error_code(bhttp::error::bad_method).category() &&
-                   ec != bhttp::error::end_of_stream && ec != bhttp::error::partial_message) {
-          status = 400;
-          message = fmt::format("Malformed HTTP request: {}", ec.message());
+      while (state == RequestParser::State::kNeedMore) {
+        if (parser.expects_continue() && !continued) {
+          // The client waits for this before it sends the body (RFC 9110 10.1.1).
+          continued = true;
+          static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
+          self.ExpiresAfter(idle);
+          co_await asio::async_write(stream, asio::buffer(kContinue.data(), kContinue.size()),
+                                     asio::redirect_error(use_awaitable, ec));
+          if (ec) break;
         }
-        if (status != 0) {
-          Request partial;
-          partial.method = std::string(parser.get().method_string());
-          partial.target = std::string(parser.get().target());
-          if (partial.target.empty()) {
-            // A request line longer than the header limit is never parsed: take the method and
-            // target from the bytes read, so the error is in the addressed interface's format.
-            const auto raw_bytes = buffer.cdata();
-            std::string_view raw(static_cast<const char*>(raw_bytes.data()), raw_bytes.size());
-            raw = raw.substr(0, raw.find_first_of("\r\n"));
-            if (const size_t sp = raw.find(' '); sp != std::string_view::npos) {
-              partial.method = std::string(raw.substr(0, sp));
-              raw.remove_prefix(sp + 1);
-              partial.target = std::string(raw.substr(0, raw.find(' ')));
-            }
+        if (!buffer.Reserve(16 * 1024, max_request_bytes)) {
+          state = RequestParser::State::kError;
+          break;
+        }
+        self.ExpiresAfter(idle);
+        const size_t n = co_await stream.async_read_some(buffer.Free(),
+                                                         asio::redirect_error(use_awaitable, ec));
+        if (ec) break;  // closed, reset or idle: nothing to answer
+        buffer.Commit(n);
+        state = parser.Parse(buffer.Unread());
+      }
+      if (state == RequestParser::State::kNeedMore) break;
+      if (state == RequestParser::State::kError) {
+        const int status = parser.error_status() != 0 ? parser.error_status() : 413;
+        const std::string message =
+            parser.error_status() != 0
+                ? parser.error_message()
+                : fmt::format("Request body exceeds the limit of {} bytes",
+                              options_.max_body_bytes);
+        Request partial;
+        partial.method = parser.request().method;
+        partial.target = parser.request().target;
+        if (partial.target.empty()) {
+          // A request line longer than the header limit is never parsed: take the method and
+          // target from the bytes read, so the error is in the addressed interface's format.
+          std::string_view raw = buffer.Unread();
+          raw = raw.substr(0, raw.find_first_of("\r\n"));
+          if (const size_t sp = raw.find(' '); sp != std::string_view::npos) {
+            partial.method = std::string(raw.substr(0, sp));
+            raw.remove_prefix(sp + 1);
+            partial.target = std::string(raw.substr(0, raw.find(' ')));
           }
-          std::vector<std::pair<std::string, std::string>> ignored_query;
-          ParseTarget(partial.target, partial.path, ignored_query);
-          partial.request_id = NextRequestId();
-          partial.remote_address = remote;
-          partial.received = std::chrono::steady_clock::now();
-          auto res = ToBeast(RenderError(status, message, partial), 11, false, partial.request_id);
-          tcp.expires_after(std::chrono::seconds(10));
-          co_await bhttp::async_write(stream, res, asio::redirect_error(use_awaitable, ec));
-          co_await Drain(stream);
         }
+        std::vector<std::pair<std::string, std::string>> ignored_query;
+        ParseTarget(partial.target, partial.path, ignored_query);
+        partial.request_id = NextRequestId();
+        partial.remote_address = remote;
+        partial.received = std::chrono::steady_clock::now();
+        Answer answer =
+            MakeAnswer(RenderError(status, message, partial), true, false, partial.request_id);
+        self.ExpiresAfter(std::chrono::seconds(10));
+        co_await WriteAnswer(stream, answer, nullptr, ec);
+        co_await Drain(stream, self);
         break;
       }
       self.busy = true;
-      auto& req = parser.get();
-      Request request;
-      request.method = std::string(req.method_string());
-      request.target = std::string(req.target());
+      Request request = std::move(parser.request());
+      buffer.Consume(parser.consumed());
       request.request_id = NextRequestId();
       request.remote_address = remote;
       request.client_certificate_cn = client_cn;
-      for (const auto& field : req) {
-        request.headers.emplace(std::string(field.name_string()), std::string(field.value()));
-      }
-      request.body = std::move(req.body());
-      const bool keep_alive = req.keep_alive();
-      const unsigned version = req.version();
+      const bool keep_alive = parser.keep_alive();
+      const bool http11 = parser.http11();
       const auto started = std::chrono::steady_clock::now();
       request.received = started;
       Response response;
       if (!ParseTarget(request.target, request.path, request.query)) {
         response = RenderError(400, "Malformed percent-encoding in the request target", request);
       } else {
-        tcp.expires_never();
+        self.ExpiresNever();
         response = RunHandler(request);  // inline: this strand's thread runs it
       }
       const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(
@@ -813,44 +882,43 @@ class Server::Impl {
         co_await hold.async_wait(asio::redirect_error(use_awaitable, ec));
       }
       std::shared_ptr<const OpenFile> file = std::move(response.spliced_file);
-      auto res = ToBeast(std::move(response), version, keep_alive && !stopping_,
-                         request.request_id, request.method == "HEAD");
-      tcp.expires_after(idle);
-      if constexpr (std::is_same_v<Stream, beast::tcp_stream>) {
-        const bool from_file =
-            file && res.body().middle && file->size() == res.body().middle->size();
-        co_await WriteDirect(tcp, res, from_file ? file.get() : nullptr, ec);
-      } else {
-        co_await bhttp::async_write(stream, res, asio::redirect_error(use_awaitable, ec));
-      }
+      Answer answer = MakeAnswer(std::move(response), http11, keep_alive && !stopping_,
+                                 request.request_id, request.method == "HEAD");
+      const bool from_file = file && answer.middle && file->size() == answer.middle->size();
+      self.ExpiresAfter(idle);
+      co_await WriteAnswer(stream, answer, from_file ? file.get() : nullptr, ec);
       self.busy = false;
       if (ec || !keep_alive) break;
     }
   }
 
-  // Sends `res` over plain TCP with the socket's own calls, as far as the socket takes it now,
-  // and the rest through the stream from memory (so a slow reader is served under the stream's
-  // timeout like any other answer); Beast's composed write, by comparison, cost about a fifth
-  // of a small answer's instructions. The header, head, document and tail go out with one
-  // sendmsg. When `file` is given, its content is the spliced document: the header and head go
+  // Sends `answer`: over plain TCP by WriteDirect, over TLS through the stream.
+  template <class Stream>
+  static awaitable<void> WriteAnswer(Stream& stream, const Answer& answer, const OpenFile* file,
+                                     boost::system::error_code& ec) {
+    if constexpr (std::is_same_v<Stream, tcp::socket>) {
+      co_await WriteDirect(stream, answer, file, ec);
+    } else {
+      const auto parts = answer.Parts();
+      std::array<asio::const_buffer, 4> buffers;
+      for (size_t i = 0; i < parts.size(); ++i) {
+        buffers[i] = asio::buffer(parts[i].data(), parts[i].size());
+      }
+      co_await asio::async_write(stream, buffers, asio::redirect_error(use_awaitable, ec));
+    }
+  }
+
+  // Sends `answer` over plain TCP with the socket's own calls, as far as the socket takes it
+  // now, and the rest through the socket from memory (so a slow reader is served under the
+  // connection's deadline like any other answer). The head, body, document and tail go out with one
+  // sendmsg. When `file` is given, its content is the spliced document: the head and body go
   // with one sendmsg, the document by sendfile(2) from the file (the kernel sends the page
   // cache's pages; no copy from user space), then the tail.
-  static awaitable<void> WriteDirect(beast::tcp_stream& tcp, bhttp::response<SplicedBody>& res,
+  static awaitable<void> WriteDirect(tcp::socket& tcp, const Answer& answer,
                                      const OpenFile* file, boost::system::error_code& ec) {
-    std::string header;
-    {
-      bhttp::response_serializer<SplicedBody> serializer{res};
-      serializer.split(true);
-      serializer.next(ec, [&](boost::system::error_code&, const auto& buffers) {
-        header = beast::buffers_to_string(buffers);
-      });
-      if (ec) co_return;
-    }
-    const SplicedBody::value_type& body = res.body();
-    const std::string_view middle =
-        body.middle ? std::string_view(*body.middle) : std::string_view();
     // The answer's parts in order, and how much of each has been sent.
-    const std::array<std::string_view, 4> parts{header, body.head, middle, body.tail};
+    const std::array<std::string_view, 4> parts = answer.Parts();
+    const std::string_view middle = parts[2];
     std::array<size_t, 4> sent{};
     // Counts `n` bytes sent from the first `count` parts, in order.
     auto advance = [&](size_t n, size_t count) {
@@ -860,7 +928,7 @@ class Server::Impl {
         n -= take;
       }
     };
-    const int fd = tcp.socket().native_handle();
+    const int fd = tcp.native_handle();
     // A call that failed for another reason than a full socket ends the answer with its errno.
     auto failed = [&ec](ssize_t n) {
       if (n >= 0 || errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) return false;
@@ -884,7 +952,7 @@ class Server::Impl {
       if (!send_parts(parts.size(), 0)) co_return;
     } else {
       if (!send_parts(2, MSG_MORE)) co_return;
-      if (sent[0] == header.size() && sent[1] == body.head.size()) {
+      if (sent[0] == parts[0].size() && sent[1] == parts[1].size()) {
         off_t offset = 0;
         while (static_cast<size_t>(offset) < middle.size()) {
           const ssize_t m =
@@ -894,9 +962,9 @@ class Server::Impl {
           break;  // the socket is full (or the file ended early): the rest from memory
         }
         sent[2] = static_cast<size_t>(offset);
-        if (sent[2] == middle.size() && !body.tail.empty()) {
+        if (sent[2] == middle.size() && !parts[3].empty()) {
           const ssize_t t =
-              ::send(fd, body.tail.data(), body.tail.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+              ::send(fd, parts[3].data(), parts[3].size(), MSG_DONTWAIT | MSG_NOSIGNAL);
           if (failed(t)) co_return;
           sent[3] = t > 0 ? static_cast<size_t>(t) : 0;
         }
@@ -906,7 +974,7 @@ class Server::Impl {
     for (size_t i = 0; i < parts.size(); ++i) {
       rest[i] = asio::buffer(parts[i].data(), parts[i].size()) + sent[i];
     }
-    if (beast::buffer_bytes(rest) > 0) {
+    if (asio::buffer_size(rest) > 0) {
       co_await asio::async_write(tcp, rest, asio::redirect_error(use_awaitable, ec));
     }
   }
@@ -914,16 +982,15 @@ class Server::Impl {
   // After an early error response, read and discard what the client is still sending (bounded)
   // so it sees our response instead of a connection reset.
   template <class Stream>
-  static awaitable<void> Drain(Stream& stream) {
+  static awaitable<void> Drain(Stream& stream, Connection& self) {
     boost::system::error_code ec;
-    beast::tcp_stream& tcp = beast::get_lowest_layer(stream);
     // Plain TCP can half-close; TLS cannot (its close is a message of its own, sent after).
-    if constexpr (std::is_same_v<Stream, beast::tcp_stream>) {
-      tcp.socket().shutdown(tcp::socket::shutdown_send, ec);
+    if constexpr (std::is_same_v<Stream, tcp::socket>) {
+      stream.shutdown(tcp::socket::shutdown_send, ec);
     }
     std::array<char, 64 * 1024> scratch{};
     size_t total = 0;
-    tcp.expires_after(std::chrono::seconds(5));
+    self.ExpiresAfter(std::chrono::seconds(5));
     while (total < 256 * 1024 * 1024) {
       const size_t n = co_await stream.async_read_some(asio::buffer(scratch),
                                                        asio::redirect_error(use_awaitable, ec));
@@ -957,6 +1024,7 @@ class Server::Impl {
   std::list<std::shared_ptr<Connection>> connections_;  // guarded by mu_
   std::atomic<bool> stopping_{false};
   std::shared_ptr<asio::steady_timer> grace_timer_;  // control_ only
+  std::shared_ptr<asio::steady_timer> sweep_timer_;  // control_ only
   int port_ = 0;
 };
 

@@ -11,7 +11,7 @@ set -euo pipefail
 seconds=${1:-20}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${CAIRN_FUZZ_BUILD:-$root/build-fuzz}
-targets=${CAIRN_FUZZ_TARGETS:-json iceberg_type schema commit table_metadata gravitino_type mcp sign scan_filter hive_type}
+targets=${CAIRN_FUZZ_TARGETS:-json iceberg_type schema commit table_metadata gravitino_type mcp sign scan_filter hive_type http_request}
 
 for tool in clang-14 clang++-14; do
   command -v "$tool" >/dev/null || { echo "fuzz: $tool not found (scripts/install-deps.sh test)" >&2; exit 1; }
@@ -30,6 +30,7 @@ dict_for() {
     json | sign) echo "" ;;
     gravitino_type) echo "$root/tests/fuzz/gravitino.dict" ;;
     mcp) echo "$root/tests/fuzz/mcp.dict" ;;
+    http_request) echo "$root/tests/fuzz/http.dict" ;;
     *) echo "$root/tests/fuzz/iceberg.dict" ;;
   esac
 }

@@ -251,6 +251,97 @@ TEST_F(ServerTest, UnknownMethodReachesTheHandler) {
   EXPECT_NE(out.find("CLOSE / q=-"), std::string::npos) << out;
 }
 
+TEST_F(ServerTest, ReadsAChunkedBodyAndAnswersPipelinedRequestsInOrder) {
+  std::string out = Exchange(port_,
+                             "POST /a HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n"
+                             "3\r\nabc\r\n2;x=y\r\nde\r\n0\r\n\r\n"
+                             "GET /b HTTP/1.1\r\nHost: h\r\n\r\n"
+                             "GET /c HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n");
+  const size_t a = out.find("POST /a q=- body=abcde");
+  const size_t b = out.find("GET /b q=- body=");
+  const size_t c = out.find("GET /c q=- body=");
+  ASSERT_NE(a, std::string::npos) << out;
+  ASSERT_NE(b, std::string::npos) << out;
+  ASSERT_NE(c, std::string::npos) << out;
+  EXPECT_LT(a, b);
+  EXPECT_LT(b, c);
+  EXPECT_NE(out.find("\r\nConnection: close\r\n"), std::string::npos) << out;
+}
+
+TEST_F(ServerTest, AnHttp10RequestGetsAnHttp10AnswerAndTheConnectionCloses) {
+  // No Connection: close is sent: HTTP/1.0 closes unless asked to keep the connection.
+  std::string out = Exchange(port_, "GET /old HTTP/1.0\r\n\r\n");
+  EXPECT_EQ(out.rfind("HTTP/1.0 200 OK\r\n", 0), 0u) << out;
+  EXPECT_NE(out.find("GET /old q=- body="), std::string::npos) << out;
+}
+
+TEST_F(ServerTest, AnswersHeadWithTheGetLengthAndNoBody) {
+  std::string out =
+      Exchange(port_, "HEAD /spliced HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n");
+  EXPECT_NE(out.find("\r\nContent-Length: " + std::to_string(spliced_->size() + 2) + "\r\n"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(out.substr(out.find("\r\n\r\n") + 4), "") << "no body after the header";
+}
+
+TEST_F(ServerTest, ExpectContinueGetsA100BeforeTheBodyIsSent) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port_));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  timeval tv{5, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  const std::string head =
+      "PUT /up HTTP/1.1\r\nHost: h\r\nExpect: 100-continue\r\nContent-Length: 4\r\n"
+      "Connection: close\r\n\r\n";
+  ASSERT_EQ(::send(fd, head.data(), head.size(), MSG_NOSIGNAL), static_cast<ssize_t>(head.size()));
+  char buf[4096];
+  const ssize_t n = ::recv(fd, buf, sizeof(buf), 0);
+  ASSERT_GT(n, 0);
+  EXPECT_EQ(std::string(buf, static_cast<size_t>(n)), "HTTP/1.1 100 Continue\r\n\r\n");
+  EXPECT_EQ(calls_.load(), 0) << "the handler waits for the body";
+  ASSERT_EQ(::send(fd, "data", 4, MSG_NOSIGNAL), 4);
+  std::string out;
+  while (true) {
+    const ssize_t m = ::recv(fd, buf, sizeof(buf), 0);
+    if (m <= 0) break;
+    out.append(buf, static_cast<size_t>(m));
+  }
+  ::close(fd);
+  EXPECT_NE(out.find("HTTP/1.1 200"), std::string::npos) << out;
+  EXPECT_NE(out.find("PUT /up q=- body=data"), std::string::npos) << out;
+}
+
+TEST(ServerTimeouts, AnIdleOrStalledConnectionIsClosedAfterTheIdleTimeout) {
+  ServerOptions options;
+  options.port = 0;
+  options.idle_timeout_ms = 300;
+  Server server(
+      options, [](const Request&) { return Response{}; }, PlainErrors);
+  ASSERT_TRUE(server.Listen().has_value());
+  const int port = server.port();
+  std::thread runner([&] { server.Run(); });
+  // Silent from the start; half a request, then silence; one answered request, then silence.
+  for (const std::string& sent :
+       {std::string(), std::string("GET / HTTP/1.1\r\nHost"),
+        std::string("GET / HTTP/1.1\r\nHost: h\r\n\r\n")}) {
+    const auto started = std::chrono::steady_clock::now();
+    const std::string out = Exchange(port, sent);  // reads until the server closes (5 s at most)
+    const auto waited = std::chrono::steady_clock::now() - started;
+    EXPECT_GE(waited, std::chrono::milliseconds(250)) << sent;
+    EXPECT_LT(waited, std::chrono::milliseconds(2500)) << sent;
+    if (sent.ends_with("\r\n\r\n")) {
+      EXPECT_EQ(out.rfind("HTTP/1.1 200", 0), 0u) << out;
+    } else {
+      EXPECT_EQ(out, "") << "nothing to answer";
+    }
+  }
+  server.Stop();
+  runner.join();
+}
+
 TEST(ServerShutdown, InFlightRequestFinishesOnStop) {
   ServerOptions options;
   options.port = 0;

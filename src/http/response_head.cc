@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "http/response_head.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace cairn::http {
+
+std::string_view ReasonPhrase(int status) {
+  switch (status) {
+    case 100: return "Continue";
+    case 101: return "Switching Protocols";
+    case 200: return "OK";
+    case 201: return "Created";
+    case 202: return "Accepted";
+    case 203: return "Non-Authoritative Information";
+    case 204: return "No Content";
+    case 205: return "Reset Content";
+    case 206: return "Partial Content";
+    case 207: return "Multi-Status";
+    case 300: return "Multiple Choices";
+    case 301: return "Moved Permanently";
+    case 302: return "Found";
+    case 303: return "See Other";
+    case 304: return "Not Modified";
+    case 307: return "Temporary Redirect";
+    case 308: return "Permanent Redirect";
+    case 400: return "Bad Request";
+    case 401: return "Unauthorized";
+    case 402: return "Payment Required";
+    case 403: return "Forbidden";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 406: return "Not Acceptable";
+    case 407: return "Proxy Authentication Required";
+    case 408: return "Request Timeout";
+    case 409: return "Conflict";
+    case 410: return "Gone";
+    case 411: return "Length Required";
+    case 412: return "Precondition Failed";
+    case 413: return "Content Too Large";
+    case 414: return "URI Too Long";
+    case 415: return "Unsupported Media Type";
+    case 416: return "Range Not Satisfiable";
+    case 417: return "Expectation Failed";
+    case 419: return "Authentication Timeout";
+    case 421: return "Misdirected Request";
+    case 422: return "Unprocessable Content";
+    case 423: return "Locked";
+    case 424: return "Failed Dependency";
+    case 425: return "Too Early";
+    case 426: return "Upgrade Required";
+    case 428: return "Precondition Required";
+    case 429: return "Too Many Requests";
+    case 431: return "Request Header Fields Too Large";
+    case 451: return "Unavailable For Legal Reasons";
+    case 500: return "Internal Server Error";
+    case 501: return "Not Implemented";
+    case 502: return "Bad Gateway";
+    case 503: return "Service Unavailable";
+    case 504: return "Gateway Timeout";
+    case 505: return "HTTP Version Not Supported";
+    case 507: return "Insufficient Storage";
+    default: return "Unknown";
+  }
+}
+
+namespace {
+
+bool SameName(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    // ASCII letters differ in case by bit 0x20 alone; for any other byte it must be equal.
+    const unsigned char x = static_cast<unsigned char>(a[i]);
+    const unsigned char y = static_cast<unsigned char>(b[i]);
+    if (x == y) continue;
+    if ((x | 0x20) != (y | 0x20) || (x | 0x20) < 'a' || (x | 0x20) > 'z') return false;
+  }
+  return true;
+}
+
+// Appends `value` without CR, LF or NUL (the whole value at once when it has none, as values
+// almost always do).
+void AppendValue(std::string& out, std::string_view value) {
+  size_t clean = 0;
+  while (clean < value.size() && value[clean] != '\r' && value[clean] != '\n' &&
+         value[clean] != '\0') {
+    ++clean;
+  }
+  out.append(value.data(), clean);
+  for (size_t i = clean; i < value.size(); ++i) {
+    if (value[i] != '\r' && value[i] != '\n' && value[i] != '\0') out += value[i];
+  }
+}
+
+void AppendDecimal(std::string& out, uint64_t n) {
+  char digits[24];
+  size_t len = 0;
+  do {
+    digits[len++] = static_cast<char>('0' + n % 10);
+    n /= 10;
+  } while (n != 0);
+  while (len > 0) out += digits[--len];
+}
+
+}  // namespace
+
+std::string ResponseHead(const Response& response, bool http11, bool keep_alive,
+                         std::string_view request_id) {
+  const int status = response.status;
+  const uint64_t size = response.BodySize();
+  // Ours first; a response header of the same name takes the place of ours, or of an earlier
+  // one of its own.
+  std::vector<std::pair<std::string_view, std::string_view>> fields;
+  fields.reserve(3 + response.headers.size());
+  fields.emplace_back("Server", "cairn");
+  if ((size > 0 || status != 200) && !response.content_type.empty()) {
+    fields.emplace_back("Content-Type", response.content_type);
+  }
+  fields.emplace_back("X-Request-Id", request_id);
+  for (const auto& [name, value] : response.headers) {
+    std::erase_if(fields, [&](const auto& field) { return SameName(field.first, name); });
+    fields.emplace_back(name, value);
+  }
+
+  std::string out;
+  out.reserve(128 + request_id.size() + response.content_type.size() +
+              response.headers.size() * 48);
+  out += http11 ? "HTTP/1.1 " : "HTTP/1.0 ";
+  AppendDecimal(out, static_cast<uint64_t>(status < 0 ? 0 : status));
+  out += ' ';
+  out += ReasonPhrase(status);
+  out += "\r\n";
+  for (const auto& [name, value] : fields) {
+    // What the body length and the connection say is the server's to write.
+    if (SameName(name, "Content-Length") || SameName(name, "Transfer-Encoding") ||
+        SameName(name, "Connection")) {
+      continue;
+    }
+    AppendValue(out, name);
+    out += ": ";
+    AppendValue(out, value);
+    out += "\r\n";
+  }
+  if (http11 && !keep_alive) out += "Connection: close\r\n";
+  if (!http11 && keep_alive) out += "Connection: keep-alive\r\n";
+  const bool no_length = (status >= 100 && status < 200) || status == 204 || status == 304;
+  if (!no_length) {
+    out += "Content-Length: ";
+    AppendDecimal(out, size);
+    out += "\r\n";
+  }
+  out += "\r\n";
+  return out;
+}
+
+}  // namespace cairn::http
