@@ -52,11 +52,16 @@ http::Response FrontError(Interface interface, const Error& e, int mcp_status,
 }
 
 bool SkipsAuthentication(const http::Request& r) {
-  return r.method == "CLOSE" || r.path == "/metrics" || r.path == "/health" ||
-         r.path == "/health/live" || r.path == "/health/ready" || r.path == "/api/health" ||
-         r.path == "/api/health/live" || r.path == "/api/health/ready" ||
-         r.path == "/api/version" || r.path == "/configs" ||
-         api::ui::UiApi::Handles(r.path);  // the UI's static files; its calls authenticate
+  // Compared as views: a length that differs settles it without reading the text.
+  static constexpr std::string_view kOpen[] = {
+      "/metrics",         "/health",           "/health/live", "/health/ready", "/api/health",
+      "/api/health/live", "/api/health/ready", "/api/version", "/configs"};
+  const std::string_view path = r.path;
+  for (const std::string_view open : kOpen) {
+    if (path == open) return true;
+  }
+  return std::string_view(r.method) == "CLOSE" ||
+         api::ui::UiApi::Handles(path);  // the UI's static files; its calls authenticate
 }
 
 // For requests no route table knows (a 404, the admin API): collection segment -> placeholder of

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
@@ -24,51 +25,106 @@ std::string FilePath(const std::string& dir, int index) {
   return index == 0 ? dir + "/audit.log" : fmt::format("{}/audit.log.{}", dir, index);
 }
 
-void AppendField(std::string& out, std::string_view key, std::string_view value) {
-  out += out.size() == 1 ? "\"" : ",\"";
-  out += key;
-  out += "\":";
-  json::AppendQuoted(out, value);
-}
+// Writes one record's line into a buffer made large enough beforehand, so that no piece
+// checks the capacity or reallocates (this runs on every request).
+class LineWriter {
+ public:
+  LineWriter(std::string& buffer, size_t bound) : buffer_(buffer) {
+    if (buffer_.size() < bound) buffer_.resize(bound);
+    p_ = buffer_.data();
+  }
 
-void AppendField(std::string& out, std::string_view key, int64_t value) {
-  out += out.size() == 1 ? "\"" : ",\"";
-  out += key;
-  out += "\":";
-  out += std::to_string(value);
-}
+  // Room `QuotedBound(v)` takes at most: JSON escapes a byte as at most six.
+  static size_t QuotedBound(std::string_view v) { return 6 * v.size() + 2; }
+  static size_t FieldBound(std::string_view key, std::string_view v) {
+    return key.size() + 4 + QuotedBound(v);
+  }
+  static constexpr size_t kNumberFieldExtra = 4 + 20;
 
-// One JSON object per line, members always in this order. Runs on every request, so it is built
-// by appending rather than through a JSON document.
-std::string ToLine(const AuditRecord& r) {
-  std::string out;
-  out.reserve(256 + r.object.size() + r.operation.size() + r.detail.size());
-  out += '{';
-  AppendField(out, "time", FormatIsoMillis(r.time_ms));
-  AppendField(out, "principal", r.principal);
-  AppendField(out, "interface", r.interface);
-  AppendField(out, "operation", r.operation);
-  AppendField(out, "object", r.object);
-  AppendField(out, "outcome", r.outcome);
-  AppendField(out, "status", int64_t{r.status});
-  AppendField(out, "requestId", r.request_id);
-  AppendField(out, "client", r.client);
-  if (!r.detail.empty()) AppendField(out, "detail", r.detail);
-  AppendField(out, "timeMs", r.time_ms);
+  void Raw(std::string_view s) {
+    std::memcpy(p_, s.data(), s.size());
+    p_ += s.size();
+  }
+  void Quoted(std::string_view value) {
+    if (json::IsPlainAscii(value)) {
+      *p_++ = '"';
+      Raw(value);
+      *p_++ = '"';
+    } else {
+      std::string quoted;
+      json::AppendQuoted(quoted, value);
+      Raw(quoted);
+    }
+  }
+  void Key(std::string_view key) {
+    Raw(first_ ? "\"" : ",\"");
+    first_ = false;
+    Raw(key);
+    Raw("\":");
+  }
+  void Field(std::string_view key, std::string_view value) {
+    Key(key);
+    Quoted(value);
+  }
+  void Field(std::string_view key, int64_t value) {
+    Key(key);
+    p_ = std::to_chars(p_, p_ + 20, value).ptr;
+  }
+  std::string_view Text() const {
+    return {buffer_.data(), static_cast<size_t>(p_ - buffer_.data())};
+  }
+
+ private:
+  std::string& buffer_;
+  char* p_ = nullptr;
+  bool first_ = true;
+};
+
+// One JSON object per line, members always in this order, in `buffer` (which it may grow).
+// Runs on every request, so it is written piece by piece rather than through a JSON document.
+std::string_view ToLine(const AuditRecord& r, std::string& buffer) {
+  const std::string time = FormatIsoMillis(r.time_ms);
+  size_t bound = 4 + LineWriter::FieldBound("time", time) +
+                 LineWriter::FieldBound("principal", r.principal) +
+                 LineWriter::FieldBound("interface", r.interface) +
+                 LineWriter::FieldBound("operation", r.operation) +
+                 LineWriter::FieldBound("object", r.object) +
+                 LineWriter::FieldBound("outcome", r.outcome) +
+                 LineWriter::FieldBound("requestId", r.request_id) +
+                 LineWriter::FieldBound("client", r.client) +
+                 LineWriter::FieldBound("detail", r.detail) + 2 * LineWriter::kNumberFieldExtra +
+                 std::string_view("status").size() + std::string_view("timeMs").size() +
+                 std::string_view(",\"callerContext\":{}").size();
+  for (const auto& [key, value] : r.caller_context) {
+    bound += 2 + LineWriter::QuotedBound(key) + LineWriter::QuotedBound(value);
+  }
+  LineWriter out(buffer, bound);
+  out.Raw("{");
+  out.Field("time", time);
+  out.Field("principal", r.principal);
+  out.Field("interface", r.interface);
+  out.Field("operation", r.operation);
+  out.Field("object", r.object);
+  out.Field("outcome", r.outcome);
+  out.Field("status", int64_t{r.status});
+  out.Field("requestId", r.request_id);
+  out.Field("client", r.client);
+  if (!r.detail.empty()) out.Field("detail", r.detail);
+  out.Field("timeMs", r.time_ms);
   if (!r.caller_context.empty()) {
-    out += ",\"callerContext\":{";
+    out.Raw(",\"callerContext\":{");
     bool first = true;
     for (const auto& [key, value] : r.caller_context) {
-      if (!first) out += ',';
+      if (!first) out.Raw(",");
       first = false;
-      json::AppendQuoted(out, key);
-      out += ':';
-      json::AppendQuoted(out, value);
+      out.Quoted(key);
+      out.Raw(":");
+      out.Quoted(value);
     }
-    out += '}';
+    out.Raw("}");
   }
-  out += "}\n";
-  return out;
+  out.Raw("}\n");
+  return out.Text();
 }
 
 }  // namespace
@@ -121,7 +177,8 @@ void AuditLog::RotateLocked() {
 }
 
 void AuditLog::Write(const AuditRecord& record) {
-  const std::string line = ToLine(record);
+  thread_local std::string buffer;
+  const std::string_view line = ToLine(record, buffer);
   std::lock_guard lock(mu_);
   if (fd_ < 0) return;
   if (size_ + line.size() > max_file_bytes_ && size_ > 0) RotateLocked();

@@ -13,12 +13,7 @@
 
 namespace cairn::json {
 
-namespace {
-
-// Whether `value` needs no escape in a JSON string and holds only ASCII: no control character,
-// DEL, byte of 0x80 or above, quote or backslash. Eight bytes at a time, as every audit record's
-// fields pass through here.
-bool PlainAscii(std::string_view value) {
+bool IsPlainAscii(std::string_view value) {
   constexpr uint64_t kOnes = 0x0101010101010101ULL;
   constexpr uint64_t kHigh = 0x8080808080808080ULL;
   auto has_zero = [](uint64_t v) { return (v - kOnes) & ~v & kHigh; };
@@ -39,10 +34,8 @@ bool PlainAscii(std::string_view value) {
   return true;
 }
 
-}  // namespace
-
 void AppendQuoted(std::string& out, std::string_view value) {
-  const bool plain = PlainAscii(value);
+  const bool plain = IsPlainAscii(value);
   if (plain) {
     out.reserve(out.size() + value.size() + 2);
     out += '"';

@@ -53,6 +53,11 @@ OrderedJson ToOrderedJson(const Json& value);
 std::string DumpJson(const Json& value);
 std::string DumpJson(const OrderedJson& value);
 
+/// Whether `value` needs no escape in a JSON string and holds only ASCII: no control character,
+/// DEL, byte of 0x80 or above, quote or backslash. Eight bytes at a time, as every audit record's
+/// fields pass through here.
+bool IsPlainAscii(std::string_view value);
+
 /// Appends `value` to `out` as a JSON string literal, exactly as DumpJson would write it: plain
 /// printable ASCII is copied as is (the common case, without building a JSON value); anything
 /// else is escaped, and invalid UTF-8 is replaced (U+FFFD).
