@@ -222,11 +222,19 @@ if [[ $need_mariadb -eq 1 ]]; then
 fi
 
 rc=0
+summary=()
 
 # --- optional pre-command (e.g. unit tests) ---------------------------------------------------
 if [[ ${#pre_cmd[@]} -gt 0 ]]; then
   log "running: ${pre_cmd[*]}"
-  (cd "$REPO" && "${pre_cmd[@]}") || { log "FAILED: ${pre_cmd[*]}"; rc=1; }
+  started=$SECONDS
+  if (cd "$REPO" && "${pre_cmd[@]}"); then
+    summary+=("ok     ${pre_cmd[0]##*/} ($((SECONDS - started)) s)")
+  else
+    log "FAILED: ${pre_cmd[*]}"
+    summary+=("FAILED ${pre_cmd[0]##*/} ($((SECONDS - started)) s)")
+    rc=1
+  fi
 fi
 
 # --- pytest, once per store -------------------------------------------------------------------
@@ -235,12 +243,18 @@ for store in $STORES; do
   log "e2e with store=$store"
   extra_env=(CAIRN_E2E_STORE="$store")
   [[ "$store" == "postgres" ]] && extra_env+=(CAIRN_E2E_PG_URL="$CAIRN_TEST_PG_URL")
-  (cd "$REPO" && env "${extra_env[@]}" "$VENV/bin/python" -m pytest "${default_paths[@]}" \
-    -p no:cacheprovider "${pytest_args[@]}") || { log "FAILED: e2e store=$store"; rc=1; }
+  started=$SECONDS
+  if (cd "$REPO" && env "${extra_env[@]}" "$VENV/bin/python" -m pytest "${default_paths[@]}" \
+    -p no:cacheprovider "${pytest_args[@]}"); then
+    summary+=("ok     e2e store=$store ($((SECONDS - started)) s)")
+  else
+    log "FAILED: e2e store=$store"
+    summary+=("FAILED e2e store=$store ($((SECONDS - started)) s)")
+    rc=1
+  fi
 done
 
 # --- Iceberg REST suites, once per store --------------------------------------------------------
-summary=()
 for store in $STORES; do
   extra_env=(CAIRN_E2E_STORE="$store" PATH="$VENV/bin:$PATH")
   [[ "$store" == "postgres" ]] && extra_env+=(CAIRN_E2E_PG_URL="$CAIRN_TEST_PG_URL")
@@ -250,6 +264,7 @@ for store in $STORES; do
   [[ "$store" == "mysql" ]] && suites="$(tr ' ' '\n' <<<"$ICEBERG_SUITES" | grep -x pytest || true)"
   for suite in $suites; do
     log "suite $suite with store=$store"
+    started=$SECONDS
     src=0
     case "$suite" in
       pytest)
@@ -354,10 +369,10 @@ for store in $STORES; do
     esac
     if [[ $src -ne 0 ]]; then
       log "FAILED: $suite store=$store (exit $src)"
-      summary+=("FAILED $suite store=$store")
+      summary+=("FAILED $suite store=$store ($((SECONDS - started)) s)")
       rc=1
     else
-      summary+=("ok     $suite store=$store")
+      summary+=("ok     $suite store=$store ($((SECONDS - started)) s)")
     fi
   done
 done
