@@ -39,7 +39,18 @@ using asio::awaitable;
 using asio::use_awaitable;
 using asio::ip::tcp;
 namespace ssl = boost::asio::ssl;
-using TlsStream = ssl::stream<tcp::socket>;
+// Connections run on the io_context's own executor, named by its type rather than through
+// asio's type-erased `any_io_executor`, and on no strand: a connection's coroutine has one
+// operation pending at a time, and what other threads do to it (a deadline passed, a shutdown)
+// they do with shutdown(2) on its descriptor.
+using Executor = asio::io_context::executor_type;
+template <class T = void>
+using Task = asio::awaitable<T, Executor>;
+constexpr asio::use_awaitable_t<Executor> use_task;
+using Socket = asio::basic_stream_socket<tcp, Executor>;
+using TlsStream = ssl::stream<Socket>;
+using Timer = asio::basic_waitable_timer<std::chrono::steady_clock,
+                                         asio::wait_traits<std::chrono::steady_clock>, Executor>;
 
 namespace {
 
@@ -197,8 +208,8 @@ using Strand = asio::strand<asio::io_context::executor_type>;
 }  // namespace
 
 /// Threading: a few threads (one per available CPU) run one io_context, more when handlers block
-/// (see "threads" below). Each connection lives on a strand of its own and calls the handler
-/// inline, so a request costs no thread hand-off; a handler that blocks (fsync, a store round
+/// (see "threads" below). Each connection's coroutine calls the handler inline, so a request
+/// costs no thread hand-off; a handler that blocks (fsync, a store round
 /// trip, S3) holds only its own thread, and the others go on serving every other connection. The
 /// acceptor, the signals and the shutdown state live on `control_`.
 class Server::Impl {
@@ -280,14 +291,12 @@ class Server::Impl {
   }
 
  private:
-  /// One open connection. Its fields are touched only on the connection's strand (but for the
-  /// deadline, which the sweeper reads); the list of connections that holds it is guarded by
-  /// `mu_`.
+  /// One open connection, in the list `mu_` guards from its accept to its close.
   struct Connection {
-    explicit Connection(Strand s) : strand(std::move(s)) {}
-    Strand strand;
-    tcp::socket* socket = nullptr;  // null once the session has closed it
-    bool busy = false;              // a request is being handled or answered
+    // The socket's descriptor; -1 once closed. Set and cleared under `mu_`, so that a
+    // shutdown(2) made under `mu_` never reaches a descriptor reused by another connection.
+    int fd = -1;
+    std::atomic<bool> busy{false};  // a request is being handled or answered
     // When the pending read or write is given up (steady clock, ms); 0: none (a handler runs).
     // One sweep a little while for every connection, instead of a timer armed and cancelled
     // around each read and write.
@@ -305,9 +314,8 @@ class Server::Impl {
         .count();
   }
 
-  // On control_: cancels the pending operation of every connection past its deadline, on the
-  // connection's strand (where it checks the deadline again: the operation may have finished
-  // and the next one begun meanwhile). A cancelled read or write ends its session.
+  // On control_: shuts down every connection past its deadline, which ends its pending read or
+  // write (end of stream, or EPIPE) and so its session.
   void SweepDeadlines() {
     auto timer = std::make_shared<asio::steady_timer>(control_);
     timer->expires_after(SweepInterval());
@@ -319,13 +327,8 @@ class Server::Impl {
         if (stopping_ && connections_.empty()) return;  // the loop may end now
         for (const auto& c : connections_) {
           const int64_t deadline = c->deadline_ms.load(std::memory_order_relaxed);
-          if (deadline == 0 || deadline > now) continue;
-          asio::post(c->strand, [c] {
-            const int64_t d = c->deadline_ms.load(std::memory_order_relaxed);
-            if (c->socket == nullptr || d == 0 || d > NowMs()) return;
-            boost::system::error_code ignored;
-            c->socket->cancel(ignored);
-          });
+          if (deadline == 0 || deadline > now || c->fd < 0) continue;
+          ::shutdown(c->fd, SHUT_RDWR);
         }
       }
       SweepDeadlines();
@@ -612,11 +615,10 @@ class Server::Impl {
     {
       std::lock_guard<std::mutex> lock(mu_);
       for (const auto& c : connections_) {
-        // Idle connections are waiting for a request: wake them so they see stopping_.
-        asio::post(c->strand, [c] {
-          boost::system::error_code ignored;
-          if (c->socket != nullptr && !c->busy) c->socket->cancel(ignored);
-        });
+        // Idle connections are waiting for a request: end their reading, so that they see the
+        // end of the stream and close. One that has just begun a request still answers it
+        // (only reading is shut) and then closes.
+        if (c->fd >= 0 && !c->busy.load(std::memory_order_relaxed)) ::shutdown(c->fd, SHUT_RD);
       }
     }
     // Requests still running get a grace period; after it the loop is stopped hard.
@@ -667,8 +669,7 @@ class Server::Impl {
   awaitable<void> AcceptLoop() {
     while (!stopping_) {
       boost::system::error_code ec;
-      Strand strand = asio::make_strand(io_);
-      tcp::socket socket(strand);
+      Socket socket(io_.get_executor());
       co_await acceptor_.async_accept(socket, asio::redirect_error(use_awaitable, ec));
       if (ec) {
         if (stopping_) break;
@@ -676,16 +677,19 @@ class Server::Impl {
         continue;
       }
       socket.set_option(tcp::no_delay(true), ec);
-      auto connection = std::make_shared<Connection>(strand);
+      auto connection = std::make_shared<Connection>();
       {
         std::lock_guard<std::mutex> lock(mu_);
+        connection->fd = socket.native_handle();
         connections_.push_back(connection);
       }
       if (options_.tls.enabled()) {
-        asio::co_spawn(strand, TlsSession(std::move(socket), connection, CurrentTlsContext()),
+        asio::co_spawn(io_.get_executor(),
+                       TlsSession(std::move(socket), connection, CurrentTlsContext()),
                        asio::detached);
       } else {
-        asio::co_spawn(strand, Session(std::move(socket), connection), asio::detached);
+        asio::co_spawn(io_.get_executor(), Session(std::move(socket), connection),
+                       asio::detached);
       }
     }
   }
@@ -729,14 +733,13 @@ class Server::Impl {
     return answer;
   }
 
-  static std::string RemoteOf(tcp::socket& socket) {
+  static std::string RemoteOf(Socket& socket) {
     boost::system::error_code ec;
     auto ep = socket.remote_endpoint(ec);
     return ec ? std::string() : ep.address().to_string();
   }
 
-  awaitable<void> Session(tcp::socket socket, std::shared_ptr<Connection> self) {
-    self->socket = &socket;
+  Task<> Session(Socket socket, std::shared_ptr<Connection> self) {
     const std::string remote = RemoteOf(socket);
     // The descriptor itself non-blocking (asio's own operations behave the same either way), so
     // that WriteDirect's sendmsg and sendfile(2) send what the socket takes now and never wait.
@@ -748,16 +751,14 @@ class Server::Impl {
 
   // `ctx` is held for as long as the connection lives: a reload replaces the server's current
   // context, never the one an open connection uses.
-  awaitable<void> TlsSession(tcp::socket socket, std::shared_ptr<Connection> self,
-                             std::shared_ptr<ssl::context> ctx) {
+  Task<> TlsSession(Socket socket, std::shared_ptr<Connection> self,
+                    std::shared_ptr<ssl::context> ctx) {
     TlsStream stream(std::move(socket), *ctx);
-    tcp::socket& tcp = stream.next_layer();
-    self->socket = &tcp;
+    Socket& tcp = stream.next_layer();
     const std::string remote = RemoteOf(tcp);
     boost::system::error_code ec;
     self->ExpiresAfter(std::chrono::milliseconds(std::min(options_.idle_timeout_ms, 10'000)));
-    co_await stream.async_handshake(ssl::stream_base::server,
-                                    asio::redirect_error(use_awaitable, ec));
+    co_await stream.async_handshake(ssl::stream_base::server, asio::redirect_error(use_task, ec));
     if (ec) {
       // A client that does not trust us, a certificate we do not trust, plain HTTP on a TLS
       // port, a scanner: nothing to answer in any protocol's format.
@@ -765,27 +766,27 @@ class Server::Impl {
     } else {
       co_await Serve(stream, *self, remote, VerifiedPeerCommonName(stream.native_handle()));
       self->ExpiresAfter(std::chrono::seconds(1));
-      co_await stream.async_shutdown(asio::redirect_error(use_awaitable, ec));
+      co_await stream.async_shutdown(asio::redirect_error(use_task, ec));
     }
     Close(tcp, self);
   }
 
-  void Close(tcp::socket& socket, const std::shared_ptr<Connection>& self) {
+  void Close(Socket& socket, const std::shared_ptr<Connection>& self) {
+    {
+      // Out of the list before the descriptor is closed: nothing shuts down a reused one.
+      std::lock_guard<std::mutex> lock(mu_);
+      connections_.remove(self);
+      self->fd = -1;
+    }
     boost::system::error_code ignored;
     socket.shutdown(tcp::socket::shutdown_send, ignored);
     socket.close(ignored);
-    self->socket = nullptr;
-    self->ExpiresNever();
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      connections_.remove(self);
-    }
     if (stopping_) asio::post(control_, [this] { MaybeFinish(); });
   }
 
   // Reads requests from one connection and answers them until it closes, errs or idles out.
   template <class Stream>
-  awaitable<void> Serve(Stream& stream, Connection& self, const std::string& remote,
+  Task<> Serve(Stream& stream, Connection& self, const std::string& remote,
                         const std::string& client_cn) {
     ReadBuffer buffer;
     const auto idle = std::chrono::milliseconds(options_.idle_timeout_ms);
@@ -805,7 +806,7 @@ class Server::Impl {
           static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
           self.ExpiresAfter(idle);
           co_await asio::async_write(stream, asio::buffer(kContinue.data(), kContinue.size()),
-                                     asio::redirect_error(use_awaitable, ec));
+                                     asio::redirect_error(use_task, ec));
           if (ec) break;
         }
         if (!buffer.Reserve(16 * 1024, max_request_bytes)) {
@@ -813,8 +814,8 @@ class Server::Impl {
           break;
         }
         self.ExpiresAfter(idle);
-        const size_t n = co_await stream.async_read_some(buffer.Free(),
-                                                         asio::redirect_error(use_awaitable, ec));
+        const size_t n =
+            co_await stream.async_read_some(buffer.Free(), asio::redirect_error(use_task, ec));
         if (ec) break;  // closed, reset or idle: nothing to answer
         buffer.Commit(n);
         state = parser.Parse(buffer.Unread());
@@ -853,7 +854,7 @@ class Server::Impl {
         co_await Drain(stream, self);
         break;
       }
-      self.busy = true;
+      self.busy.store(true, std::memory_order_relaxed);
       Request request = std::move(parser.request());
       buffer.Consume(parser.consumed());
       request.request_id = NextRequestId();
@@ -868,7 +869,7 @@ class Server::Impl {
         response = RenderError(400, "Malformed percent-encoding in the request target", request);
       } else {
         self.ExpiresNever();
-        response = RunHandler(request);  // inline: this strand's thread runs it
+        response = RunHandler(request);  // inline: the thread that resumed this coroutine
       }
       const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(
                               std::chrono::steady_clock::now() - started)
@@ -877,9 +878,9 @@ class Server::Impl {
           "event=request request_id={} remote={} method={} path=\"{}\" status={} micros={}",
           request.request_id, remote, request.method, request.path, response.status, micros);
       if (response.hold_ms > 0 && !stopping_) {
-        asio::steady_timer hold(co_await asio::this_coro::executor);
+        Timer hold(co_await asio::this_coro::executor);
         hold.expires_after(std::chrono::milliseconds(response.hold_ms));
-        co_await hold.async_wait(asio::redirect_error(use_awaitable, ec));
+        co_await hold.async_wait(asio::redirect_error(use_task, ec));
       }
       std::shared_ptr<const OpenFile> file = std::move(response.spliced_file);
       Answer answer = MakeAnswer(std::move(response), http11, keep_alive && !stopping_,
@@ -887,16 +888,16 @@ class Server::Impl {
       const bool from_file = file && answer.middle && file->size() == answer.middle->size();
       self.ExpiresAfter(idle);
       co_await WriteAnswer(stream, answer, from_file ? file.get() : nullptr, ec);
-      self.busy = false;
+      self.busy.store(false, std::memory_order_relaxed);
       if (ec || !keep_alive) break;
     }
   }
 
   // Sends `answer`: over plain TCP by WriteDirect, over TLS through the stream.
   template <class Stream>
-  static awaitable<void> WriteAnswer(Stream& stream, const Answer& answer, const OpenFile* file,
-                                     boost::system::error_code& ec) {
-    if constexpr (std::is_same_v<Stream, tcp::socket>) {
+  static Task<> WriteAnswer(Stream& stream, const Answer& answer, const OpenFile* file,
+                            boost::system::error_code& ec) {
+    if constexpr (std::is_same_v<Stream, Socket>) {
       co_await WriteDirect(stream, answer, file, ec);
     } else {
       const auto parts = answer.Parts();
@@ -904,7 +905,7 @@ class Server::Impl {
       for (size_t i = 0; i < parts.size(); ++i) {
         buffers[i] = asio::buffer(parts[i].data(), parts[i].size());
       }
-      co_await asio::async_write(stream, buffers, asio::redirect_error(use_awaitable, ec));
+      co_await asio::async_write(stream, buffers, asio::redirect_error(use_task, ec));
     }
   }
 
@@ -914,8 +915,8 @@ class Server::Impl {
   // sendmsg. When `file` is given, its content is the spliced document: the head and body go
   // with one sendmsg, the document by sendfile(2) from the file (the kernel sends the page
   // cache's pages; no copy from user space), then the tail.
-  static awaitable<void> WriteDirect(tcp::socket& tcp, const Answer& answer,
-                                     const OpenFile* file, boost::system::error_code& ec) {
+  static Task<> WriteDirect(Socket& tcp, const Answer& answer, const OpenFile* file,
+                            boost::system::error_code& ec) {
     // The answer's parts in order, and how much of each has been sent.
     const std::array<std::string_view, 4> parts = answer.Parts();
     const std::string_view middle = parts[2];
@@ -975,25 +976,25 @@ class Server::Impl {
       rest[i] = asio::buffer(parts[i].data(), parts[i].size()) + sent[i];
     }
     if (asio::buffer_size(rest) > 0) {
-      co_await asio::async_write(tcp, rest, asio::redirect_error(use_awaitable, ec));
+      co_await asio::async_write(tcp, rest, asio::redirect_error(use_task, ec));
     }
   }
 
   // After an early error response, read and discard what the client is still sending (bounded)
   // so it sees our response instead of a connection reset.
   template <class Stream>
-  static awaitable<void> Drain(Stream& stream, Connection& self) {
+  static Task<> Drain(Stream& stream, Connection& self) {
     boost::system::error_code ec;
     // Plain TCP can half-close; TLS cannot (its close is a message of its own, sent after).
-    if constexpr (std::is_same_v<Stream, tcp::socket>) {
+    if constexpr (std::is_same_v<Stream, Socket>) {
       stream.shutdown(tcp::socket::shutdown_send, ec);
     }
     std::array<char, 64 * 1024> scratch{};
     size_t total = 0;
     self.ExpiresAfter(std::chrono::seconds(5));
     while (total < 256 * 1024 * 1024) {
-      const size_t n = co_await stream.async_read_some(asio::buffer(scratch),
-                                                       asio::redirect_error(use_awaitable, ec));
+      const size_t n =
+          co_await stream.async_read_some(asio::buffer(scratch), asio::redirect_error(use_task, ec));
       if (ec) break;
       total += n;
     }
