@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "http/response_head.h"
 
+#include <cstdint>
+#include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
@@ -80,17 +82,34 @@ bool SameName(std::string_view a, std::string_view b) {
   return true;
 }
 
-// Appends `value` without CR, LF or NUL (the whole value at once when it has none, as values
-// almost always do).
-void AppendValue(std::string& out, std::string_view value) {
-  size_t clean = 0;
-  while (clean < value.size() && value[clean] != '\r' && value[clean] != '\n' &&
-         value[clean] != '\0') {
-    ++clean;
+// Whether `value` holds no CR, LF or NUL; eight bytes at a time (every header value of every
+// answer passes here).
+bool Clean(std::string_view value) {
+  constexpr uint64_t kOnes = 0x0101010101010101ULL;
+  constexpr uint64_t kHigh = 0x8080808080808080ULL;
+  auto has_zero = [](uint64_t v) { return (v - kOnes) & ~v & kHigh; };
+  size_t i = 0;
+  for (; i + 8 <= value.size(); i += 8) {
+    uint64_t x;
+    std::memcpy(&x, value.data() + i, 8);
+    if ((has_zero(x) | has_zero(x ^ (kOnes * '\r')) | has_zero(x ^ (kOnes * '\n'))) != 0) {
+      return false;
+    }
   }
-  out.append(value.data(), clean);
-  for (size_t i = clean; i < value.size(); ++i) {
-    if (value[i] != '\r' && value[i] != '\n' && value[i] != '\0') out += value[i];
+  for (; i < value.size(); ++i) {
+    if (value[i] == '\r' || value[i] == '\n' || value[i] == '\0') return false;
+  }
+  return true;
+}
+
+// Appends `value` without CR, LF or NUL.
+void AppendValue(std::string& out, std::string_view value) {
+  if (Clean(value)) {
+    out.append(value.data(), value.size());
+    return;
+  }
+  for (const char c : value) {
+    if (c != '\r' && c != '\n' && c != '\0') out += c;
   }
 }
 

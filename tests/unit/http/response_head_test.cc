@@ -68,6 +68,13 @@ TEST(ResponseHead, AValueCannotSplitTheAnswer) {
   EXPECT_EQ(head.find("\r\nSet-Cookie"), std::string::npos) << head;
   EXPECT_NE(head.find("\r\nLocation: /aSet-Cookie: x=1\r\n"), std::string::npos) << head;
   EXPECT_EQ(head.find('\0'), std::string::npos);
+  // Past the first eight bytes too, and each of the three alone.
+  for (const char bad : {'\r', '\n', '\0'}) {
+    Response later = Json(200, "");
+    later.headers.emplace_back("X-Long", std::string("0123456789abcdef") + bad + "Injected: 1");
+    const std::string h = ResponseHead(later, true, true, "x");
+    EXPECT_NE(h.find("\r\nX-Long: 0123456789abcdefInjected: 1\r\n"), std::string::npos) << h;
+  }
 }
 
 TEST(ResponseHead, NamesTheReasonOfEveryStatusTheServerSends) {
