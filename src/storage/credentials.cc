@@ -2,6 +2,7 @@
 #include "storage/credentials.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 
 #include <nlohmann/json.hpp>
@@ -114,6 +115,15 @@ Result<std::string> ScopedS3Policy(const std::vector<std::string>& locations, bo
   return text;
 }
 
+namespace {
+
+uint64_t NextCredentialSerial() {
+  static std::atomic<uint64_t> next{0};
+  return ++next;
+}
+
+}  // namespace
+
 Result<CredentialVendor> CredentialVendor::FromProperties(
     const std::map<std::string, std::string>& props) {
   CredentialVendor v;
@@ -168,6 +178,7 @@ Result<CredentialVendor> CredentialVendor::FromProperties(
         "credential-providers '{}'",
         props.at("credential-providers"));
   }
+  v.serial_ = NextCredentialSerial();
   return v;
 }
 
@@ -178,7 +189,8 @@ CredentialVendor::CredentialVendor(const CredentialVendor& other)
       role_arn_(other.role_arn_),
       external_id_(other.external_id_),
       token_secs_(other.token_secs_),
-      cache_ratio_(other.cache_ratio_) {}
+      cache_ratio_(other.cache_ratio_),
+      serial_(other.serial_) {}
 
 CredentialVendor& CredentialVendor::operator=(const CredentialVendor& other) {
   if (this != &other) {
@@ -189,6 +201,7 @@ CredentialVendor& CredentialVendor::operator=(const CredentialVendor& other) {
     external_id_ = other.external_id_;
     token_secs_ = other.token_secs_;
     cache_ratio_ = other.cache_ratio_;
+    serial_ = other.serial_;
     std::lock_guard lock(mu_);
     cache_.clear();
   }
@@ -204,6 +217,7 @@ Result<std::vector<Credential>> CredentialVendor::Vend(const std::vector<std::st
       c.type = provider;
       c.info = {{"s3-access-key-id", s3_.access_key_id},
                 {"s3-secret-access-key", s3_.secret_access_key}};
+      c.serial = serial_;
       out.push_back(std::move(c));
       continue;
     }
@@ -233,6 +247,7 @@ Result<std::vector<Credential>> CredentialVendor::Vend(const std::vector<std::st
     c.info = {{"s3-access-key-id", temp.access_key_id},
               {"s3-secret-access-key", temp.secret_access_key},
               {"s3-session-token", temp.session_token}};
+    c.serial = NextCredentialSerial();
     const int64_t lifetime = std::max<int64_t>(0, c.expire_time_ms - now_ms);
     {
       std::lock_guard lock(mu_);

@@ -49,6 +49,10 @@ struct Credential {
   std::string type;            // "s3-token", "s3-secret-key"
   int64_t expire_time_ms = 0;  // 0 for keys that do not expire
   std::map<std::string, std::string> info;
+  /// Names the content: two credentials a vendor hands out with the same nonzero serial have
+  /// the same type, expiry and values (so what is rendered from one serves for the other).
+  /// 0: not known.
+  uint64_t serial = 0;
 };
 
 /// Vends storage credentials for one catalog, configured from its properties
@@ -80,6 +84,7 @@ class CredentialVendor {
   std::string external_id_;
   int64_t token_secs_ = 3600;
   double cache_ratio_ = 0.15;
+  uint64_t serial_ = 0;  // of the long-term keys' credential: new with every configuration
 
   struct Cached {
     Credential credential;

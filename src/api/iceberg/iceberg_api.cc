@@ -2,6 +2,7 @@
 #include "api/iceberg/iceberg_api.h"
 
 #include <algorithm>
+#include <cstring>
 #include <deque>
 #include <mutex>
 #include <unordered_map>
@@ -52,17 +53,32 @@ Response NoContent() {
 
 Namespace SplitNamespace(const std::string& text) { return Split(text, kSeparator); }
 
-uint64_t Fnv1a(std::string_view s, uint64_t h = 1469598103934665603ULL) {
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 1099511628211ULL;
+// A 64-bit hash of `s` eight bytes at a time (the last word zero-padded, the length mixed in),
+// with splitmix64's finaliser: the same on every replica and build, and a tenth of the
+// instructions of a byte-at-a-time hash on a metadata location.
+uint64_t WordHash(std::string_view s, uint64_t h) {
+  constexpr uint64_t kMul = 0x9E3779B97F4A7C15ULL;
+  size_t i = 0;
+  for (; i + 8 <= s.size(); i += 8) {
+    uint64_t w;
+    std::memcpy(&w, s.data() + i, 8);
+    h = (h ^ w) * kMul;
+    h ^= h >> 29;
   }
+  uint64_t w = 0;
+  std::memcpy(&w, s.data() + i, s.size() - i);
+  h = (h ^ w ^ (static_cast<uint64_t>(s.size()) << 56)) * kMul;
+  h ^= h >> 30;
+  h *= 0xBF58476D1CE4E5B9ULL;
+  h ^= h >> 27;
+  h *= 0x94D049BB133111EBULL;
+  h ^= h >> 31;
   return h;
 }
 
-// FNV-1a of `<location>|<mode>` as 16 hex digits in quotes. Every load computes one.
+// A hash of the location and the mode as 16 hex digits in quotes. Every load computes one.
 std::string ETagFor(const std::string& metadata_location, std::string_view mode) {
-  const uint64_t h = Fnv1a(mode, Fnv1a("|", Fnv1a(metadata_location)));
+  const uint64_t h = WordHash(mode, WordHash(metadata_location, 0x2545F4914F6CDD1DULL));
   static constexpr char kHex[] = "0123456789abcdef";
   std::string out(18, '"');
   for (int i = 0; i < 16; ++i) out[static_cast<size_t>(16 - i)] = kHex[(h >> (4 * i)) & 0xF];
@@ -293,13 +309,14 @@ std::string SigningAccessText(IcebergCatalog& catalog, const LoadedObject& obj,
 }
 
 // Everything the vended access text is rendered from: the access level, the storage settings,
-// the providers, the locations and each credential's type, expiry and values. Each value with
-// its length and each list with its count, so no two lists of values read the same.
+// the providers, the locations and each credential (by the vendor's serial for its content, or
+// else by its type, expiry and values). Each value with its length and each list with its
+// count, so no two lists of values read the same.
 std::string VendedTextKey(const storage::S3Options& s3, const std::vector<std::string>& providers,
                           const std::vector<std::string>& locations,
                           const std::vector<storage::Credential>& creds, bool write) {
   std::string key;
-  key.reserve(2048);
+  key.reserve(256);
   auto add = [&](std::string_view part) {
     key.append(std::to_string(part.size())).append(":").append(part);
   };
@@ -313,6 +330,12 @@ std::string VendedTextKey(const storage::S3Options& s3, const std::vector<std::s
   for (const auto& l : locations) add(l);
   add(std::to_string(creds.size()));
   for (const auto& c : creds) {
+    if (c.serial != 0) {  // the vendor's name for this content: no need to read it
+      add("s");
+      add(std::to_string(c.serial));
+      continue;
+    }
+    add("c");
     add(c.type);
     add(std::to_string(c.expire_time_ms));
     add(std::to_string(c.info.size()));

@@ -75,6 +75,30 @@ TEST(CredentialVendorConfig, ValidatesProperties) {
   EXPECT_FALSE(none->enabled());
 }
 
+TEST(CredentialVendorConfig, LongTermKeysKeepOneSerialPerConfiguration) {
+  const std::map<std::string, std::string> props = {{"credential-providers", "s3-secret-key"},
+                                                    {"s3-access-key-id", "a"},
+                                                    {"s3-secret-access-key", "b"}};
+  auto vendor = CredentialVendor::FromProperties(props);
+  ASSERT_TRUE(vendor) << vendor.error().message;
+  auto first = vendor->Vend({"s3://b/t1"}, AccessLevel::kRead, 1000);
+  auto second = vendor->Vend({"s3://b/t2"}, AccessLevel::kReadWrite, 2000);
+  ASSERT_TRUE(first && second);
+  ASSERT_EQ(first->size(), 1u);
+  EXPECT_NE((*first)[0].serial, 0u);
+  EXPECT_EQ((*first)[0].serial, (*second)[0].serial) << "the same keys whatever is asked";
+  CredentialVendor copy = *vendor;
+  EXPECT_EQ((*copy.Vend({"s3://b/t1"}, AccessLevel::kRead, 1000))[0].serial, (*first)[0].serial)
+      << "a copy has the same configuration";
+  auto changed = CredentialVendor::FromProperties({{"credential-providers", "s3-secret-key"},
+                                                   {"s3-access-key-id", "a"},
+                                                   {"s3-secret-access-key", "other"}});
+  ASSERT_TRUE(changed);
+  EXPECT_NE((*changed->Vend({"s3://b/t1"}, AccessLevel::kRead, 1000))[0].serial,
+            (*first)[0].serial)
+      << "another configuration, another serial";
+}
+
 int64_t NowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::system_clock::now().time_since_epoch())
@@ -216,9 +240,12 @@ TEST_F(S3Test, VendedTokensReachOnlyTheirPrefix) {
   auto again = vendor->Vend({root_ + "/t1"}, AccessLevel::kReadWrite, NowMs());
   ASSERT_TRUE(again);
   EXPECT_EQ((*again)[0].info.at("s3-access-key-id"), (*rw)[0].info.at("s3-access-key-id"));
+  EXPECT_NE((*rw)[0].serial, 0u);
+  EXPECT_EQ((*again)[0].serial, (*rw)[0].serial) << "the same keys, the same serial";
 
   auto ro = vendor->Vend({root_ + "/t1"}, AccessLevel::kRead, NowMs());
   ASSERT_TRUE(ro) << ro.error().message;
+  EXPECT_NE((*ro)[0].serial, (*rw)[0].serial) << "other keys, another serial";
   auto t1_read = io_with((*ro)[0]);
   EXPECT_EQ(*t1_read->Read(root_ + "/t1/data.txt"), "t1");
   auto denied = t1_read->WriteNew(root_ + "/t1/ro.txt", "x");
