@@ -179,6 +179,12 @@ Result<CredentialVendor> CredentialVendor::FromProperties(
         props.at("credential-providers"));
   }
   v.serial_ = NextCredentialSerial();
+  auto long_term = std::make_shared<Credential>();
+  long_term->type = "s3-secret-key";
+  long_term->info = {{"s3-access-key-id", v.s3_.access_key_id},
+                     {"s3-secret-access-key", v.s3_.secret_access_key}};
+  long_term->serial = v.serial_;
+  v.long_term_ = std::move(long_term);
   return v;
 }
 
@@ -190,7 +196,8 @@ CredentialVendor::CredentialVendor(const CredentialVendor& other)
       external_id_(other.external_id_),
       token_secs_(other.token_secs_),
       cache_ratio_(other.cache_ratio_),
-      serial_(other.serial_) {}
+      serial_(other.serial_),
+      long_term_(other.long_term_) {}
 
 CredentialVendor& CredentialVendor::operator=(const CredentialVendor& other) {
   if (this != &other) {
@@ -202,6 +209,7 @@ CredentialVendor& CredentialVendor::operator=(const CredentialVendor& other) {
     token_secs_ = other.token_secs_;
     cache_ratio_ = other.cache_ratio_;
     serial_ = other.serial_;
+    long_term_ = other.long_term_;
     std::lock_guard lock(mu_);
     cache_.clear();
   }
@@ -210,22 +218,33 @@ CredentialVendor& CredentialVendor::operator=(const CredentialVendor& other) {
 
 Result<std::vector<Credential>> CredentialVendor::Vend(const std::vector<std::string>& locations,
                                                        AccessLevel level, int64_t now_ms) {
+  CAIRN_ASSIGN_OR_RETURN(auto shared, VendShared(locations, level, now_ms));
   std::vector<Credential> out;
+  out.reserve(shared.size());
+  for (const auto& c : shared) out.push_back(*c);
+  return out;
+}
+
+Result<std::vector<std::shared_ptr<const Credential>>> CredentialVendor::VendShared(
+    const std::vector<std::string>& locations, AccessLevel level, int64_t now_ms) {
+  std::vector<std::shared_ptr<const Credential>> out;
+  out.reserve(providers_.size());
   for (const auto& provider : providers_) {
     if (provider == "s3-secret-key") {
-      Credential c;
-      c.type = provider;
-      c.info = {{"s3-access-key-id", s3_.access_key_id},
-                {"s3-secret-access-key", s3_.secret_access_key}};
-      c.serial = serial_;
-      out.push_back(std::move(c));
+      out.push_back(long_term_);
       continue;
     }
-    // s3-token: keys that reach only these locations.
-    std::vector<std::string> sorted = locations;
-    std::sort(sorted.begin(), sorted.end());
+    // s3-token: keys that reach only these locations, cached by the sorted locations.
     std::string key = level == AccessLevel::kReadWrite ? "rw" : "r";
-    for (const auto& l : sorted) key += "\n" + l;
+    std::vector<std::string> sorted;
+    if (locations.size() == 1) {
+      key += '\n';
+      key += locations[0];
+    } else {
+      sorted = locations;
+      std::sort(sorted.begin(), sorted.end());
+      for (const auto& l : sorted) key += "\n" + l;
+    }
     {
       std::lock_guard lock(mu_);
       auto it = cache_.find(key);
@@ -234,6 +253,7 @@ Result<std::vector<Credential>> CredentialVendor::Vend(const std::vector<std::st
         continue;
       }
     }
+    if (locations.size() == 1) sorted = locations;
     CAIRN_ASSIGN_OR_RETURN(auto policy, ScopedS3Policy(sorted, level == AccessLevel::kReadWrite));
     AssumeRoleRequest req;
     req.role_arn = role_arn_;
@@ -241,14 +261,14 @@ Result<std::vector<Credential>> CredentialVendor::Vend(const std::vector<std::st
     req.policy = std::move(policy);
     req.duration_secs = token_secs_;
     CAIRN_ASSIGN_OR_RETURN(auto temp, AssumeRole(s3_, sts_endpoint_, req));
-    Credential c;
-    c.type = provider;
-    c.expire_time_ms = temp.expiration_ms > 0 ? temp.expiration_ms : now_ms + token_secs_ * 1000;
-    c.info = {{"s3-access-key-id", temp.access_key_id},
-              {"s3-secret-access-key", temp.secret_access_key},
-              {"s3-session-token", temp.session_token}};
-    c.serial = NextCredentialSerial();
-    const int64_t lifetime = std::max<int64_t>(0, c.expire_time_ms - now_ms);
+    auto c = std::make_shared<Credential>();
+    c->type = provider;
+    c->expire_time_ms = temp.expiration_ms > 0 ? temp.expiration_ms : now_ms + token_secs_ * 1000;
+    c->info = {{"s3-access-key-id", temp.access_key_id},
+               {"s3-secret-access-key", temp.secret_access_key},
+               {"s3-session-token", temp.session_token}};
+    c->serial = NextCredentialSerial();
+    const int64_t lifetime = std::max<int64_t>(0, c->expire_time_ms - now_ms);
     {
       std::lock_guard lock(mu_);
       if (cache_.size() > 10000) cache_.clear();  // bounded; entries are cheap to re-mint

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -75,6 +76,10 @@ class CredentialVendor {
 
   Result<std::vector<Credential>> Vend(const std::vector<std::string>& locations, AccessLevel level,
                                        int64_t now_ms);
+  /// The same credentials, shared with the vendor's cache instead of copied (a vended load
+  /// asks on every request).
+  Result<std::vector<std::shared_ptr<const Credential>>> VendShared(
+      const std::vector<std::string>& locations, AccessLevel level, int64_t now_ms);
 
  private:
   std::vector<std::string> providers_;
@@ -87,11 +92,12 @@ class CredentialVendor {
   uint64_t serial_ = 0;  // of the long-term keys' credential: new with every configuration
 
   struct Cached {
-    Credential credential;
+    std::shared_ptr<const Credential> credential;
     int64_t refresh_at_ms = 0;
   };
   std::mutex mu_;
   std::unordered_map<std::string, Cached> cache_;
+  std::shared_ptr<const Credential> long_term_;  // s3-secret-key's, built with the configuration
 };
 
 }  // namespace cairn::storage

@@ -240,6 +240,7 @@ void SetLoadResult(Response& r, const LoadedObject& obj, bool with_config,
     r.spliced_file = obj.metadata_file;
   }
   if (access != nullptr && !access->empty()) {
+    tail.reserve(tail.size() + access->size() + 2);  // one allocation for the three appends
     tail += ",";
     tail += *access;  // `"config":{...},"storage-credentials":[...]`
   } else if (with_config) {
@@ -262,12 +263,15 @@ OrderedJson StorageDefaults(const storage::StorageOptions& storage) {
 
 // Whether the client's X-Iceberg-Access-Delegation lists `mechanism`.
 bool DelegationLists(const Request& request, std::string_view mechanism) {
-  auto header = request.Header("X-Iceberg-Access-Delegation");
-  if (!header) return false;
-  for (const auto& part : Split(*header, ',')) {
-    if (EqualsIgnoreCase(Trim(part), mechanism)) return true;
+  const auto it = request.headers.find(std::string_view("X-Iceberg-Access-Delegation"));
+  if (it == request.headers.end()) return false;
+  std::string_view rest = it->second;
+  while (true) {
+    const size_t comma = rest.find(',');
+    if (EqualsIgnoreCase(Trim(rest.substr(0, comma)), mechanism)) return true;
+    if (comma == std::string_view::npos) return false;
+    rest.remove_prefix(comma + 1);
   }
-  return false;
 }
 
 bool WantsVendedCredentials(const Request& request) {
@@ -309,69 +313,59 @@ std::string SigningAccessText(IcebergCatalog& catalog, const LoadedObject& obj,
 }
 
 // Everything the vended access text is rendered from: the access level, the storage settings,
-// the providers, the locations and each credential (by the vendor's serial for its content, or
-// else by its type, expiry and values). Each value with its length and each list with its
-// count, so no two lists of values read the same.
-std::string VendedTextKey(const storage::S3Options& s3, const std::vector<std::string>& providers,
-                          const std::vector<std::string>& locations,
-                          const std::vector<storage::Credential>& creds, bool write) {
-  std::string key;
-  key.reserve(256);
-  auto add = [&](std::string_view part) {
-    key.append(std::to_string(part.size())).append(":").append(part);
-  };
-  add(write ? "rw" : "r");
-  add(s3.endpoint);
-  add(s3.region);
-  add(s3.path_style ? "path" : "virtual");
-  add(std::to_string(providers.size()));
-  for (const auto& p : providers) add(p);
-  add(std::to_string(locations.size()));
-  for (const auto& l : locations) add(l);
-  add(std::to_string(creds.size()));
-  for (const auto& c : creds) {
-    if (c.serial != 0) {  // the vendor's name for this content: no need to read it
-      add("s");
-      add(std::to_string(c.serial));
-      continue;
+// the providers, the locations and the credentials (by the serial the vendor names each one's
+// content with). Compared field by field: a vended load checks it on every request.
+struct VendedTextInputs {
+  bool write = false;
+  std::string endpoint;
+  std::string region;
+  bool path_style = false;
+  std::vector<std::string> providers;
+  std::vector<std::string> locations;
+  std::vector<uint64_t> serials;
+
+  bool Matches(bool w, const storage::S3Options& s3, const std::vector<std::string>& p,
+               const std::vector<std::string>& l,
+               const std::vector<std::shared_ptr<const storage::Credential>>& creds) const {
+    if (write != w || path_style != s3.path_style || endpoint != s3.endpoint ||
+        region != s3.region || providers != p || locations != l ||
+        serials.size() != creds.size()) {
+      return false;
     }
-    add("c");
-    add(c.type);
-    add(std::to_string(c.expire_time_ms));
-    add(std::to_string(c.info.size()));
-    for (const auto& [k, v] : c.info) {
-      add(k);
-      add(v);
+    for (size_t i = 0; i < creds.size(); ++i) {
+      if (serials[i] != creds[i]->serial) return false;
     }
+    return true;
   }
-  return key;
-}
+};
 
 // The `config` and `storage-credentials` members of a load result carrying vended keys for the
-// table's locations. Empty when the catalog vends nothing.
-Result<std::string> VendedAccessText(IcebergCatalog& catalog, const LoadedObject& obj,
-                                     bool write, int64_t now_ms, std::string& note) {
+// table's locations. Null when the catalog vends nothing.
+Result<std::shared_ptr<const std::string>> VendedAccessText(IcebergCatalog& catalog,
+                                                            const LoadedObject& obj, bool write,
+                                                            int64_t now_ms, std::string& note) {
   auto& vendor = catalog.credentials();
-  if (!vendor.enabled()) return std::string();
+  if (!vendor.enabled()) return std::shared_ptr<const std::string>();
   const std::vector<std::string> locations = S3Locations(catalog, obj);
-  if (locations.empty()) return std::string();
+  if (locations.empty()) return std::shared_ptr<const std::string>();
   CAIRN_ASSIGN_OR_RETURN(
-      auto creds,
-      vendor.Vend(locations, write ? storage::AccessLevel::kReadWrite : storage::AccessLevel::kRead,
-                  now_ms));
+      auto creds, vendor.VendShared(locations,
+                                    write ? storage::AccessLevel::kReadWrite
+                                          : storage::AccessLevel::kRead,
+                                    now_ms));
   // Cached credentials are answered on every vended load until they are re-minted: the text is
-  // rendered once per thread for the same credentials, locations and storage settings.
-  std::string memo_key =
-      VendedTextKey(catalog.storage().s3, vendor.providers(), locations, creds, write);
+  // rendered once per thread for the same credentials, locations and storage settings. A
+  // credential the vendor gave no serial is rendered every time.
+  const storage::S3Options& s3 = catalog.storage().s3;
   struct Rendered {
-    std::string key;
-    std::string text;
+    VendedTextInputs inputs;
+    std::shared_ptr<const std::string> text;
     std::string note;
   };
   thread_local std::array<Rendered, 4> rendered;
   thread_local size_t next_rendered = 0;
   for (const auto& r : rendered) {
-    if (!r.key.empty() && r.key == memo_key) {
+    if (r.text && r.inputs.Matches(write, s3, vendor.providers(), locations, creds)) {
       note = r.note;
       return r.text;
     }
@@ -392,11 +386,11 @@ Result<std::string> VendedAccessText(IcebergCatalog& catalog, const LoadedObject
   const OrderedJson defaults = StorageDefaults(catalog.storage());
   for (const auto& [key, value] : defaults.items()) set(key, value.get<std::string>());
   for (const auto& c : creds) {
-    set("s3.access-key-id", c.info.at("s3-access-key-id"));
-    set("s3.secret-access-key", c.info.at("s3-secret-access-key"));
-    if (auto t = c.info.find("s3-session-token"); t != c.info.end()) {
+    set("s3.access-key-id", c->info.at("s3-access-key-id"));
+    set("s3.secret-access-key", c->info.at("s3-secret-access-key"));
+    if (auto t = c->info.find("s3-session-token"); t != c->info.end()) {
       set("s3.session-token", t->second);
-      set("s3.session-token-expires-at-ms", std::to_string(c.expire_time_ms));
+      set("s3.session-token-expires-at-ms", std::to_string(c->expire_time_ms));
     }
   }
   std::string config = "{";
@@ -419,9 +413,18 @@ Result<std::string> VendedAccessText(IcebergCatalog& catalog, const LoadedObject
   out += ']';
   note = fmt::format("vended {} {} credentials for {}", Join(vendor.providers(), ","),
                      write ? "read-write" : "read-only", Join(locations, ","));
-  rendered[next_rendered] = Rendered{std::move(memo_key), out, note};
-  next_rendered = (next_rendered + 1) % rendered.size();
-  return out;
+  auto text = std::make_shared<const std::string>(std::move(out));
+  const bool named = std::all_of(creds.begin(), creds.end(), [](const auto& c) {
+    return c->serial != 0;
+  });
+  if (named) {
+    VendedTextInputs inputs{write, s3.endpoint, s3.region, s3.path_style, vendor.providers(),
+                            locations, {}};
+    for (const auto& c : creds) inputs.serials.push_back(c->serial);
+    rendered[next_rendered] = Rendered{std::move(inputs), text, note};
+    next_rendered = (next_rendered + 1) % rendered.size();
+  }
+  return text;
 }
 
 // Keeps only the snapshots that a branch or tag points to (snapshots=refs).
@@ -615,7 +618,7 @@ struct Call {
     const bool write = !Authorize(Action::kModifyTable, ns, table).has_value();
     auto text = VendedAccessText(*catalog, obj, write, ctx.now_ms, answer.audit_note);
     if (!text) return Fail(text.error());
-    access = std::move(*text);
+    access = *text ? **text : std::string();
     if (!access.empty()) answer.vended_access = write ? "read-write" : "read-only";
     return std::nullopt;
   }
