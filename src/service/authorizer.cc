@@ -160,7 +160,9 @@ std::vector<std::pair<EntityType, std::string>> PathOf(const std::string& metala
                                                        const std::vector<std::string>& schema,
                                                        const std::string& object,
                                                        ObjectType object_type) {
-  std::vector<std::pair<EntityType, std::string>> path = {{EntityType::kMetalake, metalake}};
+  std::vector<std::pair<EntityType, std::string>> path;
+  path.reserve(3 + schema.size());  // one allocation, not one per level
+  path.emplace_back(EntityType::kMetalake, metalake);
   if (!catalog.empty()) {
     path.emplace_back(EntityType::kCatalog, catalog);
     AppendBelowCatalog(path, schema, object, object_type);

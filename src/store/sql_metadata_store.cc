@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "store/sql_metadata_store.h"
 
+#include <charconv>
 #include <utility>
 
 #include <nlohmann/json.hpp>
@@ -650,10 +651,19 @@ Result<MetadataStore::PathRows> SqlMetadataStore::GetSharedPath(
     CAIRN_ASSIGN_OR_RETURN(auto rows, GetPathOn(*conn, root_parent_id, path));
     return std::make_shared<const std::vector<EntityRecord>>(std::move(rows));
   }
-  std::string key = std::to_string(root_parent_id);
+  // Built without a number formatted into a string of its own: every lookup builds one.
+  std::string key;
+  size_t size = 20;
+  for (const auto& level : path) size += 8 + level.second.size();
+  key.reserve(size);
+  auto append_number = [&key](int64_t n) {
+    char digits[24];
+    key.append(digits, static_cast<size_t>(std::to_chars(digits, digits + 24, n).ptr - digits));
+  };
+  append_number(root_parent_id);
   for (const auto& [type, name] : path) {
     key += '\0';
-    key += std::to_string(StoredType(type));
+    append_number(StoredType(type));
     key += ':';
     key += name;
   }
