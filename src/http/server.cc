@@ -157,6 +157,10 @@ struct Answer {
   }
 };
 
+/// Room a connection's read asks for at least: most requests fit whole, and an idle keep-alive
+/// connection holds little more.
+constexpr size_t kMinRead = 4096;
+
 /// A connection's unread bytes: the request being read starts at `begin`.
 class ReadBuffer {
  public:
@@ -195,7 +199,7 @@ class ReadBuffer {
   void Commit(size_t n) { end_ += n; }
 
  private:
-  static constexpr size_t kKeptCapacity = 256 * 1024;
+  static constexpr size_t kKeptCapacity = 64 * 1024;
 
   std::unique_ptr<char[]> data_;
   size_t cap_ = 0;
@@ -209,9 +213,9 @@ using Strand = asio::strand<asio::io_context::executor_type>;
 
 /// Threading: a few threads (one per available CPU) run one io_context, more when handlers block
 /// (see "threads" below). Each connection's coroutine calls the handler inline, so a request
-/// costs no thread hand-off; a handler that blocks (fsync, a store round
-/// trip, S3) holds only its own thread, and the others go on serving every other connection. The
-/// acceptor, the signals and the shutdown state live on `control_`.
+/// costs no thread hand-off; a handler that blocks (fsync, a store round trip, S3) holds only
+/// its own thread, and the others go on serving every other connection. The acceptor, the
+/// signals and the shutdown state live on `control_`.
 class Server::Impl {
  public:
   Impl(ServerOptions options, Handler handler, ErrorRenderer renderer)
@@ -787,7 +791,7 @@ class Server::Impl {
   // Reads requests from one connection and answers them until it closes, errs or idles out.
   template <class Stream>
   Task<> Serve(Stream& stream, Connection& self, const std::string& remote,
-                        const std::string& client_cn) {
+               const std::string& client_cn) {
     ReadBuffer buffer;
     const auto idle = std::chrono::milliseconds(options_.idle_timeout_ms);
     // The most one request may hold of the connection's bytes: its header, and its body with
@@ -809,7 +813,7 @@ class Server::Impl {
                                      asio::redirect_error(use_task, ec));
           if (ec) break;
         }
-        if (!buffer.Reserve(16 * 1024, max_request_bytes)) {
+        if (!buffer.Reserve(kMinRead, max_request_bytes)) {
           state = RequestParser::State::kError;
           break;
         }
