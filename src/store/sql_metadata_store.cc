@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "store/sql_metadata_store.h"
 
+#include <array>
+#include <atomic>
 #include <charconv>
 #include <utility>
 
@@ -563,8 +565,34 @@ class TransactionView final : public MetadataStore {
 
 }  // namespace
 
+namespace {
+
+uint64_t NextStoreId() {
+  static std::atomic<uint64_t> next{0};
+  return ++next;
+}
+
+// The last path lookups this thread answered from the cache, tried before it: a request looks
+// up the same few paths (its catalog, its object, the authorizer's target), and comparing a
+// path costs less than building its key, locking the cache and hashing the key.
+struct RecentPath {
+  uint64_t store = 0;  // SqlMetadataStore::id_; 0: empty
+  uint64_t generation = 0;
+  int64_t root = 0;
+  std::vector<std::pair<EntityType, std::string>> path;
+  MetadataStore::PathRows rows;
+};
+thread_local std::array<RecentPath, 4> recent_paths;
+thread_local size_t next_recent_path = 0;
+
+}  // namespace
+
 SqlMetadataStore::SqlMetadataStore(std::unique_ptr<ConnectionPool> pool, bool cache_paths)
-    : pool_(std::move(pool)), lineage_(*pool_), idempotency_(*pool_), cache_paths_(cache_paths) {}
+    : pool_(std::move(pool)),
+      lineage_(*pool_),
+      idempotency_(*pool_),
+      cache_paths_(cache_paths),
+      id_(NextStoreId()) {}
 
 Result<EntityRecord> SqlMetadataStore::Insert(const EntityRecord& record) {
   const WriteScope write(*this);
@@ -651,6 +679,24 @@ Result<MetadataStore::PathRows> SqlMetadataStore::GetSharedPath(
     CAIRN_ASSIGN_OR_RETURN(auto rows, GetPathOn(*conn, root_parent_id, path));
     return std::make_shared<const std::vector<EntityRecord>>(std::move(rows));
   }
+  // Read the generation before the query: a write that commits after it invalidates the entry.
+  const uint64_t generation = generation_.load(std::memory_order_acquire);
+  for (const RecentPath& r : recent_paths) {
+    if (r.store == id_ && r.generation == generation && r.root == root_parent_id &&
+        r.path == path) {
+      path_hits_.fetch_add(1, std::memory_order_relaxed);
+      return r.rows;
+    }
+  }
+  auto remember = [&](const PathRows& rows) {
+    RecentPath& r = recent_paths[next_recent_path];
+    next_recent_path = (next_recent_path + 1) % recent_paths.size();
+    r.store = id_;
+    r.generation = generation;
+    r.root = root_parent_id;
+    r.path = path;
+    r.rows = rows;
+  };
   // Built without a number formatted into a string of its own: every lookup builds one.
   std::string key;
   size_t size = 20;
@@ -667,13 +713,12 @@ Result<MetadataStore::PathRows> SqlMetadataStore::GetSharedPath(
     key += ':';
     key += name;
   }
-  // Read the generation before the query: a write that commits after it invalidates the entry.
-  const uint64_t generation = generation_.load(std::memory_order_acquire);
   {
     std::lock_guard lock(cache_mu_);
     auto it = paths_.find(key);
     if (it != paths_.end() && it->second.generation == generation) {
       path_hits_.fetch_add(1, std::memory_order_relaxed);
+      remember(it->second.rows);
       return it->second.rows;
     }
   }
@@ -689,6 +734,7 @@ Result<MetadataStore::PathRows> SqlMetadataStore::GetSharedPath(
       coherent_.load(std::memory_order_acquire)) {
     if (paths_.size() >= kMaxCachedPaths) paths_.clear();
     paths_[std::move(key)] = CachedPath{generation, rows};
+    remember(rows);
   }
   return rows;
 }

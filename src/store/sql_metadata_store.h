@@ -99,6 +99,7 @@ class SqlMetadataStore final : public MetadataStore {
   SqlLineageStore lineage_;
   SqlIdempotencyStore idempotency_;
   const bool cache_paths_;
+  const uint64_t id_;  // this store among all in the process (the per-thread memo's key)
   std::atomic<uint64_t> generation_{0};
   std::atomic<uint64_t> path_hits_{0};
   std::atomic<uint64_t> path_misses_{0};
