@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "common/swar.h"
+
 namespace cairn::http {
 
 std::string_view ReasonPhrase(int status) {
@@ -82,24 +84,12 @@ bool SameName(std::string_view a, std::string_view b) {
   return true;
 }
 
-// Whether `value` holds no CR, LF or NUL; eight bytes at a time (every header value of every
-// answer passes here).
+// Whether `value` holds no CR, LF or NUL (every header value of every answer passes here).
 bool Clean(std::string_view value) {
-  constexpr uint64_t kOnes = 0x0101010101010101ULL;
-  constexpr uint64_t kHigh = 0x8080808080808080ULL;
-  auto has_zero = [](uint64_t v) { return (v - kOnes) & ~v & kHigh; };
-  size_t i = 0;
-  for (; i + 8 <= value.size(); i += 8) {
-    uint64_t x;
-    std::memcpy(&x, value.data() + i, 8);
-    if ((has_zero(x) | has_zero(x ^ (kOnes * '\r')) | has_zero(x ^ (kOnes * '\n'))) != 0) {
-      return false;
-    }
-  }
-  for (; i < value.size(); ++i) {
-    if (value[i] == '\r' || value[i] == '\n' || value[i] == '\0') return false;
-  }
-  return true;
+  using namespace swar;
+  return NoneFlagged(
+      value, [](uint64_t x) { return ZeroByte(x) | ByteIs(x, '\r') | ByteIs(x, '\n'); },
+      [](unsigned char c) { return c == '\r' || c == '\n' || c == '\0'; });
 }
 
 // Appends `value` without CR, LF or NUL.

@@ -11,27 +11,19 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/swar.h"
+
 namespace cairn::json {
 
 bool IsPlainAscii(std::string_view value) {
-  constexpr uint64_t kOnes = 0x0101010101010101ULL;
-  constexpr uint64_t kHigh = 0x8080808080808080ULL;
-  auto has_zero = [](uint64_t v) { return (v - kOnes) & ~v & kHigh; };
-  size_t i = 0;
-  for (; i + 8 <= value.size(); i += 8) {
-    uint64_t x;
-    std::memcpy(&x, value.data() + i, 8);
-    const uint64_t bad = ((x - kOnes * 0x20) & ~x & kHigh)  // a byte below 0x20
-                         | (x & kHigh)                        // 0x80 and above
-                         | has_zero(x ^ (kOnes * 0x7f))       // DEL
-                         | has_zero(x ^ (kOnes * '"')) | has_zero(x ^ (kOnes * '\\'));
-    if (bad != 0) return false;
-  }
-  for (; i < value.size(); ++i) {
-    const auto u = static_cast<unsigned char>(value[i]);
-    if (u < 0x20 || u >= 0x7f || u == '"' || u == '\\') return false;
-  }
-  return true;
+  using namespace swar;
+  return NoneFlagged(
+      value,
+      [](uint64_t x) {
+        return ByteBelow(x, 0x20) | HighByte(x) | ByteIs(x, 0x7f) | ByteIs(x, '"') |
+               ByteIs(x, '\\');
+      },
+      [](unsigned char u) { return u < 0x20 || u >= 0x7f || u == '"' || u == '\\'; });
 }
 
 void AppendQuoted(std::string& out, std::string_view value) {

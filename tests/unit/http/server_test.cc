@@ -20,8 +20,9 @@
 namespace cairn::http {
 namespace {
 
-// A blocking loopback client: sends raw bytes, reads until the peer closes or `until` appears.
-std::string Exchange(int port, const std::string& raw, const std::string& until = "") {
+// A blocking connection to the server on 127.0.0.1 whose reads give up after 5 s; -1 when it
+// cannot connect.
+int ConnectLoopback(int port) {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
@@ -29,10 +30,17 @@ std::string Exchange(int port, const std::string& raw, const std::string& until 
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
     ::close(fd);
-    return "";
+    return -1;
   }
   timeval tv{5, 0};
   ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  return fd;
+}
+
+// A blocking loopback client: sends raw bytes, reads until the peer closes or `until` appears.
+std::string Exchange(int port, const std::string& raw, const std::string& until = "") {
+  const int fd = ConnectLoopback(port);
+  if (fd < 0) return "";
   size_t sent = 0;
   while (sent < raw.size()) {
     const ssize_t n = ::send(fd, raw.data() + sent, raw.size() - sent, MSG_NOSIGNAL);
@@ -186,12 +194,8 @@ TEST(ServerShutdown, IdleKeepAliveConnectionsDoNotDelayStop) {
   const int port = server.port();
   std::thread runner([&] { server.Run(); });
   // A client that keeps its connection open after one answer.
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  const int fd = ConnectLoopback(port);
+  ASSERT_GE(fd, 0);
   const std::string req = "GET / HTTP/1.1\r\nHost: h\r\n\r\n";
   ASSERT_EQ(::send(fd, req.data(), req.size(), MSG_NOSIGNAL), static_cast<ssize_t>(req.size()));
   char buf[1024];
@@ -285,14 +289,8 @@ TEST_F(ServerTest, AnswersHeadWithTheGetLengthAndNoBody) {
 }
 
 TEST_F(ServerTest, ExpectContinueGetsA100BeforeTheBodyIsSent) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(port_));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
-  timeval tv{5, 0};
-  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  const int fd = ConnectLoopback(port_);
+  ASSERT_GE(fd, 0);
   const std::string head =
       "PUT /up HTTP/1.1\r\nHost: h\r\nExpect: 100-continue\r\nContent-Length: 4\r\n"
       "Connection: close\r\n\r\n";
