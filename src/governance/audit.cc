@@ -149,6 +149,14 @@ AuditLog::~AuditLog() {
   cv_.notify_all();
   if (syncer_.joinable()) syncer_.join();
   std::lock_guard lock(mu_);
+  for (const int old : retired_fds_) {
+    ::fdatasync(old);
+    ::close(old);
+  }
+  for (const std::string& path : retired_paths_) {
+    std::error_code ignored;
+    std::filesystem::remove(path, ignored);
+  }
   if (fd_ >= 0) {
     ::fdatasync(fd_);
     ::close(fd_);
@@ -165,11 +173,17 @@ Status AuditLog::OpenFile() {
 }
 
 void AuditLog::RotateLocked() {
-  ::fdatasync(fd_);
-  ::close(fd_);
+  // The syncer makes the old file durable and closes it (Sync), off this request's path.
+  retired_fds_.push_back(fd_);
   fd_ = -1;
+  cv_.notify_all();
   std::error_code ec;
-  std::filesystem::remove(FilePath(dir_, max_files_), ec);
+  // The oldest file is only renamed out of the way here: freeing a large file's blocks can take
+  // milliseconds, and the syncer deletes it instead.
+  const std::string oldest = FilePath(dir_, max_files_);
+  const std::string doomed = oldest + ".deleted";
+  std::filesystem::rename(oldest, doomed, ec);
+  if (!ec) retired_paths_.push_back(doomed);
   for (int i = max_files_ - 1; i >= 0; --i) {
     std::filesystem::rename(FilePath(dir_, i), FilePath(dir_, i + 1), ec);
   }
@@ -191,11 +205,24 @@ void AuditLog::Write(const AuditRecord& record) {
 
 void AuditLog::Sync() {
   int fd = -1;
+  std::vector<int> retired;
+  std::vector<std::string> doomed;
   {
     std::lock_guard lock(mu_);
-    if (fd_ < 0 || !dirty_) return;
-    fd = ::dup(fd_);  // stays valid if the file is rotated meanwhile
-    dirty_ = false;
+    retired.swap(retired_fds_);
+    doomed.swap(retired_paths_);
+    if (fd_ >= 0 && dirty_) {
+      fd = ::dup(fd_);  // stays valid if the file is rotated meanwhile
+      dirty_ = false;
+    }
+  }
+  for (const int old : retired) {
+    ::fdatasync(old);
+    ::close(old);
+  }
+  for (const std::string& path : doomed) {
+    std::error_code ignored;
+    std::filesystem::remove(path, ignored);
   }
   if (fd < 0) return;
   ::fdatasync(fd);
@@ -205,7 +232,9 @@ void AuditLog::Sync() {
 void AuditLog::SyncLoop() {
   std::unique_lock lock(mu_);
   while (!closing_) {
-    cv_.wait_for(lock, std::chrono::seconds(1), [this] { return closing_; });
+    cv_.wait_for(lock, std::chrono::seconds(1), [this] {
+      return closing_ || !retired_fds_.empty() || !retired_paths_.empty();
+    });
     if (closing_) break;
     lock.unlock();
     Sync();  // never under mu_: writers go on while the disk catches up

@@ -77,6 +77,10 @@ class AuditLog {
   uint64_t size_ = 0;     // guarded by mu_
   bool dirty_ = false;    // guarded by mu_
   bool closing_ = false;  // guarded by mu_
+  // Rotated-out files still to be made durable and closed, by the syncer: a rotation never
+  // waits for the disk under mu_, which every request's record takes.
+  std::vector<int> retired_fds_;            // guarded by mu_
+  std::vector<std::string> retired_paths_;  // past the last file kept, to delete; mu_
   std::condition_variable cv_;
   std::thread syncer_;  // fdatasync once a second when records were written
 };

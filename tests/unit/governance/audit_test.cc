@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -99,6 +100,45 @@ TEST_F(AuditLogTest, QueryReadsBackWhatWasWritten) {
   ASSERT_TRUE(lines.has_value());
   ASSERT_EQ(lines->size(), 1u);
   EXPECT_EQ(nlohmann::json::parse((*lines)[0])["status"], 403);
+}
+
+TEST_F(AuditLogTest, RotatesPastTheSizeKeepingTheNewestRecordsInOrderAcrossTheFiles) {
+  constexpr int kRecords = 13;  // about 330 bytes each: more than four files of 1,000 bytes hold
+  {
+    auto log = AuditLog::Open(dir_.string(), 1000, 3);
+    ASSERT_TRUE(log.has_value());
+    for (int i = 0; i < kRecords; ++i) {
+      AuditRecord r = Sample();
+      r.request_id = "req-" + std::to_string(i);
+      (*log)->Write(r);
+    }
+    // A query sees the rotated files at once (an old file is synced and closed later).
+    auto lines = (*log)->Query(AuditQuery{});
+    ASSERT_TRUE(lines.has_value());
+    ASSERT_FALSE(lines->empty());
+    EXPECT_EQ(nlohmann::json::parse(lines->front())["requestId"], "req-12") << "newest first";
+  }  // closed: every retired file synced, closed or deleted
+  std::vector<std::string> ids;
+  for (int index = 3; index >= 0; --index) {
+    const auto path = dir_ / (index == 0 ? std::string("audit.log")
+                                         : "audit.log." + std::to_string(index));
+    std::ifstream in(path);
+    std::string line;
+    while (std::getline(in, line)) {
+      ids.push_back(nlohmann::json::parse(line)["requestId"].get<std::string>());
+    }
+  }
+  // The newest records, in order, ending with the last; the oldest file went past max_files.
+  ASSERT_GE(ids.size(), 7u);
+  ASSERT_LT(ids.size(), static_cast<size_t>(kRecords));
+  const size_t first = kRecords - ids.size();
+  for (size_t i = 0; i < ids.size(); ++i) EXPECT_EQ(ids[i], "req-" + std::to_string(first + i));
+  for (const auto& entry : std::filesystem::directory_iterator(dir_)) {
+    const std::string name = entry.path().filename().string();
+    EXPECT_TRUE(name == "audit.log" || name == "audit.log.1" || name == "audit.log.2" ||
+                name == "audit.log.3")
+        << name << " left behind";
+  }
 }
 
 }  // namespace
