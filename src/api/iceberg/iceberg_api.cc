@@ -66,7 +66,7 @@ uint64_t WordHash(std::string_view s, uint64_t h) {
     h ^= h >> 29;
   }
   uint64_t w = 0;
-  std::memcpy(&w, s.data() + i, s.size() - i);
+  if (i < s.size()) std::memcpy(&w, s.data() + i, s.size() - i);
   h = (h ^ w ^ (static_cast<uint64_t>(s.size()) << 56)) * kMul;
   h ^= h >> 30;
   h *= 0xBF58476D1CE4E5B9ULL;
