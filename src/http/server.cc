@@ -340,8 +340,8 @@ class Server::Impl {
     sweep_timer_ = timer;
   }
 
-  // A tenth of the shortest timeout in use, within 20 ms to 1 s: a connection is given up at
-  // most that late.
+  // A tenth of the idle timeout, within 20 ms to 1 s: a connection is given up at most that
+  // long after its deadline.
   std::chrono::milliseconds SweepInterval() const {
     return std::chrono::milliseconds(std::clamp(options_.idle_timeout_ms / 10, 20, 1000));
   }
