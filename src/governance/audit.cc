@@ -127,6 +127,19 @@ std::string_view ToLine(const AuditRecord& r, std::string& buffer) {
   return out.Text();
 }
 
+// What a rotation left to do off the request path: the old files made durable and closed, and
+// the files rotated past the last one kept deleted.
+void FinishRetired(const std::vector<int>& fds, const std::vector<std::string>& paths) {
+  for (const int fd : fds) {
+    ::fdatasync(fd);
+    ::close(fd);
+  }
+  for (const std::string& path : paths) {
+    std::error_code ignored;
+    std::filesystem::remove(path, ignored);
+  }
+}
+
 }  // namespace
 
 Result<std::unique_ptr<AuditLog>> AuditLog::Open(std::string dir, uint64_t max_file_bytes,
@@ -149,14 +162,7 @@ AuditLog::~AuditLog() {
   cv_.notify_all();
   if (syncer_.joinable()) syncer_.join();
   std::lock_guard lock(mu_);
-  for (const int old : retired_fds_) {
-    ::fdatasync(old);
-    ::close(old);
-  }
-  for (const std::string& path : retired_paths_) {
-    std::error_code ignored;
-    std::filesystem::remove(path, ignored);
-  }
+  FinishRetired(retired_fds_, retired_paths_);
   if (fd_ >= 0) {
     ::fdatasync(fd_);
     ::close(fd_);
@@ -216,14 +222,7 @@ void AuditLog::Sync() {
       dirty_ = false;
     }
   }
-  for (const int old : retired) {
-    ::fdatasync(old);
-    ::close(old);
-  }
-  for (const std::string& path : doomed) {
-    std::error_code ignored;
-    std::filesystem::remove(path, ignored);
-  }
+  FinishRetired(retired, doomed);
   if (fd < 0) return;
   ::fdatasync(fd);
   ::close(fd);
