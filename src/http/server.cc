@@ -997,8 +997,8 @@ class Server::Impl {
     size_t total = 0;
     self.ExpiresAfter(std::chrono::seconds(5));
     while (total < 256 * 1024 * 1024) {
-      const size_t n =
-          co_await stream.async_read_some(asio::buffer(scratch), asio::redirect_error(use_task, ec));
+      const size_t n = co_await stream.async_read_some(asio::buffer(scratch),
+                                                       asio::redirect_error(use_task, ec));
       if (ec) break;
       total += n;
     }

@@ -65,7 +65,8 @@ TEST(RequestParser, KeepAliveFollowsTheVersionAndConnectionHeader) {
 }
 
 TEST(RequestParser, ReadsAContentLengthBodyAndLeavesThePipelinedNextRequest) {
-  const std::string first = "POST /api/metalakes HTTP/1.1\r\nContent-Length: 11\r\n\r\n{\"name\":1}\n";
+  const std::string first =
+      "POST /api/metalakes HTTP/1.1\r\nContent-Length: 11\r\n\r\n{\"name\":1}\n";
   const std::string second = "GET /next HTTP/1.1\r\n\r\n";
   for (auto parse : {ParseWhole, ParseByteByByte}) {
     RequestParser p(kHeaderLimit, kBodyLimit);
