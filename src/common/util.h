@@ -30,6 +30,24 @@ bool EqualsIgnoreCase(std::string_view a, std::string_view b);
 std::string ToLower(std::string_view s);
 std::string ToUpper(std::string_view s);
 std::string_view Trim(std::string_view s);
+/// Calls `f` with each element of a comma-separated list (RFC 9110 5.6.1: a header's list),
+/// with the spaces and tabs around it trimmed; empty elements are skipped.
+template <class F>
+void ForEachListElement(std::string_view list, F&& f) {
+  while (!list.empty()) {
+    const size_t comma = list.find(',');
+    std::string_view element = list.substr(0, comma);
+    while (!element.empty() && (element.front() == ' ' || element.front() == '\t')) {
+      element.remove_prefix(1);
+    }
+    while (!element.empty() && (element.back() == ' ' || element.back() == '\t')) {
+      element.remove_suffix(1);
+    }
+    if (!element.empty()) f(element);
+    if (comma == std::string_view::npos) break;
+    list.remove_prefix(comma + 1);
+  }
+}
 std::vector<std::string> Split(std::string_view s, char sep);
 std::string Join(const std::vector<std::string>& parts, std::string_view sep);
 

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "common/util.h"
+
 namespace cairn::http {
 
 namespace {
@@ -49,35 +51,12 @@ bool IsTargetChars(std::string_view s) {
   return true;
 }
 
+// Optional whitespace (RFC 9110 5.6.3): spaces and tabs only. A CR left in a value is kept, so
+// that it is refused as a control character (common/util.h's Trim would take it away).
 std::string_view TrimWhitespace(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
   return s;
-}
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    char x = a[i];
-    char y = b[i];
-    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
-    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
-    if (x != y) return false;
-  }
-  return true;
-}
-
-// Calls `f` with each element of a comma-separated list, trimmed; empty elements are skipped
-// (RFC 9110 5.6.1).
-template <class F>
-void ForEachListElement(std::string_view value, F&& f) {
-  while (!value.empty()) {
-    const size_t comma = value.find(',');
-    const std::string_view element = TrimWhitespace(value.substr(0, comma));
-    if (!element.empty()) f(element);
-    if (comma == std::string_view::npos) break;
-    value.remove_prefix(comma + 1);
-  }
 }
 
 // Digits only, no sign, no space; false when not such or larger than a size_t holds.
@@ -111,6 +90,10 @@ RequestParser::State RequestParser::Fail(int status, std::string message) {
   error_status_ = status;
   error_message_ = std::move(message);
   return State::kError;
+}
+
+RequestParser::State RequestParser::TooLarge() {
+  return Fail(413, fmt::format("Request body exceeds the limit of {} bytes", max_body_bytes_));
 }
 
 bool RequestParser::NextLine(std::string_view data, size_t max_end, int too_long_status,
@@ -230,7 +213,7 @@ bool RequestParser::EndOfHeader() {
   }
   keep_alive_ = http11() ? !connection_close_ : connection_keep_alive_ && !connection_close_;
   if (has_content_length_ && content_length_ > max_body_bytes_) {
-    Fail(413, fmt::format("Request body exceeds the limit of {} bytes", max_body_bytes_));
+    TooLarge();
     return false;
   }
   const bool body = chunked_ || content_length_ > 0;
@@ -251,7 +234,16 @@ RequestParser::State RequestParser::Parse(std::string_view data) {
           pos_ += 2;
         }
         if (!NextLine(data, max_header_bytes_, 431, line)) {
-          return error_status_ != 0 ? State::kError : State::kNeedMore;
+          if (error_status_ == 0) return State::kNeedMore;
+          // Too long to read whole: the method and target from its first bytes, so that the
+          // refusal still comes in the format of the interface the target addresses.
+          std::string_view start = data.substr(pos_, max_header_bytes_);
+          if (const size_t sp = start.find(' '); sp != std::string_view::npos) {
+            request_.method.assign(start.substr(0, sp));
+            start.remove_prefix(sp + 1);
+            request_.target.assign(start.substr(0, start.find_first_of(" \r\n")));
+          }
+          return State::kError;
         }
         if (!ParseRequestLine(line)) return State::kError;
         phase_ = Phase::kHeader;
@@ -276,20 +268,14 @@ RequestParser::State RequestParser::Parse(std::string_view data) {
         size_t size = 0;
         size_t i = 0;
         for (; i < line.size() && HexValue(line[i]) >= 0; ++i) {
-          if (size > (max_body_bytes_ >> 4)) {
-            return Fail(413,
-                        fmt::format("Request body exceeds the limit of {} bytes", max_body_bytes_));
-          }
+          if (size > (max_body_bytes_ >> 4)) return TooLarge();
           size = size * 16 + static_cast<size_t>(HexValue(line[i]));
         }
         const std::string_view rest = TrimWhitespace(line.substr(i));
         if (i == 0 || (!rest.empty() && rest.front() != ';') || !IsFieldValue(rest)) {
           return Fail(400, "Malformed HTTP request: a chunk does not start with its size in hex");
         }
-        if (size > max_body_bytes_ - request_.body.size()) {
-          return Fail(413,
-                      fmt::format("Request body exceeds the limit of {} bytes", max_body_bytes_));
-        }
+        if (size > max_body_bytes_ - request_.body.size()) return TooLarge();
         chunk_left_ = size;
         trailer_start_ = pos_;
         phase_ = size == 0 ? Phase::kTrailer : Phase::kChunkData;

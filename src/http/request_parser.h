@@ -29,9 +29,13 @@ class RequestParser {
 
   /// Goes on from where the last call stopped; `data` starts with the bytes given before.
   State Parse(std::string_view data);
+  /// Refuses the request as a body over the limit (413): also what the caller says when the
+  /// request's bytes outgrow what it keeps for one request.
+  State TooLarge();
 
-  /// The request so far: method and target once the request line is read, headers once the
-  /// header is, the body when done. `path`, `query` and the rest are not the parser's to fill.
+  /// The request so far: method and target once the request line is read (or, refused as too
+  /// long, what its first bytes say they are), headers once the header is, the body when
+  /// done. `path`, `query` and the rest are not the parser's to fill.
   Request& request() { return request_; }
   /// Bytes of `data` this request took (when done).
   size_t consumed() const { return pos_; }

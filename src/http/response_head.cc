@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/swar.h"
+#include "common/util.h"
 
 namespace cairn::http {
 
@@ -72,18 +73,6 @@ std::string_view ReasonPhrase(int status) {
 
 namespace {
 
-bool SameName(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    // ASCII letters differ in case by bit 0x20 alone; for any other byte it must be equal.
-    const unsigned char x = static_cast<unsigned char>(a[i]);
-    const unsigned char y = static_cast<unsigned char>(b[i]);
-    if (x == y) continue;
-    if ((x | 0x20) != (y | 0x20) || (x | 0x20) < 'a' || (x | 0x20) > 'z') return false;
-  }
-  return true;
-}
-
 // Whether `value` holds no CR, LF or NUL (every header value of every answer passes here).
 bool Clean(std::string_view value) {
   using namespace swar;
@@ -129,7 +118,7 @@ std::string ResponseHead(const Response& response, bool http11, bool keep_alive,
   }
   fields.emplace_back("X-Request-Id", request_id);
   for (const auto& [name, value] : response.headers) {
-    std::erase_if(fields, [&](const auto& field) { return SameName(field.first, name); });
+    std::erase_if(fields, [&](const auto& field) { return EqualsIgnoreCase(field.first, name); });
     fields.emplace_back(name, value);
   }
 
@@ -143,8 +132,8 @@ std::string ResponseHead(const Response& response, bool http11, bool keep_alive,
   out += "\r\n";
   for (const auto& [name, value] : fields) {
     // What the body length and the connection say is the server's to write.
-    if (SameName(name, "Content-Length") || SameName(name, "Transfer-Encoding") ||
-        SameName(name, "Connection")) {
+    if (EqualsIgnoreCase(name, "Content-Length") || EqualsIgnoreCase(name, "Transfer-Encoding") ||
+        EqualsIgnoreCase(name, "Connection")) {
       continue;
     }
     AppendValue(out, name);

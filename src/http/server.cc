@@ -814,7 +814,7 @@ class Server::Impl {
           if (ec) break;
         }
         if (!buffer.Reserve(kMinRead, max_request_bytes)) {
-          state = RequestParser::State::kError;
+          state = parser.TooLarge();
           break;
         }
         self.ExpiresAfter(idle);
@@ -826,33 +826,17 @@ class Server::Impl {
       }
       if (state == RequestParser::State::kNeedMore) break;
       if (state == RequestParser::State::kError) {
-        const int status = parser.error_status() != 0 ? parser.error_status() : 413;
-        const std::string message =
-            parser.error_status() != 0
-                ? parser.error_message()
-                : fmt::format("Request body exceeds the limit of {} bytes",
-                              options_.max_body_bytes);
         Request partial;
         partial.method = parser.request().method;
         partial.target = parser.request().target;
-        if (partial.target.empty()) {
-          // A request line longer than the header limit is never parsed: take the method and
-          // target from the bytes read, so the error is in the addressed interface's format.
-          std::string_view raw = buffer.Unread();
-          raw = raw.substr(0, raw.find_first_of("\r\n"));
-          if (const size_t sp = raw.find(' '); sp != std::string_view::npos) {
-            partial.method = std::string(raw.substr(0, sp));
-            raw.remove_prefix(sp + 1);
-            partial.target = std::string(raw.substr(0, raw.find(' ')));
-          }
-        }
         std::vector<std::pair<std::string, std::string>> ignored_query;
         ParseTarget(partial.target, partial.path, ignored_query);
         partial.request_id = NextRequestId();
         partial.remote_address = remote;
         partial.received = std::chrono::steady_clock::now();
-        Answer answer =
-            MakeAnswer(RenderError(status, message, partial), true, false, partial.request_id);
+        Answer answer = MakeAnswer(
+            RenderError(parser.error_status(), parser.error_message(), partial), true, false,
+            partial.request_id);
         self.ExpiresAfter(std::chrono::seconds(10));
         co_await WriteAnswer(stream, answer, nullptr, ec);
         co_await Drain(stream, self);

@@ -265,13 +265,11 @@ OrderedJson StorageDefaults(const storage::StorageOptions& storage) {
 bool DelegationLists(const Request& request, std::string_view mechanism) {
   const auto it = request.headers.find(std::string_view("X-Iceberg-Access-Delegation"));
   if (it == request.headers.end()) return false;
-  std::string_view rest = it->second;
-  while (true) {
-    const size_t comma = rest.find(',');
-    if (EqualsIgnoreCase(Trim(rest.substr(0, comma)), mechanism)) return true;
-    if (comma == std::string_view::npos) return false;
-    rest.remove_prefix(comma + 1);
-  }
+  bool listed = false;
+  ForEachListElement(it->second, [&](std::string_view element) {
+    listed = listed || EqualsIgnoreCase(element, mechanism);
+  });
+  return listed;
 }
 
 bool WantsVendedCredentials(const Request& request) {
