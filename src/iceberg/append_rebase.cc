@@ -21,7 +21,6 @@
 
 #include "common/util.h"
 #include "iceberg/commit.h"
-#include "storage/s3_client.h"
 
 namespace cairn::iceberg {
 namespace {
@@ -497,6 +496,34 @@ struct RawRecords {
   bool all_paths = true;
 };
 
+RecordChain::~RecordChain() {
+  std::shared_ptr<const RecordChain> next = std::move(rest);
+  // While this is the last owner of the next segment, take that segment's rest before the
+  // segment goes, so no destructor below this one has anything left to release.
+  while (next && next.use_count() == 1) {
+    std::shared_ptr<const RecordChain> after =
+        std::move(const_cast<RecordChain&>(*next).rest);  // made non-const (make_shared)
+    next = std::move(after);
+  }
+}
+
+std::vector<std::string> RecordChain::AllPaths() const {
+  std::vector<std::string> out;
+  out.reserve(static_cast<size_t>(total_count));
+  for (const RecordChain* c = this; c != nullptr; c = c->rest.get())
+    out.insert(out.end(), c->paths.begin(), c->paths.end());
+  return out;
+}
+
+bool RecordChain::Equals(std::string_view bytes) const {
+  if (bytes.size() != total_size) return false;
+  for (const RecordChain* c = this; c != nullptr; c = c->rest.get()) {
+    if (bytes.substr(0, c->records.size()) != c->records) return false;
+    bytes.remove_prefix(c->records.size());
+  }
+  return bytes.empty();
+}
+
 WrittenLists::WrittenLists(size_t capacity) : capacity_(capacity) {}
 
 WrittenLists::Reads WrittenLists::reads() const {
@@ -520,11 +547,6 @@ void WrittenLists::Add(const std::string& location, List list) {
   std::lock_guard lock(mu_);
   if (!lists_.emplace(location, std::move(list)).second) return;
   order_.push_back(location);
-  if (order_.size() > kMaxEncoded) {
-    List& older = lists_[order_[order_.size() - kMaxEncoded - 1]];
-    older.schema.reset();
-    older.records.reset();
-  }
   if (order_.size() > capacity_) {
     lists_.erase(order_.front());
     order_.pop_front();
@@ -715,19 +737,20 @@ Status ReadContainer(std::string_view bytes, AvroFile* out, RawRecords* raw, con
   return Ok();
 }
 
-/// S's list read only up to its parent's records: when the list has the writer schema of
-/// `parent` (a list this rebase wrote) and its records, all blocks inflated and joined, end with
-/// exactly `parent`'s encoded records, the records before them are decoded and returned (as
-/// JSON), and must all be S's own (added by `s_id`) and fill that part exactly. Otherwise
-/// nullopt, and the caller reads the whole list as before (which also words any error).
-std::optional<AvroFile> ReadOwnRecords(std::string_view bytes,
-                                       const WrittenLists::Encoded& parent, int64_t s_id) {
+/// S's list read only up to its parent's records: when the list has the writer schema of the
+/// parent (a list this rebase wrote: `parent_schema`, `parent`) and its records, all blocks
+/// inflated and joined, end with exactly the parent's encoded records, the records before them
+/// are decoded and returned (as JSON), and must all be S's own (added by `s_id`) and fill that
+/// part exactly. Otherwise nullopt, and the caller reads the whole list as before (which also
+/// words any error).
+std::optional<AvroFile> ReadOwnRecords(std::string_view bytes, const std::string& parent_schema,
+                                       const RecordChain& parent, int64_t s_id) {
   if (!bytes.starts_with(kMagic)) return std::nullopt;
   Cursor in(bytes.substr(kMagic.size()));
   AvroFile file;
   std::string codec;
   auto sync = ReadHeader(in, file, codec);
-  if (!sync || storage::HexDigest("sha256", file.schema) != parent.schema) return std::nullopt;
+  if (!sync || file.schema != parent_schema) return std::nullopt;
   std::string joined;        // the blocks' records, when not one plain block
   std::string_view records;  // in `bytes` or in `joined`
   int64_t count = 0;
@@ -745,17 +768,15 @@ std::optional<AvroFile> ReadOwnRecords(std::string_view bytes,
     joined += block->records;
     records = joined;
   }
-  if (count < parent.count || records.size() < parent.size) return std::nullopt;
-  const size_t own_size = records.size() - parent.size;
-  if (storage::HexDigest("sha256", records.substr(own_size)) != parent.records) {
-    return std::nullopt;
-  }
+  if (count < parent.total_count || records.size() < parent.total_size) return std::nullopt;
+  const size_t own_size = records.size() - parent.total_size;
+  if (!parent.Equals(records.substr(own_size))) return std::nullopt;
   auto schema = ParseSchema(file.schema);
   GenericValue value;
   if (!schema || !value.Init(schema->get())) return std::nullopt;
   ReaderPtr reader(avro_reader_memory(records.data(), static_cast<int64_t>(own_size)));
   if (!reader) return std::nullopt;
-  for (int64_t i = 0; i < count - parent.count; ++i) {
+  for (int64_t i = 0; i < count - parent.total_count; ++i) {
     avro_value_reset(value.get());
     if (avro_value_read(reader.get(), value.get()) != 0) return std::nullopt;
     auto identity = ManifestIdentity(value.get());
@@ -773,10 +794,10 @@ std::optional<AvroFile> ReadOwnRecords(std::string_view bytes,
 
 namespace {
 
-/// WriteAvroFile, with `extra` (records encoded with `file.schema`) after file.records; all the
-/// records, encoded, also to `records_out` when given.
-Result<std::string> WriteContainer(const AvroFile& file, const RawRecords& extra,
-                                   std::string* records_out) {
+/// WriteAvroFile, with the records of `extra` (encoded with `file.schema`), when given, after
+/// file.records; file.records, encoded, also to `own_out` when given.
+Result<std::string> WriteContainer(const AvroFile& file, const RecordChain* extra,
+                                   std::string* own_out) {
   CAIRN_ASSIGN_OR_RETURN(SchemaPtr schema, ParseSchema(file.schema));
   GenericValue value;
   CAIRN_RETURN_IF_ERROR(value.Init(schema.get()));
@@ -808,21 +829,25 @@ Result<std::string> WriteContainer(const AvroFile& file, const RawRecords& extra
   PutLong(out, 0);
   const std::string sync = RandomBytes(kSyncSize);
   out += sync;
-  block += extra.data;
-  const int64_t count = static_cast<int64_t>(file.records.size()) + extra.count;
+  const size_t extra_size = extra != nullptr ? extra->total_size : 0;
+  const int64_t count = static_cast<int64_t>(file.records.size()) +
+                        (extra != nullptr ? extra->total_count : 0);
   if (count > 0) {
     PutLong(out, count);
-    PutBytes(out, block);
+    PutLong(out, static_cast<int64_t>(block.size() + extra_size));
+    out.reserve(out.size() + block.size() + extra_size + kSyncSize);
+    out += block;
+    for (const RecordChain* c = extra; c != nullptr; c = c->rest.get()) out += c->records;
     out += sync;
   }
-  if (records_out != nullptr) *records_out = std::move(block);
+  if (own_out != nullptr) *own_out = std::move(block);
   return out;
 }
 
 }  // namespace
 
 Result<std::string> WriteAvroFile(const AvroFile& file) {
-  return WriteContainer(file, {}, nullptr);
+  return WriteContainer(file, nullptr, nullptr);
 }
 
 Result<std::pair<Json, Json>> RebaseAppend(const Json& current, const Json& requirements,
@@ -955,8 +980,8 @@ Result<std::pair<Json, Json>> RebaseAppend(const Json& current, const Json& requ
   {
     CAIRN_ASSIGN_OR_RETURN(std::string s_bytes, ReadListBytes(io, s_list));
     std::optional<AvroFile> own_only;
-    if (parent_written && parent_written->encoded) {
-      own_only = ReadOwnRecords(s_bytes, *parent_written->encoded, *s_id);
+    if (parent_written) {
+      own_only = ReadOwnRecords(s_bytes, *parent_written->schema, *parent_written->records, *s_id);
     }
     own_records_only = own_only.has_value();
     if (io.written_lists) io.written_lists->CountRead(own_records_only);
@@ -974,14 +999,13 @@ Result<std::pair<Json, Json>> RebaseAppend(const Json& current, const Json& requ
   // them to JSON and back was most of a rebase's time on a table with many manifests.
   AvroFile main_file;
   RawRecords main_read;
-  const RawRecords* main_raw = &main_read;
-  std::shared_ptr<const WrittenLists::Paths> main_paths;  // when main's list is remembered
+  std::shared_ptr<const RecordChain> main_records;  // M's, still encoded, when they can be
+  bool paths_known = true;  // of every record in the new list (then it is remembered)
   const std::string main_list = (*main_snapshot)["manifest-list"].get<std::string>();
   const std::optional<WrittenLists::List> main_written =
       io.written_lists ? io.written_lists->Find(main_list) : std::nullopt;
-  if (main_written && main_written->records && *main_written->schema == s_file.schema) {
-    main_raw = main_written->records.get();
-    main_paths = main_written->paths;
+  if (main_written && *main_written->schema == s_file.schema) {
+    main_records = main_written->records;
   } else {
     auto main_bytes = io.read(main_list);
     if (!main_bytes) {
@@ -998,6 +1022,14 @@ Result<std::pair<Json, Json>> RebaseAppend(const Json& current, const Json& requ
         return NotRebasable(fmt::format("manifest list {}: {}", main_list, file.error().message));
       }
       main_file = std::move(*file);
+    } else {
+      auto chain = std::make_shared<RecordChain>();
+      chain->count = chain->total_count = main_read.count;
+      chain->total_size = main_read.data.size();
+      chain->records = std::move(main_read.data);
+      paths_known = main_read.all_paths;
+      if (paths_known) chain->paths = std::move(main_read.paths);
+      main_records = std::move(chain);
     }
   }
   auto take_path = [](Json& m) {
@@ -1005,15 +1037,6 @@ Result<std::pair<Json, Json>> RebaseAppend(const Json& current, const Json& requ
     return it != m.end() && it->is_string() ? std::move(it->get_ref<std::string&>())
                                             : std::string();
   };
-  WrittenLists::Paths parent_read;
-  const WrittenLists::Paths* parent_paths = &parent_read;
-  if (parent_written) {
-    parent_paths = parent_written->paths.get();
-  } else if (parent) {
-    CAIRN_ASSIGN_OR_RETURN(AvroFile p_file, ReadList(io, p_list, SlimRead{}));
-    parent_read.reserve(p_file.records.size());
-    for (auto& m : p_file.records) parent_read.push_back(take_path(m));
-  }
 
   const int64_t new_seq = current.value("last-sequence-number", int64_t{0}) + 1;
   std::vector<Json> records;
@@ -1040,28 +1063,33 @@ Result<std::pair<Json, Json>> RebaseAppend(const Json& current, const Json& requ
   }
   // Writers copy the parent's list in order, so the lists are compared as they are first; as
   // multisets (sorted copies) only when that differs.
-  if (own_records_only) {
-    // S's other records are P's, byte for byte: nothing to compare.
-  } else if (inherited_paths != *parent_paths) {
-    WrittenLists::Paths sorted_parent = *parent_paths;
-    std::sort(inherited_paths.begin(), inherited_paths.end());
-    std::sort(sorted_parent.begin(), sorted_parent.end());
-    if (inherited_paths != sorted_parent) {
-      return NotRebasable(
-          "the snapshot's manifest list is not its parent's plus its own manifests");
+  if (!own_records_only) {  // else S's other records are P's, byte for byte
+    WrittenLists::Paths parent_paths;
+    if (parent_written) {
+      parent_paths = parent_written->records->AllPaths();
+    } else if (parent) {
+      CAIRN_ASSIGN_OR_RETURN(AvroFile p_file, ReadList(io, p_list, SlimRead{}));
+      parent_paths.reserve(p_file.records.size());
+      for (auto& m : p_file.records) parent_paths.push_back(take_path(m));
+    }
+    if (inherited_paths != parent_paths) {
+      std::sort(inherited_paths.begin(), inherited_paths.end());
+      std::sort(parent_paths.begin(), parent_paths.end());
+      if (inherited_paths != parent_paths) {
+        return NotRebasable(
+            "the snapshot's manifest list is not its parent's plus its own manifests");
+      }
     }
   }
-  // The new list's manifest paths, remembered once it is written, when all are known.
-  const bool paths_known = main_paths != nullptr || main_read.all_paths;
-  auto new_paths = std::make_shared<WrittenLists::Paths>();
-  if (paths_known) {
-    const WrittenLists::Paths& from_main = main_paths ? *main_paths : main_read.paths;
-    new_paths->reserve(records.size() + main_file.records.size() + from_main.size());
-    for (const auto& m : records) new_paths->push_back(m.value("manifest_path", ""));
-    for (const auto& m : main_file.records) new_paths->push_back(m.value("manifest_path", ""));
-    new_paths->insert(new_paths->end(), from_main.begin(), from_main.end());
-  }
   for (auto& m : main_file.records) records.push_back(std::move(m));
+  // The new list's records: its own segment (S's manifests, and M's when they went through
+  // JSON) in front of M's chain.
+  auto new_records = std::make_shared<RecordChain>();
+  new_records->count = static_cast<int64_t>(records.size());
+  if (paths_known) {
+    new_records->paths.reserve(records.size());
+    for (const auto& m : records) new_records->paths.push_back(m.value("manifest_path", ""));
+  }
 
   AvroFile out;
   out.schema = std::move(s_file.schema);
@@ -1081,11 +1109,14 @@ Result<std::pair<Json, Json>> RebaseAppend(const Json& current, const Json& requ
     }
   }
   out.records = std::move(records);
-  auto new_raw = std::make_shared<RawRecords>();
-  new_raw->count = static_cast<int64_t>(out.records.size()) + main_raw->count;
   auto schema_text = std::make_shared<const std::string>(out.schema);
-  auto bytes = WriteContainer(out, *main_raw, &new_raw->data);
+  auto bytes = WriteContainer(out, main_records.get(), &new_records->records);
   if (!bytes) return NotRebasable(bytes.error().message);
+  new_records->total_count =
+      new_records->count + (main_records ? main_records->total_count : 0);
+  new_records->total_size =
+      new_records->records.size() + (main_records ? main_records->total_size : 0);
+  new_records->rest = std::move(main_records);
 
   // S' and the matching requirements.
   Json rebased = snapshot;
@@ -1117,11 +1148,7 @@ Result<std::pair<Json, Json>> RebaseAppend(const Json& current, const Json& requ
     return NotRebasable(fmt::format("cannot write {}: {}", location, written.error().message));
   }
   if (paths_known && io.written_lists) {
-    WrittenLists::Encoded encoded{storage::HexDigest("sha256", *schema_text),
-                                  storage::HexDigest("sha256", new_raw->data), new_raw->count,
-                                  new_raw->data.size()};
-    io.written_lists->Add(location, {std::move(new_paths), std::move(schema_text),
-                                     std::move(new_raw), std::move(encoded)});
+    io.written_lists->Add(location, {std::move(schema_text), std::move(new_records)});
   }
   return std::make_pair(std::move(new_requirements), std::move(new_updates));
 }

@@ -22,33 +22,47 @@ namespace cairn::iceberg {
 
 struct RawRecords;  // a list's records still encoded (append_rebase.cc)
 
+/// The records of a list RebaseAppend wrote, still encoded with its writer schema, as a chain
+/// of segments: the records that list put in front (the appended snapshot's own manifests),
+/// then those of the list it was written on top of, which are that list's chain, shared. A list
+/// on top of a list on top of ... costs memory for its own records only, and a later rebase
+/// compares or copies them segment by segment. Each segment keeps its records' manifest paths.
+struct RecordChain {
+  std::string records;             // this segment's records, encoded, in order
+  int64_t count = 0;               // records in this segment
+  std::vector<std::string> paths;  // their manifest_path, in order
+  std::shared_ptr<const RecordChain> rest;
+  int64_t total_count = 0;  // this segment's and the rest's
+  size_t total_size = 0;
+
+  RecordChain() = default;
+  RecordChain(const RecordChain&) = delete;
+  RecordChain& operator=(const RecordChain&) = delete;
+  /// Lets go of a long chain one segment at a time: releasing it by recursion would take a
+  /// stack frame per segment, and a hot table's chain has one per commit.
+  ~RecordChain();
+
+  /// Every record's manifest path, in the list's order.
+  std::vector<std::string> AllPaths() const;
+  /// Whether `bytes` are this chain's records, byte for byte.
+  bool Equals(std::string_view bytes) const;
+};
+
 /// The manifest lists RebaseAppend wrote, by location (the newest `capacity`): a writer's next
 /// append usually asserts the snapshot its previous one became, whose list is then one of these,
 /// and the next rebase in a group commit has the previous one's list as main's. Neither is read
-/// back: their manifest paths (and, for the newest few, their records still encoded) are kept.
-/// Rebased lists get a fresh name each and are never rewritten, so an entry stays true while the
-/// file exists. One per server (shared by its catalogs); safe to call from many threads.
+/// back: their writer schema and records (RecordChain) are kept. Rebased lists get a fresh name
+/// each and are never rewritten, so an entry stays true while the file exists. One per server
+/// (shared by its catalogs); safe to call from many threads.
 class WrittenLists {
  public:
   /// Lists remembered when nothing else is configured (cairn.iceberg.rebased-list-cache-entries).
   static constexpr size_t kDefaultCapacity = 64;
 
   using Paths = std::vector<std::string>;  // in the list's order
-  /// What identifies a list's records as encoded: a list written on top of this one copies
-  /// them, and with the same writer schema they are the same bytes, so the next rebase can
-  /// recognise them at the end of the new list without decoding them. Digests are SHA-256 hex
-  /// (storage::HexDigest).
-  struct Encoded {
-    std::string schema;   // of the writer schema text
-    std::string records;  // of the records, encoded, in order
-    int64_t count = 0;
-    size_t size = 0;
-  };
   struct List {
-    std::shared_ptr<const Paths> paths;
-    std::shared_ptr<const std::string> schema;  // with `records`, for the newest only
-    std::shared_ptr<const RawRecords> records;
-    std::optional<Encoded> encoded;  // for every list remembered
+    std::shared_ptr<const std::string> schema;  // the writer schema's text
+    std::shared_ptr<const RecordChain> records;
   };
 
   /// Remembers at most `capacity` lists (0: none).
@@ -70,7 +84,6 @@ class WrittenLists {
   void CountRead(bool own_records_only);
 
  private:
-  static constexpr size_t kMaxEncoded = 4;  // newest lists that keep their records encoded
   const size_t capacity_;
   std::mutex mu_;
   std::map<std::string, List> lists_;  // guarded by mu_
@@ -109,8 +122,7 @@ struct RebaseIo {
 ///    files), the manifests of P's list (compared by path)], and M's list reads; the lists may
 ///    be null- or deflate-coded Avro object container files. When P's list is one this rebase
 ///    wrote (remembered in `io.written_lists`) and L_S, with the same writer schema, ends with
-///    its records byte for byte (SHA-256 of the encoded records), only the records before them
-///    are decoded.
+///    its records byte for byte, only the records before them are decoded.
 /// Then it writes a new manifest list next to L_S ("<L_S stem>-rebased-<uuid>.avro", null
 /// codec, L_S's writer schema verbatim, L_S's file metadata with snapshot-id, parent-snapshot-id,
 /// sequence-number and format-version set for S') holding S's own manifests (sequence_number

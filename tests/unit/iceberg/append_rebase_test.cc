@@ -568,5 +568,41 @@ TEST_F(RebaseTest, ReadsTheWholeListWhenItDoesNotEndWithItsParentsRecords) {
   ExpectConflictAndNothingWritten("not its parent's plus");
 }
 
+// A list's records as a chain: each rebased list's own segment in front of the list it was
+// written on. The chain compares and lists paths across its segments, and a chain as deep as a
+// long-lived hot table's (one segment per commit) is let go without running out of stack.
+TEST(RecordChainTest, ComparesAndListsAcrossSegmentsAndReleasesDeepChains) {
+  auto segment = [](std::string records, std::vector<std::string> paths,
+                    std::shared_ptr<const RecordChain> rest) {
+    auto c = std::make_shared<RecordChain>();
+    c->count = static_cast<int64_t>(paths.size());
+    c->paths = std::move(paths);
+    c->total_count = c->count + (rest ? rest->total_count : 0);
+    c->total_size = records.size() + (rest ? rest->total_size : 0);
+    c->records = std::move(records);
+    c->rest = std::move(rest);
+    return std::shared_ptr<const RecordChain>(std::move(c));
+  };
+  auto oldest = segment("cc", {"c"}, nullptr);
+  auto middle = segment("bbb", {"b1", "b2"}, oldest);
+  auto newest = segment("a", {"a"}, middle);
+  EXPECT_EQ(newest->total_count, 4);
+  EXPECT_EQ(newest->total_size, 6u);
+  EXPECT_TRUE(newest->Equals("abbbcc"));
+  EXPECT_FALSE(newest->Equals("abbbcd"));
+  EXPECT_FALSE(newest->Equals("abbbc"));
+  EXPECT_FALSE(newest->Equals("abbbccc"));
+  EXPECT_TRUE(middle->Equals("bbbcc"));
+  EXPECT_EQ(newest->AllPaths(), (std::vector<std::string>{"a", "b1", "b2", "c"}));
+
+  std::shared_ptr<const RecordChain> deep;
+  for (int i = 0; i < 1'000'000; ++i) deep = segment("r", {}, std::move(deep));
+  auto branch = segment("x", {}, deep);  // a second list on top of the same history
+  EXPECT_EQ(branch->total_size, 1'000'001u);
+  deep.reset();  // the history stays alive through `branch`
+  EXPECT_TRUE(branch->Equals("x" + std::string(1'000'000, 'r')));
+  branch.reset();  // and goes with it, one segment at a time
+}
+
 }  // namespace
 }  // namespace cairn::iceberg
