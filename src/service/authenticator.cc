@@ -2,6 +2,8 @@
 #include "service/authenticator.h"
 
 #include <algorithm>
+#include <atomic>
+#include <cstdint>
 
 #include <nlohmann/json.hpp>
 #include <openssl/evp.h>
@@ -40,7 +42,24 @@ Error Unauthenticated(std::string message) {
   return Error{ErrorCode::kUnauthenticated, EntityKind::kNone, std::move(message)};
 }
 
+std::atomic<uint64_t> next_serial{1};
+
+// Under `simple` the caller is the name a Basic header carries, checked against nothing: each
+// thread keeps the last such header and its name, and a keep-alive client sending the same
+// header again is named without decoding it.
+struct SimpleMemo {
+  uint64_t authenticator = 0;  // Authenticator::serial_; 0: empty
+  std::string header;
+  std::string user;
+};
+thread_local SimpleMemo simple_memo;
+
 }  // namespace
+
+Authenticator::Authenticator(AuthnConfig config, store::MetadataStore& store)
+    : config_(std::move(config)),
+      store_(store),
+      serial_(next_serial.fetch_add(1, std::memory_order_relaxed)) {}
 
 Result<std::unique_ptr<Authenticator>> Authenticator::Make(AuthnConfig config,
                                                            store::MetadataStore& store) {
@@ -122,6 +141,10 @@ Result<Principal> Authenticator::Authenticate(const std::optional<std::string>& 
       return Principal{std::string(client_certificate_cn), {}};
     }
   }
+  if (simple_ && authorization && simple_memo.authenticator == serial_ &&
+      simple_memo.header == *authorization) {
+    return Principal{simple_memo.user, {}};
+  }
   if (!authorization || Trim(*authorization).empty()) {
     if (simple_) return Principal{"anonymous", {}};
     return Unauthenticated(certificate_ && !jwt_ && !basic_
@@ -141,7 +164,11 @@ Result<Principal> Authenticator::Authenticate(const std::optional<std::string>& 
     }
     const size_t colon = decoded->find(':');
     const std::string user = decoded->substr(0, colon);
-    if (simple_) return Principal{user.empty() ? "anonymous" : user, {}};
+    if (simple_) {
+      Principal p{user.empty() ? "anonymous" : user, {}};
+      simple_memo = SimpleMemo{serial_, *authorization, p.user};
+      return p;
+    }
     const std::string password = colon == std::string::npos ? "" : decoded->substr(colon + 1);
     return Basic(user, password);
   }

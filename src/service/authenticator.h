@@ -55,8 +55,7 @@ class Authenticator {
   Result<std::vector<std::string>> ListBasicUsers();
 
  private:
-  Authenticator(AuthnConfig config, store::MetadataStore& store)
-      : config_(std::move(config)), store_(store) {}
+  Authenticator(AuthnConfig config, store::MetadataStore& store);
   Result<governance::Principal> Basic(const std::string& user, const std::string& password) const;
 
   AuthnConfig config_;
@@ -65,6 +64,8 @@ class Authenticator {
   bool basic_ = false;
   bool certificate_ = false;
   std::optional<security::JwtVerifier> jwt_;
+  // Names this authenticator in each thread's memo of the last `simple` header (Authenticate).
+  const uint64_t serial_;
 
   // A successful PBKDF2 check is remembered briefly by a digest of the credentials, so keep-alive
   // clients do not pay the slow hash on every request.
