@@ -147,24 +147,24 @@ namespace {
 // The levels below a catalog a target names (its schemas, then its object), as a path for
 // MetadataStore::GetPath; none without a schema (a catalog-level target).
 void AppendBelowCatalog(std::vector<std::pair<EntityType, std::string>>& path,
-                        const std::vector<std::string>& schema, const std::string& object,
+                        const std::vector<std::string>& schema, std::string_view object,
                         ObjectType object_type) {
   if (schema.empty()) return;
   for (const auto& level : schema) path.emplace_back(EntityType::kSchema, level);
-  if (!object.empty()) path.emplace_back(LeafEntityType(object_type), object);
+  if (!object.empty()) path.emplace_back(LeafEntityType(object_type), std::string(object));
 }
 
 // The path from a target's metalake down to its object, for MetadataStore::GetPath.
-std::vector<std::pair<EntityType, std::string>> PathOf(const std::string& metalake,
-                                                       const std::string& catalog,
+std::vector<std::pair<EntityType, std::string>> PathOf(std::string_view metalake,
+                                                       std::string_view catalog,
                                                        const std::vector<std::string>& schema,
-                                                       const std::string& object,
+                                                       std::string_view object,
                                                        ObjectType object_type) {
   std::vector<std::pair<EntityType, std::string>> path;
   path.reserve(3 + schema.size());  // one allocation, not one per level
-  path.emplace_back(EntityType::kMetalake, metalake);
+  path.emplace_back(EntityType::kMetalake, std::string(metalake));
   if (!catalog.empty()) {
-    path.emplace_back(EntityType::kCatalog, catalog);
+    path.emplace_back(EntityType::kCatalog, std::string(catalog));
     AppendBelowCatalog(path, schema, object, object_type);
   }
   return path;
@@ -368,8 +368,8 @@ TargetView ViewOf(const Target& t) {
 // The view of a target named by `catalog`, `schema` and `object` from GetPath's rows of the
 // path from its metalake down (as Resolve fills a Target): the catalog's row when it exists,
 // the first schema's when it does, the object's when every level down to it does.
-TargetView ViewOfPath(const std::vector<EntityRecord>& rows, const std::string& catalog,
-                      const std::vector<std::string>& schema, const std::string& object,
+TargetView ViewOfPath(const std::vector<EntityRecord>& rows, std::string_view catalog,
+                      const std::vector<std::string>& schema, std::string_view object,
                       ObjectType object_type) {
   TargetView v{&rows[0], nullptr, nullptr, nullptr, catalog, schema, object, object_type};
   if (rows.size() > 1) v.catalog_row = &rows[1];
@@ -740,9 +740,9 @@ Result<std::vector<std::string>> Authorizer::Filter(const Principal& principal, 
   return kept;
 }
 
-Status Authorizer::Authorize(const Principal& principal, Action action, const std::string& metalake,
-                             const std::string& catalog, const std::vector<std::string>& schema,
-                             const std::string& object, ObjectType object_type) {
+Status Authorizer::Authorize(const Principal& principal, Action action, std::string_view metalake,
+                             std::string_view catalog, const std::vector<std::string>& schema,
+                             std::string_view object, ObjectType object_type) {
   if (!access_.enabled()) return Ok();
   trace::Span span("authorize");
   span.Set("cairn.action", ActionName(action));

@@ -161,9 +161,9 @@ class Authorizer {
                                           const std::vector<store::EntityRecord>* rows = nullptr);
   /// Resolve and Check in one step, for the object named by its path: Ok when `principal` may do
   /// `action` on it (always, when authorization is off, without reading anything).
-  Status Authorize(const Principal& principal, Action action, const std::string& metalake,
-                   const std::string& catalog = "", const std::vector<std::string>& schema = {},
-                   const std::string& object = "", ObjectType object_type = ObjectType::kTable);
+  Status Authorize(const Principal& principal, Action action, std::string_view metalake,
+                   std::string_view catalog = "", const std::vector<std::string>& schema = {},
+                   std::string_view object = "", ObjectType object_type = ObjectType::kTable);
   /// Resolve and Filter in one step: the `names` of children of the named parent (catalogs of a
   /// metalake, schemas of a catalog, or `object_type` objects of a schema) that `principal` may
   /// see with `action`; all of them when authorization is off.

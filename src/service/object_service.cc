@@ -111,6 +111,13 @@ Status ObjectService::Authorize(const Caller& caller, Action action, const Objec
                           ref.kind);
 }
 
+Status ObjectService::Authorize(const governance::Principal& principal, Action action,
+                                std::string_view metalake, std::string_view catalog,
+                                const std::vector<std::string>& schema, std::string_view name,
+                                ObjectType kind) {
+  return authz_.Authorize(principal, action, metalake, catalog, schema, name, kind);
+}
+
 Result<std::vector<std::string>> ObjectService::Visible(
     const Caller& caller, Action action, const ObjectRef& parent, std::vector<std::string> names,
     ObjectType kind, const std::vector<store::EntityRecord>* rows) {

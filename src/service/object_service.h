@@ -101,6 +101,12 @@ class ObjectService {
   Result<std::shared_ptr<connector::Connector>> Resolve(const ObjectRef& ref);
   /// The authorize stage alone: Ok when `caller` may do `action` on `ref`.
   Status Authorize(const Caller& caller, Action action, const ObjectRef& ref);
+  /// The same decision for the object named by parts the caller holds, so that a front end
+  /// deciding on every request builds no ObjectRef for it.
+  Status Authorize(const governance::Principal& principal, Action action,
+                   std::string_view metalake, std::string_view catalog,
+                   const std::vector<std::string>& schema, std::string_view name,
+                   ObjectType kind);
   /// The `names` of children of `parent` (catalogs of a metalake, schemas of a catalog, objects
   /// of `kind` of a schema) the caller may see with `action`, in their order. `rows`, when given,
   /// are the children's rows already read.

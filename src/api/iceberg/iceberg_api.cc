@@ -547,16 +547,22 @@ struct Call {
 
   Response Fail(const Error& e) const { return ErrorResponse(e); }
 
-  Result<std::pair<std::string, std::string>> Warehouse(const std::string& warehouse) const {
+  // The metalake and catalog `warehouse` names, as views of it (or of the default metalake).
+  Result<std::pair<std::string_view, std::string_view>> WarehouseNames(
+      std::string_view warehouse) const {
     const size_t dot = warehouse.find('.');
-    if (dot == std::string::npos) {
+    if (dot == std::string_view::npos) {
       if (options.default_metalake.empty()) {
         return InvalidArgument("Invalid warehouse '{}': expected '<metalake>.<catalog>'",
                                warehouse);
       }
-      return std::make_pair(options.default_metalake, warehouse);
+      return std::make_pair(std::string_view(options.default_metalake), warehouse);
     }
     return std::make_pair(warehouse.substr(0, dot), warehouse.substr(dot + 1));
+  }
+  Result<std::pair<std::string, std::string>> Warehouse(const std::string& warehouse) const {
+    CAIRN_ASSIGN_OR_RETURN(auto names, WarehouseNames(warehouse));
+    return std::make_pair(std::string(names.first), std::string(names.second));
   }
 
   Result<IcebergCatalog*> Open(const std::string& warehouse) {
@@ -592,9 +598,13 @@ struct Call {
                                       const std::string& object = "",
                                       ObjectType type = ObjectType::kTable) const {
     if (!authz.enabled()) return std::nullopt;
-    auto ref = Ref(warehouse, target_ns, object, type);
-    if (!ref) return Fail(ref.error());
-    if (auto s = objects.Authorize(Caller(), action, *ref); !s) return Fail(s.error());
+    auto names = WarehouseNames(warehouse);
+    if (!names) return Fail(names.error());
+    if (auto s = objects.Authorize(principal, action, names->first, names->second, target_ns,
+                                   object, type);
+        !s) {
+      return Fail(s.error());
+    }
     return std::nullopt;
   }
 
