@@ -70,6 +70,11 @@ std::vector<std::pair<std::string_view, std::string_view>> Zip(
 
 std::span<const double> LatencyBuckets() { return kLatencyBuckets; }
 
+uint64_t NextFamilySerial() {
+  static std::atomic<uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
+
 Histogram::Histogram(std::span<const double> upper_bounds)
     : bounds_(upper_bounds.begin(), upper_bounds.end()),
       buckets_(std::make_unique<std::atomic<uint64_t>[]>(bounds_.size() + 1)) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -60,6 +61,9 @@ class Histogram {
 /// Upper bounds for request and call latencies, in seconds (100 µs to 30 s).
 std::span<const double> LatencyBuckets();
 
+/// A number no other Family of this process has (Family::With's per-thread memo).
+uint64_t NextFamilySerial();
+
 /// Builds the Prometheus text exposition format (version 0.0.4): one `# HELP` and `# TYPE` line
 /// per family, then its samples. Label values are escaped as the format requires.
 class TextWriter {
@@ -93,7 +97,8 @@ class Family {
         help_(std::move(help)),
         label_names_(std::move(label_names)),
         make_(std::move(make)),
-        max_series_(max_series) {}
+        max_series_(max_series),
+        serial_(NextFamilySerial()) {}
 
   /// The series of these label values (as many as the family has label names).
   T& With(std::initializer_list<std::string_view> values) {
@@ -105,10 +110,29 @@ class Family {
       key.append(v);
       key.push_back('\x1f');
     }
+    // A request looks up the same few series as the thread's last ones: those it found are
+    // kept per thread (a series lives as long as its family), by the family's serial, not its
+    // address, which a later family may reuse.
+    struct Remembered {
+      uint64_t family = 0;
+      std::string key;
+      T* value = nullptr;
+    };
+    thread_local std::array<Remembered, 4> remembered;
+    thread_local size_t next_slot = 0;
+    for (const Remembered& r : remembered) {
+      if (r.family == serial_ && r.key == key) return *r.value;
+    }
     Shard& shard = shards_[std::hash<std::string>{}(key) % kShards];
     {
       std::lock_guard lock(shard.mu);
-      if (auto it = shard.series.find(key); it != shard.series.end()) return *it->second.value;
+      if (auto it = shard.series.find(key); it != shard.series.end()) {
+        Remembered& slot = remembered[next_slot++ % remembered.size()];
+        slot.family = serial_;
+        slot.key = key;
+        slot.value = it->second.value.get();
+        return *slot.value;
+      }
     }
     std::vector<std::string> labels(values.begin(), values.end());
     if (count_.fetch_add(1, std::memory_order_relaxed) >= max_series_) {
@@ -163,6 +187,7 @@ class Family {
   const std::vector<std::string> label_names_;
   const std::function<std::unique_ptr<T>()> make_;
   const size_t max_series_;
+  const uint64_t serial_;
   std::atomic<size_t> count_{0};
   Shard shards_[kShards];
   mutable std::mutex overflow_mu_;
