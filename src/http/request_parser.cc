@@ -83,6 +83,9 @@ int HexValue(char c) {
 // A chunk line is its size in hex and extensions; bounded, not by the header limit, since the
 // extensions carry nothing the server reads.
 constexpr size_t kMaxChunkLine = 4096;
+// Header fields a request may carry (Apache httpd's LimitRequestFields default): requests carry
+// a dozen or so, and the fields are kept in a vector looked up by name.
+constexpr size_t kMaxHeaderFields = 100;
 
 }  // namespace
 
@@ -175,6 +178,10 @@ bool RequestParser::ParseHeaderLine(std::string_view line, bool trailer) {
     return false;
   }
   if (trailer) return true;  // read and dropped: nothing in a trailer is used
+  if (request_.headers.size() >= kMaxHeaderFields) {
+    Fail(431, fmt::format("Request has more than {} header fields", kMaxHeaderFields));
+    return false;
+  }
   if (EqualsIgnoreCase(name, "content-length")) {
     size_t length = 0;
     if (!ParseDecimal(value, length) || (has_content_length_ && length != content_length_)) {

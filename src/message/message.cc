@@ -4,6 +4,7 @@
 #include <strings.h>
 
 #include <algorithm>
+#include <iterator>
 
 #include "common/util.h"
 
@@ -13,6 +14,28 @@ bool HeaderLess::operator()(std::string_view a, std::string_view b) const {
   const size_t n = std::min(a.size(), b.size());
   const int c = strncasecmp(a.data(), b.data(), n);
   return c != 0 ? c < 0 : a.size() < b.size();
+}
+
+HeaderFields::iterator HeaderFields::find(std::string_view name) {
+  return std::find_if(fields_.begin(), fields_.end(),
+                      [name](const value_type& f) { return EqualsIgnoreCase(f.first, name); });
+}
+
+HeaderFields::const_iterator HeaderFields::find(std::string_view name) const {
+  return std::find_if(fields_.begin(), fields_.end(),
+                      [name](const value_type& f) { return EqualsIgnoreCase(f.first, name); });
+}
+
+std::pair<HeaderFields::iterator, bool> HeaderFields::emplace(std::string name,
+                                                              std::string value) {
+  if (auto it = find(name); it != fields_.end()) return {it, false};
+  if (fields_.empty()) fields_.reserve(8);
+  fields_.emplace_back(std::move(name), std::move(value));
+  return {std::prev(fields_.end()), true};
+}
+
+std::string& HeaderFields::operator[](std::string_view name) {
+  return emplace(std::string(name), std::string()).first->second;
 }
 
 std::optional<std::string> Request::Query(std::string_view name) const {

@@ -20,13 +20,43 @@ struct HeaderLess {
   bool operator()(std::string_view a, std::string_view b) const;
 };
 
+/// A request's header fields, in the order they came: names compare without regard to case, and
+/// of a name sent twice the first value counts (as std::map::emplace would keep it). A request
+/// carries a handful of fields, so one vector scanned by name costs less than a tree's nodes
+/// and its case-insensitive comparisons.
+class HeaderFields {
+ public:
+  using value_type = std::pair<std::string, std::string>;
+  using iterator = std::vector<value_type>::iterator;
+  using const_iterator = std::vector<value_type>::const_iterator;
+
+  iterator begin() { return fields_.begin(); }
+  iterator end() { return fields_.end(); }
+  const_iterator begin() const { return fields_.begin(); }
+  const_iterator end() const { return fields_.end(); }
+  size_t size() const { return fields_.size(); }
+  bool empty() const { return fields_.empty(); }
+
+  iterator find(std::string_view name);
+  const_iterator find(std::string_view name) const;
+  size_t count(std::string_view name) const { return find(name) != end() ? 1 : 0; }
+  /// Adds the field unless one of that name is there; the field of that name and whether it
+  /// was added.
+  std::pair<iterator, bool> emplace(std::string name, std::string value);
+  /// The value of field `name`, added empty when missing.
+  std::string& operator[](std::string_view name);
+
+ private:
+  std::vector<value_type> fields_;
+};
+
 /// A request as the protocol front ends see it: no sockets, no Beast types.
 struct Request {
   std::string method;  // as sent, upper-case for standard verbs
   std::string target;  // raw request target
   std::string path;    // target without the query (still encoded)
   std::vector<std::pair<std::string, std::string>> query;  // decoded, in order
-  std::map<std::string, std::string, HeaderLess> headers;
+  HeaderFields headers;
   std::string body;
   std::string request_id;
   std::string remote_address;

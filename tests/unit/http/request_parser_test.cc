@@ -47,6 +47,22 @@ TEST(RequestParser, ReadsARequestLineAndHeaders) {
   }
 }
 
+// Names match without regard to case; of a field sent twice the first value counts; a request
+// of 100 fields (the most taken) reads.
+TEST(RequestParser, KeepsTheFirstOfARepeatedFieldAndReadsAHundred) {
+  std::string bytes = "GET / HTTP/1.1\r\nX-Trace: one\r\nx-trace: two\r\n";
+  for (int i = 0; i < 98; ++i) bytes += "A" + std::to_string(100 + i) + ": v\r\n";
+  bytes += "\r\n";
+  for (auto parse : {ParseWhole, ParseByteByByte}) {
+    RequestParser p(kHeaderLimit, kBodyLimit);
+    ASSERT_EQ(parse(p, bytes), State::kDone);
+    EXPECT_EQ(p.request().Header("X-TRACE"), "one");
+    EXPECT_EQ(p.request().headers.size(), 99u);
+    EXPECT_EQ(p.request().Header("a197"), "v");
+    EXPECT_EQ(p.request().Header("a198"), std::nullopt);
+  }
+}
+
 TEST(RequestParser, KeepAliveFollowsTheVersionAndConnectionHeader) {
   struct Case {
     const char* bytes;
@@ -195,6 +211,13 @@ const Refusal kRefusals[] = {
      431},
     {"MalformedTrailer", "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nbad\r\n\r\n",
      400},
+    {"TooManyFields",  // 101 fields of five bytes, well within the byte limit
+     [] {
+       std::string s = "GET / HTTP/1.1\r\n";
+       for (int i = 0; i < 101; ++i) s += "A" + std::to_string(100 + i) + ":\r\n";
+       return s + "\r\n";
+     }(),
+     431},
 };
 
 INSTANTIATE_TEST_SUITE_P(Cases, RequestParserRefuses, testing::ValuesIn(kRefusals),
