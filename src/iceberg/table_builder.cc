@@ -97,12 +97,6 @@ namespace {
 
 // --- The builder --------------------------------------------------------------------------
 
-// A table's snapshot ids and their highest sequence number (TableBuilder::Snapshots).
-struct SnapshotIndex {
-  std::unordered_set<int64_t> ids;
-  int64_t max_sequence_number = 0;
-};
-
 // Java's TableMetadata.Builder over a prepared document: one Do() per update action, in the
 // order of the commit; Build() runs the builder's final validations.
 class TableBuilder {
@@ -118,6 +112,10 @@ class TableBuilder {
   }
   Result<Json> Build();
   int changes() const { return changes_; }
+  // The index of the document's snapshots, when the caller kept it (it must describe them).
+  void StartIndex(SnapshotIndex index) { snapshot_index_ = std::move(index); }
+  // The index as it stands (it follows every snapshot added or removed), when one was built.
+  std::optional<SnapshotIndex> TakeIndex() { return std::move(snapshot_index_); }
 
  private:
   Status Do(update::AssignUuid&& u);
@@ -757,14 +755,21 @@ Result<Json> ApplyTableUpdates(const Json* base, const Json& updates, int64_t no
 namespace {
 
 Result<Json> ApplyUpdatesUnguarded(Json&& base, std::vector<TableUpdate> updates,
-                                   int64_t now_ms, bool* changed) {
+                                   int64_t now_ms, bool* changed,
+                                   std::optional<SnapshotIndex>* index = nullptr) {
   if (changed != nullptr) *changed = false;
+  std::optional<SnapshotIndex> kept;
+  if (index != nullptr) {
+    kept = std::move(*index);
+    index->reset();  // unset unless this succeeds
+  }
   if (!base.is_object()) return InvalidArgument("Invalid table metadata: not a JSON object");
   Json start = std::move(base);
   auto& members = start.get_ref<Json::object_t&>();
   if (members.capacity() < members.size() + 16) start = CopyWithRoom(start, 16);
   PrepareBase(start);
   TableBuilder builder(std::move(start), now_ms);
+  if (kept) builder.StartIndex(std::move(*kept));
   for (auto& u : updates) {
     CAIRN_RETURN_IF_ERROR(CheckDeadline());
     CAIRN_RETURN_IF_ERROR(builder.Apply(std::move(u)));
@@ -772,6 +777,7 @@ Result<Json> ApplyUpdatesUnguarded(Json&& base, std::vector<TableUpdate> updates
   const bool any = builder.changes() > 0;
   CAIRN_ASSIGN_OR_RETURN(Json out, builder.Build());
   if (changed != nullptr) *changed = any;
+  if (index != nullptr) *index = builder.TakeIndex();
   return out;
 }
 
@@ -781,6 +787,13 @@ Result<Json> ApplyTableUpdates(Json&& base, std::vector<TableUpdate> updates, in
                                bool* changed) {
   return CatchJsonErrors("Invalid table metadata or commit updates", [&] {
     return ApplyUpdatesUnguarded(std::move(base), std::move(updates), now_ms, changed);
+  });
+}
+
+Result<Json> ApplyTableUpdates(Json&& base, std::vector<TableUpdate> updates, int64_t now_ms,
+                               bool* changed, std::optional<SnapshotIndex>* index) {
+  return CatchJsonErrors("Invalid table metadata or commit updates", [&] {
+    return ApplyUpdatesUnguarded(std::move(base), std::move(updates), now_ms, changed, index);
   });
 }
 

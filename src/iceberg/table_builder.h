@@ -2,6 +2,8 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <unordered_set>
 #include <vector>
 
 #include "common/result.h"
@@ -31,5 +33,19 @@ Result<Json> ApplyTableUpdates(const Json* base, std::vector<TableUpdate> update
                                bool* changed = nullptr);
 Result<Json> ApplyTableUpdates(Json&& base, std::vector<TableUpdate> updates, int64_t now_ms,
                                bool* changed = nullptr);
+
+/// The ids of a table document's snapshots and their highest sequence number: what the builder
+/// reads the whole history for before it adds a snapshot. A caller that applies commit after
+/// commit to one document it keeps (a group commit) keeps this beside it.
+struct SnapshotIndex {
+  std::unordered_set<int64_t> ids;
+  int64_t max_sequence_number = 0;
+};
+
+/// The same, with `index` describing `base`'s snapshots when set: the builder starts from it
+/// instead of reading the history. On success it describes the result's snapshots (or is unset,
+/// when the builder never needed it); on failure it is unset.
+Result<Json> ApplyTableUpdates(Json&& base, std::vector<TableUpdate> updates, int64_t now_ms,
+                               bool* changed, std::optional<SnapshotIndex>* index);
 
 }  // namespace cairn::iceberg

@@ -430,6 +430,9 @@ struct CachedTableHead {
   std::shared_ptr<iceberg::Json> metadata;
   std::shared_ptr<const std::string> text;
   iceberg::HistorySpans history;  // where `text` holds the snapshots and their log
+  // The ids and highest sequence number of `metadata`'s snapshots, when known: the next
+  // batch's first append starts from them instead of reading the whole history again.
+  std::optional<iceberg::SnapshotIndex> snapshot_index;
 };
 
 /// Group commit. Of N concurrent commits to one table only one can win the compare-and-set, so
@@ -1630,6 +1633,7 @@ IcebergCatalog::BatchAttempt IcebergCatalog::CommitBatchOnce(
 
   // Each commit in turn, as if alone, on top of the ones applied before it.
   iceberg::Json running;  // the metadata so far, once a commit changed something
+  std::optional<iceberg::SnapshotIndex> running_index;  // of running's snapshots, when set
   const iceberg::Json* current = base.get();
   std::vector<size_t> applied;     // commits in `running` (or no-ops on it)
   std::vector<std::string> files;  // the manifest lists their rebases wrote
@@ -1661,6 +1665,7 @@ IcebergCatalog::BatchAttempt IcebergCatalog::CommitBatchOnce(
     // leader uses it; a redo or a later batch reads the file again).
     if (snapshot_added && current == base.get() && from_head && head.metadata) {
       running = std::move(*head.metadata);
+      running_index = std::move(head.snapshot_index);
       head = CachedTableHead{};
       current = &running;
     }
@@ -1668,7 +1673,8 @@ IcebergCatalog::BatchAttempt IcebergCatalog::CommitBatchOnce(
     history_kept = history_kept && KeepsHistory(*parsed);
     bool changed = false;
     auto next = adds_snapshot ? iceberg::ApplyTableUpdates(std::move(running), std::move(*parsed),
-                                                           queued.ctx->now_ms, &changed)
+                                                           queued.ctx->now_ms, &changed,
+                                                           &running_index)
                               : iceberg::ApplyTableUpdates(current, std::move(*parsed),
                                                            queued.ctx->now_ms, &changed);
     if (next) {
@@ -1693,6 +1699,7 @@ IcebergCatalog::BatchAttempt IcebergCatalog::CommitBatchOnce(
     files.insert(files.end(), written.begin(), written.end());
     now_ms = std::max(now_ms, queued.ctx->now_ms);
     if (changed) {
+      if (!adds_snapshot) running_index.reset();  // running is replaced by a copy's result
       running = std::move(*next);
       current = &running;
       any_changed = true;
@@ -1748,6 +1755,7 @@ IcebergCatalog::BatchAttempt IcebergCatalog::CommitBatchOnce(
   head.metadata = std::make_shared<iceberg::Json>(std::move(metadata));
   head.text = std::move(text);
   head.history = history;
+  head.snapshot_index = std::move(running_index);
   return BatchAttempt::kAnswered;
 }
 

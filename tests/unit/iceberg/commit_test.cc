@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "iceberg/table_builder.h"
 #include "iceberg/table_metadata.h"
 #include "matchers.h"
 
@@ -543,6 +544,56 @@ TEST(ApplyTableUpdatesTest, RemoveSnapshots) {
   EXPECT_EQ(all->at("current-snapshot-id"), -1);
   EXPECT_TRUE(all->at("refs").empty());
   EXPECT_TRUE(all->at("snapshot-log").empty());
+}
+
+// A group commit keeps the snapshot index beside the document it applies commit after commit
+// to. The builder starts from it (it is trusted as given: the caller keeps it true), it follows
+// the snapshots added and removed, a failure unsets it, and with it the result is the same as
+// without it.
+TEST(ApplyTableUpdatesTest, CarriedSnapshotIndexFollowsTheDocument) {
+  auto typed = [](const Json& updates) {
+    auto parsed = ParseTableUpdates(updates);
+    EXPECT_THAT(parsed, IsOk());
+    return parsed ? std::move(*parsed) : std::vector<TableUpdate>{};
+  };
+  std::optional<SnapshotIndex> index;
+  auto first = ApplyTableUpdates(
+      BaseV2(), typed(Updates({AddSnapshot(Snapshot(101, 100, 2, kNow - 5)), SetMain(101)})),
+      kNow, nullptr, &index);
+  ASSERT_THAT(first, IsOk());
+  ASSERT_TRUE(index.has_value());
+  EXPECT_EQ(index->ids, (std::unordered_set<int64_t>{100, 101}));
+  EXPECT_EQ(index->max_sequence_number, 2);
+
+  std::optional<SnapshotIndex> stale = SnapshotIndex{{100}, 1};  // lacks 101
+  auto trusted = ApplyTableUpdates(Json(*first),
+                                   typed(Updates({AddSnapshot(Snapshot(101, 101, 3, kNow))})),
+                                   kNow, nullptr, &stale);
+  EXPECT_THAT(trusted, IsOk());  // what the index says counts
+  auto refused = ApplyTableUpdates(Json(*first),
+                                   typed(Updates({AddSnapshot(Snapshot(101, 101, 3, kNow))})),
+                                   kNow, nullptr, &index);
+  EXPECT_THAT(refused, IsError(ErrorCode::kInvalidArgument));  // 101 exists
+  EXPECT_FALSE(index.has_value());
+
+  auto removed = ApplyTableUpdates(
+      Json(*first), typed(J(R"([{"action":"remove-snapshots","snapshot-ids":[100]}])")),
+      kNow + 1, nullptr, &index);
+  ASSERT_THAT(removed, IsOk());
+  ASSERT_TRUE(index.has_value());
+  EXPECT_EQ(index->ids, (std::unordered_set<int64_t>{101}));
+
+  const Json copy = *removed;
+  const Json append = Updates({AddSnapshot(Snapshot(102, 101, 3, kNow + 2)), SetMain(102)});
+  auto carried =
+      ApplyTableUpdates(std::move(*removed), typed(append), kNow + 2, nullptr, &index);
+  auto fresh = ApplyTableUpdates(&copy, append, kNow + 2);
+  ASSERT_THAT(carried, IsOk());
+  ASSERT_THAT(fresh, IsOk());
+  EXPECT_EQ(*carried, *fresh);
+  ASSERT_TRUE(index.has_value());
+  EXPECT_EQ(index->ids, (std::unordered_set<int64_t>{101, 102}));
+  EXPECT_EQ(index->max_sequence_number, 3);
 }
 
 TEST(ApplyTableUpdatesTest, V3RowLineage) {
