@@ -524,7 +524,15 @@ def commit_workloads(srv, p, tmp):
                    "--threads", 16, "--seconds", p["commit_s"], "--mode",
                    "hot" if mode == "hot_stats" else mode, "--acks-out", acks,
                    "--data-dir", data_dir, "--statistics", 1 if mode == "hot_stats" else 0)
-        r.update(verify_commits(srv, acks))
+        try:
+            r.update(verify_commits(srv, acks))
+        except HarnessError as e:
+            if not isinstance(srv, Reference):
+                raise
+            # The reference's JDBC catalog has lost a table under this load (404 on the table
+            # its writers had just committed to): its rates stand, its check cannot be made.
+            log(f"  {srv.name}: commits on {mode} not verified: {str(e)[:120]}")
+            r.update(lost=None, duplicated=None, verify_error=str(e)[:300])
         # Acknowledged on the first attempt: no 409 and no client retry (a stale append the server rebased).
         r["first_try_share"] = r["first_try_ok"] / r["ok"] if r["ok"] else None
         out[f"commit_{mode}"] = r
