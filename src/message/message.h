@@ -46,6 +46,9 @@ class HeaderFields {
   /// The value of field `name`, added empty when missing.
   std::string& operator[](std::string_view name);
 
+  /// The same fields in the same order.
+  bool operator==(const HeaderFields&) const = default;
+
  private:
   std::vector<value_type> fields_;
 };
