@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <utility>
 
 #include "common/util.h"
 
@@ -17,8 +18,7 @@ bool HeaderLess::operator()(std::string_view a, std::string_view b) const {
 }
 
 HeaderFields::iterator HeaderFields::find(std::string_view name) {
-  return std::find_if(fields_.begin(), fields_.end(),
-                      [name](const value_type& f) { return EqualsIgnoreCase(f.first, name); });
+  return fields_.begin() + (std::as_const(*this).find(name) - fields_.cbegin());
 }
 
 HeaderFields::const_iterator HeaderFields::find(std::string_view name) const {

@@ -107,8 +107,8 @@ Result<std::shared_ptr<connector::Connector>> ObjectService::Resolve(const Objec
 }
 
 Status ObjectService::Authorize(const Caller& caller, Action action, const ObjectRef& ref) {
-  return authz_.Authorize(caller.principal, action, ref.metalake, ref.catalog, ref.schema, ref.name,
-                          ref.kind);
+  return Authorize(caller.principal, action, ref.metalake, ref.catalog, ref.schema, ref.name,
+                   ref.kind);
 }
 
 Status ObjectService::Authorize(const governance::Principal& principal, Action action,

@@ -38,7 +38,7 @@ Error IoError(std::string_view what, std::string_view path, int err) {
   return Unavailable("cannot {} '{}': {}", what, path, std::strerror(err));
 }
 
-// With `drop_cached`, a large file's pages leave the page cache once they are on disk. The
+// A large file's pages (not a directory's) leave the page cache once they are on disk. The
 // files synced here (metadata files, manifest lists) are written once and read back from the
 // server's own caches, not the page cache; left there, each commit's files take fresh pages,
 // and on a virtual machine whose memory the host has not yet backed each fresh page costs a
@@ -46,7 +46,7 @@ Error IoError(std::string_view what, std::string_view path, int err) {
 // as writing them into pages freed a moment before. The advice itself costs tens of
 // microseconds, more than it saves on a file of a few pages.
 constexpr off_t kDropCachedFrom = 64 * 1024;
-Status SyncPath(const std::string& path, int flags, bool drop_cached) {
+Status SyncPath(const std::string& path, int flags) {
   const int fd = ::open(path.c_str(), flags | O_CLOEXEC);
   if (fd < 0) return IoError("open", path, errno);
   if (::fsync(fd) != 0) {
@@ -55,7 +55,7 @@ Status SyncPath(const std::string& path, int flags, bool drop_cached) {
     return IoError("sync", path, err);
   }
   struct stat st {};
-  if (drop_cached && ::fstat(fd, &st) == 0 && st.st_size >= kDropCachedFrom) {
+  if ((flags & O_DIRECTORY) == 0 && ::fstat(fd, &st) == 0 && st.st_size >= kDropCachedFrom) {
     (void)::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);  // advice only
   }
   ::close(fd);
@@ -193,10 +193,10 @@ class LocalFileIO final : public FileIO {
     std::set<std::string> dirs;
     for (const auto& location : locations) {
       const std::string path = LocalPath(location);
-      CAIRN_RETURN_IF_ERROR(SyncPath(path, O_RDONLY, /*drop_cached=*/true));
+      CAIRN_RETURN_IF_ERROR(SyncPath(path, O_RDONLY));
       dirs.insert(fs::path(path).parent_path().string());
     }
-    for (const auto& dir : dirs) CAIRN_RETURN_IF_ERROR(SyncPath(dir, O_RDONLY | O_DIRECTORY, false));
+    for (const auto& dir : dirs) CAIRN_RETURN_IF_ERROR(SyncPath(dir, O_RDONLY | O_DIRECTORY));
     return Ok();
   }
 
