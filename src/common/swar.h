@@ -22,19 +22,27 @@ constexpr uint64_t ByteBelow(uint64_t v, unsigned char n) { return (v - kOnes * 
 constexpr uint64_t HighByte(uint64_t v) { return v & kHigh; }
 
 /// True when nothing in `text` is flagged: `word(x)` is nonzero when one of the eight bytes of
-/// `x` is, `byte(c)` true when the byte `c` of the last few (fewer than eight) is.
-template <class Word, class Byte>
-bool NoneFlagged(std::string_view text, Word word, Byte byte) {
+/// `x` is. `fill` is a byte `word` never flags. The last few bytes (fewer than eight) are looked
+/// at as one word too: the last eight bytes of the text again when it has eight, else the bytes
+/// padded with `fill`. No byte is looked at alone, so a short value costs about one word.
+template <class Word>
+bool NoneFlagged(std::string_view text, Word word, unsigned char fill) {
+  const char* p = text.data();
+  const size_t n = text.size();
+  uint64_t x;
   size_t i = 0;
-  for (; i + 8 <= text.size(); i += 8) {
-    uint64_t x;
-    std::memcpy(&x, text.data() + i, 8);
+  for (; i + 8 <= n; i += 8) {
+    std::memcpy(&x, p + i, 8);
     if (word(x) != 0) return false;
   }
-  for (; i < text.size(); ++i) {
-    if (byte(static_cast<unsigned char>(text[i]))) return false;
+  if (i == n) return true;
+  if (n >= 8) {
+    std::memcpy(&x, p + n - 8, 8);
+  } else {
+    x = kOnes * fill;
+    std::memcpy(&x, p, n);
   }
-  return true;
+  return word(x) == 0;
 }
 
 }  // namespace cairn::swar

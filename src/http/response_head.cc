@@ -77,8 +77,7 @@ namespace {
 bool Clean(std::string_view value) {
   using namespace swar;
   return NoneFlagged(
-      value, [](uint64_t x) { return ZeroByte(x) | ByteIs(x, '\r') | ByteIs(x, '\n'); },
-      [](unsigned char c) { return c == '\r' || c == '\n' || c == '\0'; });
+      value, [](uint64_t x) { return ZeroByte(x) | ByteIs(x, '\r') | ByteIs(x, '\n'); }, 'a');
 }
 
 // Appends `value` without CR, LF or NUL.

@@ -23,7 +23,7 @@ bool IsPlainAscii(std::string_view value) {
         return ByteBelow(x, 0x20) | HighByte(x) | ByteIs(x, 0x7f) | ByteIs(x, '"') |
                ByteIs(x, '\\');
       },
-      [](unsigned char u) { return u < 0x20 || u >= 0x7f || u == '"' || u == '\\'; });
+      ' ');
 }
 
 void AppendQuoted(std::string& out, std::string_view value) {

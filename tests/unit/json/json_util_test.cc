@@ -45,12 +45,14 @@ TEST(AppendQuoted, QuotesPlainTextAsIsAndEscapesEverythingElseAtAnyPosition) {
   for (const std::string bad : {std::string("\""), std::string("\\"), std::string("\n"),
                                 std::string(1, '\0'), std::string("\x1f"), std::string("\x7f"),
                                 std::string("\xc3\xa9")}) {
-    for (size_t pos = 0; pos <= 19; ++pos) {
-      std::string v(19, 'a');
-      v.insert(pos, bad);
-      EXPECT_EQ(quoted(v), nlohmann::json(v).dump(-1, ' ', false,
-                                                  nlohmann::json::error_handler_t::replace))
-          << "at " << pos;
+    for (const size_t length : {0, 1, 6, 7, 8, 15, 19}) {  // short tails and whole words
+      for (size_t pos = 0; pos <= length; ++pos) {
+        std::string v(length, 'a');
+        v.insert(pos, bad);
+        EXPECT_EQ(quoted(v), nlohmann::json(v).dump(-1, ' ', false,
+                                                    nlohmann::json::error_handler_t::replace))
+            << "at " << pos << " of " << length;
+      }
     }
   }
   // The bytes just inside the plain range pass unchanged.
