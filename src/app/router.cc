@@ -283,7 +283,7 @@ void Router::Audit(const http::Request& request, const std::string& principal, b
   record.client = request.remote_address;
   record.detail = response.audit_note;
   if (record.detail.empty() && record.outcome == "denied" &&
-      (request.Header("X-Iceberg-Access-Delegation") ||
+      (request.HeaderView("X-Iceberg-Access-Delegation") ||
        subject.operation.ends_with("/credentials"))) {
     record.detail = "storage credentials refused";
   }
@@ -318,7 +318,7 @@ http::Response Router::Handle(const http::Request& request) const {
   // route once it is known; the store, storage and connector calls below are its children.
   std::optional<trace::SpanContext> remote;
   if (trace::Enabled()) {
-    if (auto header = request.Header("traceparent")) remote = trace::ParseTraceparent(*header);
+    if (auto header = request.HeaderView("traceparent")) remote = trace::ParseTraceparent(*header);
   }
   trace::Span span("request", trace::Kind::kServer, remote);
   http::Response response = Serve(request);
@@ -335,14 +335,62 @@ http::Response Router::Handle(const http::Request& request) const {
   return response;
 }
 
+// The answer of the interface `request` addresses, for an authenticated caller.
+http::Response Router::Dispatch(const http::Request& request,
+                                const governance::Principal& principal,
+                                LimitedInterface interface) const {
+  // Federated catalogs may pass the caller's own credentials on to their remote.
+  connector::CallerAuthorizationScope caller(request.HeaderView("Authorization"));
+  const std::string& path = request.path;
+  if (request.method == "CLOSE") {
+    return http::Response{};  // the Python client's close(): 200 with an empty body
+  }
+  if (interface == Interface::kIceberg) return iceberg.Handle(request, principal);
+  if (ui != nullptr && api::ui::UiApi::Handles(path)) return ui->Handle(request);
+  if (interface == Interface::kLance && lance != nullptr) return lance->Handle(request, principal);
+  if (interface == Interface::kMcp && mcp != nullptr) return mcp->Handle(request, principal);
+  if (interface == Interface::kGravitino) {
+    if (auto r = admin.Handle(request, principal)) return std::move(*r);
+    return gravitino.Handle(request, principal);
+  }
+  if (path == "/health" || path == "/health/live" || path == "/health/ready") {
+    return request.method == "GET" ? gravitino.Health(path == "/health" ? "" : path.substr(8))
+                                   : api::gravitino::PlainErrorResponse(
+                                         405, 1006, "UnsupportedOperationException",
+                                         "Only GET is allowed on health endpoints");
+  }
+  if (path == "/metrics" && metrics != nullptr) {
+    if (request.method != "GET") {
+      return api::gravitino::PlainErrorResponse(405, 1006, "UnsupportedOperationException",
+                                                "Only GET is allowed on /metrics");
+    }
+    http::Response response;
+    response.content_type = "text/plain; version=0.0.4; charset=utf-8";
+    response.body = metrics->Render();
+    return response;
+  }
+  if (path == "/configs") {
+    nlohmann::json body{{"gravitino.authenticators", authenticator_names},
+                        {"gravitino.authorization.enable", authorization_enabled},
+                        {"gravitino.schema.separator", ":"}};
+    if (authorization_enabled) body["gravitino.authorization.serviceAdmins"] = service_admins;
+    http::Response response;
+    response.body = body.dump();
+    return response;
+  }
+  return api::gravitino::PlainErrorResponse(
+      404, 1003, "NotFoundException",
+      fmt::format("No endpoint matches {} {}", request.method, api::gravitino::DisplayPath(path)));
+}
+
 http::Response Router::Serve(const http::Request& request) const {
   const Interface interface = InterfaceOf(request.path);
   governance::Principal principal;
-  http::Response response;
+  std::optional<http::Response> refusal;  // authentication's
   bool authenticated = true;
   if (!SkipsAuthentication(request)) {
     trace::Span authenticate("authenticate");
-    auto p = authenticator.Authenticate(request.Header("Authorization"),
+    auto p = authenticator.Authenticate(request.HeaderView("Authorization"),
                                         request.client_certificate_cn);
     if (p) authenticate.Set("enduser.id", p->user);
     else authenticate.Fail(p.error().message);
@@ -350,8 +398,8 @@ http::Response Router::Serve(const http::Request& request) const {
       principal = std::move(*p);
     } else {
       authenticated = false;
-      response = FrontError(interface, p.error(), 401, request.path);
-      response.headers.emplace_back("WWW-Authenticate", authenticator.Challenge());
+      refusal = FrontError(interface, p.error(), 401, request.path);
+      refusal->headers.emplace_back("WWW-Authenticate", authenticator.Challenge());
     }
   }
   // Limits apply to authenticated callers, after authentication (so a principal is known) and
@@ -360,7 +408,7 @@ http::Response Router::Serve(const http::Request& request) const {
   if (authenticated && limiter != nullptr && limiter->enabled() && !SkipsAuthentication(request)) {
     auto admitted = limiter->Admit(interface, principal.user);
     if (auto* refused = std::get_if<RequestLimiter::Refusal>(&admitted)) {
-      response = FrontError(interface,
+      http::Response response = FrontError(interface,
                             Error{ErrorCode::kTooManyRequests, EntityKind::kNone, refused->message},
                             429, request.path);
       response.headers.emplace_back("Retry-After", std::to_string(refused->retry_after_s));
@@ -373,52 +421,8 @@ http::Response Router::Serve(const http::Request& request) const {
     }
     ticket = std::move(std::get<RequestLimiter::Ticket>(admitted));
   }
-  if (authenticated) {
-    // Federated catalogs may pass the caller's own credentials on to their remote.
-    connector::CallerAuthorizationScope caller(request.Header("Authorization"));
-    const std::string& path = request.path;
-    if (request.method == "CLOSE") {
-      response = http::Response{};  // the Python client's close(): 200 with an empty body
-    } else if (interface == Interface::kIceberg) {
-      response = iceberg.Handle(request, principal);
-    } else if (ui != nullptr && api::ui::UiApi::Handles(path)) {
-      response = ui->Handle(request);
-    } else if (interface == Interface::kLance && lance != nullptr) {
-      response = lance->Handle(request, principal);
-    } else if (interface == Interface::kMcp && mcp != nullptr) {
-      response = mcp->Handle(request, principal);
-    } else if (interface == Interface::kGravitino) {
-      if (auto r = admin.Handle(request, principal)) {
-        response = std::move(*r);
-      } else {
-        response = gravitino.Handle(request, principal);
-      }
-    } else if (path == "/health" || path == "/health/live" || path == "/health/ready") {
-      response = request.method == "GET" ? gravitino.Health(path == "/health" ? "" : path.substr(8))
-                                         : api::gravitino::PlainErrorResponse(
-                                               405, 1006, "UnsupportedOperationException",
-                                               "Only GET is allowed on health endpoints");
-    } else if (path == "/metrics" && metrics != nullptr) {
-      if (request.method == "GET") {
-        response.content_type = "text/plain; version=0.0.4; charset=utf-8";
-        response.body = metrics->Render();
-      } else {
-        response = api::gravitino::PlainErrorResponse(405, 1006, "UnsupportedOperationException",
-                                                      "Only GET is allowed on /metrics");
-      }
-    } else if (path == "/configs") {
-      nlohmann::json body{{"gravitino.authenticators", authenticator_names},
-                          {"gravitino.authorization.enable", authorization_enabled},
-                          {"gravitino.schema.separator", ":"}};
-      if (authorization_enabled) body["gravitino.authorization.serviceAdmins"] = service_admins;
-      response.body = body.dump();
-    } else {
-      response = api::gravitino::PlainErrorResponse(
-          404, 1003, "NotFoundException",
-          fmt::format("No endpoint matches {} {}", request.method,
-                      api::gravitino::DisplayPath(path)));
-    }
-  }
+  http::Response response =
+      authenticated ? Dispatch(request, principal, interface) : std::move(*refusal);
   Audit(request, principal.user, authenticated, response);
   return response;
 }

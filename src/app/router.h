@@ -45,6 +45,10 @@ struct Router {
  private:
   /// Handle without the request's span.
   http::Response Serve(const http::Request& request) const;
+  /// The answer of the interface (one of request limits' names) the path addresses, for an
+  /// authenticated caller.
+  http::Response Dispatch(const http::Request& request, const governance::Principal& principal,
+                          LimitedInterface interface) const;
   void Audit(const http::Request& request, const std::string& principal, bool authenticated,
              const http::Response& response) const;
 };

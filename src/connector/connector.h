@@ -41,13 +41,14 @@ class IcebergCaches;
 /// front end for the duration of one request; requests are served on one thread each.
 class CallerAuthorizationScope {
  public:
-  explicit CallerAuthorizationScope(std::optional<std::string> authorization);
+  /// `authorization` is a view of the request's header: the request outlives the scope.
+  explicit CallerAuthorizationScope(std::optional<std::string_view> authorization);
   ~CallerAuthorizationScope();
   CallerAuthorizationScope(const CallerAuthorizationScope&) = delete;
   CallerAuthorizationScope& operator=(const CallerAuthorizationScope&) = delete;
 
  private:
-  std::optional<std::string> previous_;
+  std::optional<std::string_view> previous_;
 };
 
 /// The header set by the innermost CallerAuthorizationScope of this thread, if any.

@@ -16,7 +16,7 @@ constexpr std::array<std::string_view, 11> kKnownProviders = {
     "jdbc-hologres",    "jdbc-oceanbase", "glue",       "fileset",        "kafka",
     "model"};
 
-thread_local std::optional<std::string> t_caller_authorization;
+thread_local std::optional<std::string_view> t_caller_authorization;
 
 }  // namespace
 
@@ -28,16 +28,18 @@ Result<bool> BoolProperty(const model::Properties& props, std::string_view name,
   return InvalidArgument("Property '{}' must be true or false, not '{}'", name, it->second);
 }
 
-CallerAuthorizationScope::CallerAuthorizationScope(std::optional<std::string> authorization)
-    : previous_(std::move(t_caller_authorization)) {
-  t_caller_authorization = std::move(authorization);
+CallerAuthorizationScope::CallerAuthorizationScope(
+    std::optional<std::string_view> authorization)
+    : previous_(t_caller_authorization) {
+  t_caller_authorization = authorization;
 }
 
-CallerAuthorizationScope::~CallerAuthorizationScope() {
-  t_caller_authorization = std::move(previous_);
-}
+CallerAuthorizationScope::~CallerAuthorizationScope() { t_caller_authorization = previous_; }
 
-std::optional<std::string> CallerAuthorization() { return t_caller_authorization; }
+std::optional<std::string> CallerAuthorization() {
+  if (!t_caller_authorization) return std::nullopt;
+  return std::string(*t_caller_authorization);
+}
 
 void ConnectorRegistry::Register(std::string provider, model::CatalogType type, Factory factory) {
   factories_[std::move(provider)] = Entry{type, std::move(factory)};

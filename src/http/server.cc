@@ -852,13 +852,12 @@ class Server::Impl {
       const bool http11 = parser.http11();
       const auto started = std::chrono::steady_clock::now();
       request.received = started;
-      Response response;
-      if (!ParseTarget(request.target, request.path, request.query)) {
-        response = RenderError(400, "Malformed percent-encoding in the request target", request);
-      } else {
-        self.ExpiresNever();
-        response = RunHandler(request);  // inline: the thread that resumed this coroutine
-      }
+      const bool parsed = ParseTarget(request.target, request.path, request.query);
+      if (parsed) self.ExpiresNever();
+      // Made in place: no default answer built and then replaced on every request.
+      Response response =
+          parsed ? RunHandler(request)  // inline: the thread that resumed this coroutine
+                 : RenderError(400, "Malformed percent-encoding in the request target", request);
       const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(
                               std::chrono::steady_clock::now() - started)
                               .count();

@@ -51,6 +51,12 @@ std::optional<std::string> Request::Header(std::string_view name) const {
   return it->second;
 }
 
+std::optional<std::string_view> Request::HeaderView(std::string_view name) const {
+  auto it = headers.find(name);
+  if (it == headers.end()) return std::nullopt;
+  return std::string_view(it->second);
+}
+
 bool ParseTarget(std::string_view target, std::string& path,
                  std::vector<std::pair<std::string, std::string>>& query) {
   const size_t q = target.find('?');

@@ -76,6 +76,8 @@ struct Request {
   std::optional<std::string> Query(std::string_view name) const;
   /// A header value, if present.
   std::optional<std::string> Header(std::string_view name) const;
+  /// A header value without a copy, if present: valid while the request lives unchanged.
+  std::optional<std::string_view> HeaderView(std::string_view name) const;
 };
 
 struct Response {

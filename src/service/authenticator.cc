@@ -125,7 +125,7 @@ Status Authenticator::EnsureBasicUser(const std::string& name, const std::string
   return s;
 }
 
-Result<Principal> Authenticator::Authenticate(const std::optional<std::string>& authorization,
+Result<Principal> Authenticator::Authenticate(std::optional<std::string_view> authorization,
                                               std::string_view client_certificate_cn) const {
   if (certificate_ && !client_certificate_cn.empty()) {
     // A verified client certificate names the caller, unless the request also carries
@@ -166,7 +166,7 @@ Result<Principal> Authenticator::Authenticate(const std::optional<std::string>& 
     const std::string user = decoded->substr(0, colon);
     if (simple_) {
       Principal p{user.empty() ? "anonymous" : user, {}};
-      simple_memo = SimpleMemo{serial_, *authorization, p.user};
+      simple_memo = SimpleMemo{serial_, std::string(*authorization), p.user};
       return p;
     }
     const std::string password = colon == std::string::npos ? "" : decoded->substr(colon + 1);

@@ -39,7 +39,7 @@ class Authenticator {
   /// `client_certificate_cn`: the common name of the client certificate the TLS handshake
   /// verified, if any; with the `certificate` authenticator it is the principal of a request
   /// that sends no Authorization header.
-  Result<governance::Principal> Authenticate(const std::optional<std::string>& authorization,
+  Result<governance::Principal> Authenticate(std::optional<std::string_view> authorization,
                                              std::string_view client_certificate_cn = {}) const;
   /// The `WWW-Authenticate` value of a 401.
   std::string Challenge() const;

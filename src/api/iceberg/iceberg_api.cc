@@ -86,7 +86,7 @@ std::string ETagFor(const std::string& metadata_location, std::string_view mode)
 }
 
 bool MatchesIfNoneMatch(const Request& r, const std::string& etag) {
-  auto h = r.Header("If-None-Match");
+  auto h = r.HeaderView("If-None-Match");
   if (!h) return false;
   if (Trim(*h) == "*") return true;
   for (const auto& part : Split(*h, ',')) {
@@ -1240,7 +1240,7 @@ Response LoadTable(Call& c) {
     return c.Fail(InvalidArgument(
         "Invalid query parameter 'snapshots': expected 'all' or 'refs', got '{}'", mode));
   }
-  if (c.request.Header("If-None-Match")) {
+  if (c.request.HeaderView("If-None-Match")) {
     // Answered from the row alone: the metadata file is not read.
     auto row = c.catalog->TableRow(c.ns, c.name);
     if (!row) return c.Fail(row.error());
