@@ -46,7 +46,7 @@ Result<std::vector<model::Statistic>> ObjectService::SourceStatistics(
     return std::vector<model::Statistic>{};  // dropped since it was resolved
   }
   if (!loaded) return std::move(loaded).error();
-  return IcebergSnapshotStatistics(*loaded->metadata_text, loaded->row.audit);
+  return IcebergSnapshotStatistics(*loaded->metadata_text, loaded->row->audit);
 }
 
 Status ObjectService::SeeInSource(const Caller& caller, const MetadataObjectTarget& object) {

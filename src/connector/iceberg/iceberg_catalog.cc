@@ -802,6 +802,13 @@ Result<NamespacePropertiesUpdate> IcebergCatalog::UpdateNamespaceProperties(
 
 Result<EntityRecord> IcebergCatalog::ObjectRow(store::MetadataStore& store, EntityType type,
                                                const Namespace& ns, std::string_view name) {
+  CAIRN_ASSIGN_OR_RETURN(std::shared_ptr<const EntityRecord> row,
+                         SharedObjectRow(store, type, ns, name));
+  return *row;
+}
+
+Result<std::shared_ptr<const EntityRecord>> IcebergCatalog::SharedObjectRow(
+    store::MetadataStore& store, EntityType type, const Namespace& ns, std::string_view name) {
   if (ns.empty()) return InvalidArgument("Namespace must not be empty");
   // The namespace levels and the object in one round trip. A load in a missing namespace is a
   // missing table, as the Java catalogs answer.
@@ -813,10 +820,12 @@ Result<EntityRecord> IcebergCatalog::ObjectRow(store::MetadataStore& store, Enti
   if (metastore_ && type == EntityType::kTable) {
     std::optional<EntityRecord> row;
     if (rows->size() == path.size()) row = rows->back();
-    return SyncTable(store, ns, name, std::move(row));
+    CAIRN_ASSIGN_OR_RETURN(EntityRecord synced, SyncTable(store, ns, name, std::move(row)));
+    return std::make_shared<const EntityRecord>(std::move(synced));
   }
   if (rows->size() < path.size()) return NoSuchObject(type, ns, name);
-  return rows->back();
+  // Shares the rows' ownership: the row lives as long as the answer that holds it.
+  return std::shared_ptr<const EntityRecord>(rows, &rows->back());
 }
 
 Status IcebergCatalog::CheckNameFree(store::MetadataStore& store, const EntityRecord& ns_row,
@@ -950,10 +959,11 @@ Result<LoadedObject> IcebergCatalog::InsertObject(const CallContext& ctx, Entity
 
 Result<LoadedObject> IcebergCatalog::Load(EntityType type, const Namespace& ns,
                                           std::string_view name) {
-  CAIRN_ASSIGN_OR_RETURN(EntityRecord row, ObjectRow(store_, type, ns, name));
-  if (!row.location) return Internal("{} has no metadata location", ObjectText(ns, name));
-  CAIRN_ASSIGN_OR_RETURN(SharedText read, ReadSharedFile(storage_, files_, *row.location));
-  std::string location = *row.location;
+  CAIRN_ASSIGN_OR_RETURN(std::shared_ptr<const EntityRecord> row,
+                         SharedObjectRow(store_, type, ns, name));
+  if (!row->location) return Internal("{} has no metadata location", ObjectText(ns, name));
+  CAIRN_ASSIGN_OR_RETURN(SharedText read, ReadSharedFile(storage_, files_, *row->location));
+  std::string location = *row->location;
   LoadedObject loaded{std::move(row), std::move(location), std::move(read.text)};
   loaded.metadata_file = std::move(read.file);
   return loaded;

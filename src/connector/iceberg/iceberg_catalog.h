@@ -37,13 +37,19 @@ std::string NamespaceText(const Namespace& ns);
 /// document text, verbatim as written to storage.
 struct LoadedObject {
   LoadedObject(store::EntityRecord r, std::string location, std::string text)
-      : row(std::move(r)),
+      : row(std::make_shared<const store::EntityRecord>(std::move(r))),
         metadata_location(std::move(location)),
         metadata_text(std::make_shared<const std::string>(std::move(text))) {}
   LoadedObject(store::EntityRecord r, std::string location, std::shared_ptr<const std::string> text)
+      : row(std::make_shared<const store::EntityRecord>(std::move(r))),
+        metadata_location(std::move(location)),
+        metadata_text(std::move(text)) {}
+  LoadedObject(std::shared_ptr<const store::EntityRecord> r, std::string location,
+               std::shared_ptr<const std::string> text)
       : row(std::move(r)), metadata_location(std::move(location)), metadata_text(std::move(text)) {}
 
-  store::EntityRecord row;
+  /// Never null. A load shares the store's cached path rows: no row is copied on a read.
+  std::shared_ptr<const store::EntityRecord> row;
   std::string metadata_location;
   std::shared_ptr<const std::string> metadata_text;  // shared with the metadata file cache
   /// The metadata file held open by the cache when its bytes are `metadata_text` (a local file
@@ -292,6 +298,10 @@ class IcebergCatalog {
   Result<store::EntityRecord> NamespaceRow(store::MetadataStore& store, const Namespace& ns);
   Result<store::EntityRecord> ObjectRow(store::MetadataStore& store, store::EntityType type,
                                         const Namespace& ns, std::string_view name);
+  /// ObjectRow without a copy: the row inside the store's shared path rows.
+  Result<std::shared_ptr<const store::EntityRecord>> SharedObjectRow(
+      store::MetadataStore& store, store::EntityType type, const Namespace& ns,
+      std::string_view name);
   Status CheckNameFree(store::MetadataStore& store, const store::EntityRecord& ns_row,
                        const Namespace& ns, std::string_view name, store::EntityType creating);
   Result<Page> ListObjects(store::EntityType type, const Namespace& ns,

@@ -256,7 +256,7 @@ class ManagedIcebergConnector final : public Connector,
       if (created.error().code == ErrorCode::kAlreadyExists) return TableExists(schema, table.name);
       return std::move(created).error();
     }
-    return ToTable(created->row, metadata);
+    return ToTable(*created->row, metadata);
   }
 
   Result<model::Table> LoadTable(std::string_view schema, std::string_view name) override {
@@ -264,7 +264,7 @@ class ManagedIcebergConnector final : public Connector,
     auto loaded = iceberg_.LoadTable({std::string(schema)}, name);
     if (!loaded) return TableError(schema, name, std::move(loaded).error());
     CAIRN_ASSIGN_OR_RETURN(iceberg::Json metadata, iceberg::ParseMetadata(*loaded->metadata_text));
-    return ToTable(loaded->row, metadata);
+    return ToTable(*loaded->row, metadata);
   }
 
   Result<model::Table> AlterTable(const CallContext& ctx, std::string_view schema,
@@ -296,7 +296,7 @@ class ManagedIcebergConnector final : public Connector,
       return TableError(schema, name, std::move(updated).error());
     }
     CAIRN_ASSIGN_OR_RETURN(iceberg::Json metadata, iceberg::ParseMetadata(*updated->metadata_text));
-    return ToTable(updated->row, metadata);
+    return ToTable(*updated->row, metadata);
   }
 
   Result<bool> DropTable(const CallContext& /*ctx*/, std::string_view schema, std::string_view name,
@@ -452,8 +452,8 @@ class ManagedIcebergConnector final : public Connector,
   Result<model::View> ToView(const LoadedObject& loaded) const {
     CAIRN_ASSIGN_OR_RETURN(iceberg::Json metadata, iceberg::ParseMetadata(*loaded.metadata_text));
     model::View v;
-    v.name = loaded.row.name;
-    v.audit = loaded.row.audit;
+    v.name = loaded.row->name;
+    v.audit = loaded.row->audit;
     const int64_t current = metadata.value("current-version-id", int64_t{-1});
     iceberg::Json found;
     for (const auto& candidate : metadata.value("versions", iceberg::Json::array())) {
