@@ -2,6 +2,7 @@
 #include "common/util.h"
 
 #include <set>
+#include <string>
 
 #include <gtest/gtest.h>
 
@@ -72,6 +73,31 @@ TEST(Util, CaseHelpers) {
   EXPECT_FALSE(EqualsIgnoreCase("true", "truex"));
   EXPECT_EQ(Split("a,,b", ','), (std::vector<std::string>{"a", "", "b"}));
   EXPECT_EQ(Trim("  x \n"), "x");
+}
+
+// Against the byte-by-byte definition: every pair of bytes, at every position of lengths that
+// fill whole words, leave a short tail or read the last word again.
+TEST(Util, EqualsIgnoreCaseFoldsOnlyAsciiCapitals) {
+  const auto lower = [](int c) { return c >= 'A' && c <= 'Z' ? c + 32 : c; };
+  for (int c = 0; c < 256; ++c) {
+    for (int d = 0; d < 256; ++d) {
+      const bool same = lower(c) == lower(d);
+      for (const size_t length : {1, 7, 8, 13}) {
+        const size_t at = (c * 7 + d) % length;
+        std::string a(length, 'k');
+        std::string b(length, 'K');
+        a[at] = static_cast<char>(c);
+        b[at] = static_cast<char>(d);
+        ASSERT_EQ(EqualsIgnoreCase(a, b), same) << c << " " << d << " at " << at << " of "
+                                                << length;
+      }
+    }
+  }
+  EXPECT_TRUE(EqualsIgnoreCase("", ""));
+  EXPECT_TRUE(EqualsIgnoreCase("X-Iceberg-Access-Delegation", "x-iceberg-access-delegation"));
+  EXPECT_FALSE(EqualsIgnoreCase("X-Iceberg-Access-Delegation", "x-iceberg-access-delegatiom"));
+  EXPECT_FALSE(EqualsIgnoreCase("authorization", "authorizatioo"));
+  EXPECT_FALSE(EqualsIgnoreCase("@[`{", "`{@["));  // neighbours of the letters do not fold
 }
 
 TEST(Util, IsoDurationsOfDaysAndTime) {
