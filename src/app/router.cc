@@ -254,19 +254,33 @@ AuditSubject SubjectOf(const http::Request& request, const http::Response& respo
 
 void Router::Audit(const http::Request& request, const std::string& principal, bool authenticated,
                    const http::Response& response) const {
-  AuditSubject subject = SubjectOf(request, response);
-  AddCreatedName(subject, request.body);
-  if (subject.object.empty() && subject.operation == "GET /iceberg/v1/config") {
-    subject.object =
-        request.Query("warehouse").value_or("");  // the catalog a client is configuring
+  // The operation and the object: the matched route's own text, read in place, unless the
+  // body completes the name or no route table matched (then described from the path).
+  std::optional<AuditSubject> described;
+  std::string_view operation;
+  std::string_view object;
+  bool routed = true;
+  if (response.audit_route && !response.audit_route->creates) {
+    operation = response.audit_route->operation;
+    object = response.audit_route->object;
+  } else {
+    described = SubjectOf(request, response);
+    AddCreatedName(*described, request.body);
+    operation = described->operation;
+    object = described->object;
+    routed = described->routed;
+  }
+  std::string warehouse;
+  if (object.empty() && operation == "GET /iceberg/v1/config") {
+    warehouse = request.Query("warehouse").value_or("");  // the catalog a client is configuring
+    object = warehouse;
   }
   governance::AuditRecord record;
   record.time_ms = NowMillis();
-  record.principal = authenticated ? principal : "";
-  record.interface = std::string(InterfaceName(InterfaceOf(request.path)));
-  record.operation =
-      response.audit_operation.empty() ? subject.operation : response.audit_operation;
-  record.object = response.audit_object.empty() ? subject.object : response.audit_object;
+  record.principal = authenticated ? std::string_view(principal) : std::string_view();
+  record.interface = InterfaceName(InterfaceOf(request.path));
+  record.operation = response.audit_operation.empty() ? operation : response.audit_operation;
+  record.object = response.audit_object.empty() ? object : response.audit_object;
   record.status = response.status;
   // A lookup that finds nothing (an engine asking whether a view of that name exists, say) is
   // not a failed request. The outcome is that of the call that decided the request (an MCP tool
@@ -284,7 +298,7 @@ void Router::Audit(const http::Request& request, const std::string& principal, b
   record.detail = response.audit_note;
   if (record.detail.empty() && record.outcome == "denied" &&
       (request.HeaderView("X-Iceberg-Access-Delegation") ||
-       subject.operation.ends_with("/credentials"))) {
+       operation.ends_with("/credentials"))) {
     record.detail = "storage credentials refused";
   }
   if (InterfaceOf(request.path) == Interface::kGravitino)
@@ -300,7 +314,7 @@ void Router::Audit(const http::Request& request, const std::string& principal, b
     // counted as "unmatched", so a caller sending endless distinct paths adds one series, not
     // one each, and cannot crowd out the routes' series.
     std::string_view operation = record.operation;
-    if (!subject.routed && response.audit_operation.empty()) {
+    if (!routed && response.audit_operation.empty()) {
       if (request.method == "CLOSE") {
         operation = "CLOSE";
       } else if (response.status >= 400) {

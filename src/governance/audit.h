@@ -7,6 +7,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -16,17 +17,19 @@ namespace cairn::governance {
 
 /// One request as the audit trail records it. Never holds a secret: no headers, bodies or
 /// query strings, only what the request was about.
+/// The text fields are views: what they name must outlive AuditLog::Write (a record is made and
+/// written on the request's path, not kept).
 struct AuditRecord {
   int64_t time_ms = 0;
-  std::string principal;
-  std::string interface;  // gravitino | iceberg | http
-  std::string operation;  // e.g. "POST /api/metalakes/{m}/catalogs" or "LOAD_TABLE"
-  std::string object;     // full name of the object, when known
-  std::string outcome;    // success | denied | failure
+  std::string_view principal;
+  std::string_view interface;  // gravitino | iceberg | http
+  std::string_view operation;  // e.g. "POST /api/metalakes/{m}/catalogs" or "LOAD_TABLE"
+  std::string_view object;     // full name of the object, when known
+  std::string_view outcome;    // success | denied | failure
   int status = 0;
-  std::string request_id;
-  std::string client;
-  std::string detail;  // e.g. which storage credentials were vended; omitted when empty
+  std::string_view request_id;
+  std::string_view client;
+  std::string_view detail;  // e.g. which storage credentials were vended; omitted when empty
   /// What a client said it is doing, from Gravitino's fileset audit headers
   /// (`InternalClientType`, `FilesetDataOperation`); unknown values are recorded as UNKNOWN.
   std::map<std::string, std::string> caller_context;

@@ -948,23 +948,28 @@ void JobService::RunOne(const QueuedJob& queued) {
                  j.finished_ms - j.started_ms, j.message);
     if (options_.audit != nullptr) {
       // Every run in the audit trail, scheduled ones too: who ran what on which object.
-      governance::AuditRecord record;
-      record.time_ms = j.finished_ms;
-      record.principal = finished->audit.creator;
-      record.interface = "jobs";
-      record.operation = "RUN_JOB " + j.template_name;
       auto conf = [&](const char* k) {
         auto it = j.conf.find(k);
         return it == j.conf.end() ? std::string() : it->second;
       };
-      record.object = built_in ? fmt::format("{}.{}.{}.{}", queued.metalake, conf("catalog"),
-                                             conf("schema"), conf("table"))
-                               : queued.metalake;
+      // The record's text lives here until it is written.
+      const std::string operation = "RUN_JOB " + j.template_name;
+      const std::string object = built_in ? fmt::format("{}.{}.{}.{}", queued.metalake,
+                                                        conf("catalog"), conf("schema"),
+                                                        conf("table"))
+                                          : queued.metalake;
+      const std::string detail = fmt::format("job {} {}{}{}", j.id, model::JobStatusName(j.status),
+                                             j.message.empty() ? "" : ": ", j.message);
+      governance::AuditRecord record;
+      record.time_ms = j.finished_ms;
+      record.principal = finished->audit.creator;
+      record.interface = "jobs";
+      record.operation = operation;
+      record.object = object;
       record.outcome = j.status == JobStatus::kSucceeded ? "success" : "failure";
       record.status = 0;  // no HTTP exchange: the outcome says how it ended
       record.request_id = j.id;
-      record.detail = fmt::format("job {} {}{}{}", j.id, model::JobStatusName(j.status),
-                                  j.message.empty() ? "" : ": ", j.message);
+      record.detail = detail;
       options_.audit->Write(record);
     }
   }

@@ -64,7 +64,7 @@ TEST_F(AuditLogTest, EscapesQuotesControlCharactersAndInvalidUtf8) {
   ASSERT_TRUE(log.has_value());
   AuditRecord r = Sample();
   r.principal = "bob \"the\" \\ admin\n";
-  r.object = std::string("caf\xc3\xa9.\xff\xfe");  // valid UTF-8, then two invalid bytes
+  r.object = "caf\xc3\xa9.\xff\xfe";  // valid UTF-8, then two invalid bytes
   r.detail = "vended s3-token for s3://b/p";
   r.caller_context = {{"InternalClientType", "HADOOP_GVFS"}, {"FilesetDataOperation", "CREATE"}};
   (*log)->Write(r);
@@ -108,8 +108,9 @@ TEST_F(AuditLogTest, RotatesPastTheSizeKeepingTheNewestRecordsInOrderAcrossTheFi
     auto log = AuditLog::Open(dir_.string(), 1000, 3);
     ASSERT_TRUE(log.has_value());
     for (int i = 0; i < kRecords; ++i) {
+      const std::string id = "req-" + std::to_string(i);  // outlives the write
       AuditRecord r = Sample();
-      r.request_id = "req-" + std::to_string(i);
+      r.request_id = id;
       (*log)->Write(r);
     }
     // A query sees the rotated files at once (an old file is synced and closed later).
