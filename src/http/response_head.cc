@@ -107,32 +107,39 @@ std::string ResponseHead(const Response& response, bool http11, bool keep_alive,
                          std::string_view request_id) {
   const int status = response.status;
   const uint64_t size = response.BodySize();
-  // Ours first; a response header of the same name takes the place of ours, or of an earlier
-  // one of its own.
-  std::vector<std::pair<std::string_view, std::string_view>> fields;
-  fields.reserve(3 + response.headers.size());
-  fields.emplace_back("Server", "cairn");
-  if ((size > 0 || status != 200) && !response.content_type.empty()) {
-    fields.emplace_back("Content-Type", response.content_type);
-  }
-  fields.emplace_back("X-Request-Id", request_id);
-  for (const auto& [name, value] : response.headers) {
-    std::erase_if(fields, [&](const auto& field) { return EqualsIgnoreCase(field.first, name); });
-    fields.emplace_back(name, value);
-  }
-
+  const auto& extra = response.headers;
+  // Ours first, written straight out; a response header of the same name takes the place of
+  // ours, and a later one of the same name the place of an earlier one.
+  const auto named_in_extra = [&extra](std::string_view name, size_t from) {
+    for (size_t i = from; i < extra.size(); ++i) {
+      if (EqualsIgnoreCase(extra[i].first, name)) return true;
+    }
+    return false;
+  };
   std::string out;
-  out.reserve(128 + request_id.size() + response.content_type.size() +
-              response.headers.size() * 48);
+  out.reserve(128 + request_id.size() + response.content_type.size() + extra.size() * 48);
   out += http11 ? "HTTP/1.1 " : "HTTP/1.0 ";
   AppendDecimal(out, static_cast<uint64_t>(status < 0 ? 0 : status));
   out += ' ';
   out += ReasonPhrase(status);
   out += "\r\n";
-  for (const auto& [name, value] : fields) {
+  if (!named_in_extra("Server", 0)) out += "Server: cairn\r\n";
+  if ((size > 0 || status != 200) && !response.content_type.empty() &&
+      !named_in_extra("Content-Type", 0)) {
+    out += "Content-Type: ";
+    AppendValue(out, response.content_type);
+    out += "\r\n";
+  }
+  if (!named_in_extra("X-Request-Id", 0)) {
+    out += "X-Request-Id: ";
+    AppendValue(out, request_id);
+    out += "\r\n";
+  }
+  for (size_t i = 0; i < extra.size(); ++i) {
+    const auto& [name, value] = extra[i];
     // What the body length and the connection say is the server's to write.
     if (EqualsIgnoreCase(name, "Content-Length") || EqualsIgnoreCase(name, "Transfer-Encoding") ||
-        EqualsIgnoreCase(name, "Connection")) {
+        EqualsIgnoreCase(name, "Connection") || named_in_extra(name, i + 1)) {
       continue;
     }
     AppendValue(out, name);
