@@ -11,11 +11,47 @@
 
 #include <nlohmann/json.hpp>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "common/swar.h"
 
 namespace cairn::json {
 
+namespace {
+
+#if defined(__SSE2__)
+// Whether one of sixteen bytes needs a JSON escape or is not ASCII. Compared as signed bytes,
+// every byte from 0x80 up is below 0x20 too.
+bool NeedsEscape16(const char* p) {
+  const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  const __m128i control_or_high = _mm_cmplt_epi8(x, _mm_set1_epi8(0x20));
+  const __m128i del = _mm_cmpeq_epi8(x, _mm_set1_epi8(0x7f));
+  const __m128i quote = _mm_cmpeq_epi8(x, _mm_set1_epi8('"'));
+  const __m128i backslash = _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'));
+  const __m128i any =
+      _mm_or_si128(_mm_or_si128(control_or_high, del), _mm_or_si128(quote, backslash));
+  return _mm_movemask_epi8(any) != 0;
+}
+#endif
+
+}  // namespace
+
 bool IsPlainAscii(std::string_view value) {
+#if defined(__SSE2__)
+  // Sixteen bytes at a time (every x86-64 has SSE2): the audit line's fields and the metadata
+  // location of every load answer pass here. The last sixteen bytes are read again for a tail.
+  if (value.size() >= 16) {
+    const char* p = value.data();
+    const size_t n = value.size();
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+      if (NeedsEscape16(p + i)) return false;
+    }
+    return i == n || !NeedsEscape16(p + n - 16);
+  }
+#endif
   using namespace swar;
   return NoneFlagged(
       value,

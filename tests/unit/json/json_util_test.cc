@@ -45,7 +45,7 @@ TEST(AppendQuoted, QuotesPlainTextAsIsAndEscapesEverythingElseAtAnyPosition) {
   for (const std::string bad : {std::string("\""), std::string("\\"), std::string("\n"),
                                 std::string(1, '\0'), std::string("\x1f"), std::string("\x7f"),
                                 std::string("\xc3\xa9")}) {
-    for (const size_t length : {0, 1, 6, 7, 8, 15, 19}) {  // short tails and whole words
+    for (const size_t length : {0, 1, 6, 7, 8, 15, 16, 19, 31, 32, 40}) {  // every kind of tail
       for (size_t pos = 0; pos <= length; ++pos) {
         std::string v(length, 'a');
         v.insert(pos, bad);
