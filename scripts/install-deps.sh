@@ -5,7 +5,7 @@ set -euo pipefail
 profile=${1:-build}
 pkgs=(build-essential cmake ninja-build ccache pkg-config libboost-dev nlohmann-json3-dev
       libsqlite3-dev libpq-dev libspdlog-dev libfmt-dev libcli11-dev libssl-dev libcurl4-openssl-dev libavro-dev
-      zlib1g-dev libmariadb-dev librdkafka-dev libthrift-dev thrift-compiler)
+      zlib1g-dev libmariadb-dev librdkafka-dev libthrift-dev thrift-compiler libjemalloc-dev)
 # The web UI (ui/) is built with npm from its lock file at build time; Debian's Node.js 18 and npm
 # do it. A machine that already has a newer Node.js with npm keeps it.
 command -v npm >/dev/null 2>&1 || pkgs+=(nodejs npm)
