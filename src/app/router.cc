@@ -313,15 +313,15 @@ void Router::Audit(const http::Request& request, const std::string& principal, b
     // outside the tables (admin, health) answer those with success; every refused one is
     // counted as "unmatched", so a caller sending endless distinct paths adds one series, not
     // one each, and cannot crowd out the routes' series.
-    std::string_view operation = record.operation;
+    std::string_view series = record.operation;
     if (!routed && response.audit_operation.empty()) {
       if (request.method == "CLOSE") {
-        operation = "CLOSE";
+        series = "CLOSE";
       } else if (response.status >= 400) {
-        operation = "unmatched";
+        series = "unmatched";
       }
     }
-    metrics->ObserveRequest(record.interface, operation, response.status, seconds,
+    metrics->ObserveRequest(record.interface, series, response.status, seconds,
                             response.vended_access);
   }
   audit.Write(record);
