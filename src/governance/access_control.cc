@@ -18,6 +18,8 @@ using Json = nlohmann::json;
 
 namespace {
 
+std::atomic<uint64_t> next_access_serial{1};
+
 
 Json ObjectsToJson(const std::vector<SecurableObject>& objects) {
   Json arr = Json::array();
@@ -177,7 +179,7 @@ bool Grants::Has(std::string_view privilege,
 }
 
 AccessControl::AccessControl(store::MetadataStore& store, AccessConfig config)
-    : store_(store), config_(std::move(config)) {
+    : store_(store), config_(std::move(config)), serial_(next_access_serial.fetch_add(1)) {
   // Grants are read from user, group and role rows; another replica's change of one (or a feed
   // that reconnected, nullopt) drops every cached decision.
   store_.SubscribeToChanges([generation = generation_](std::optional<EntityType> kind) {
@@ -461,17 +463,45 @@ Result<std::vector<std::string>> AccessControl::RolesOfObject(const EntityRecord
 
 // ---- decisions ----
 
+namespace {
+
+// The last grants a thread looked up, valid under the same rules as a cache entry: a request
+// after request from one caller (an engine loading tables) takes no key, lock or hash.
+struct GrantsMemo {
+  uint64_t access = 0;  // AccessControl::serial_; 0: empty
+  int64_t metalake = 0;
+  std::string user;
+  std::vector<std::string> groups;
+  uint64_t generation = 0;
+  int64_t built_ms = 0;
+  std::shared_ptr<const Grants> grants;
+};
+thread_local GrantsMemo grants_memo;
+
+}  // namespace
+
 Result<std::shared_ptr<const Grants>> AccessControl::GrantsOf(const EntityRecord& metalake,
                                                               const Principal& principal) {
-  std::string key = std::to_string(metalake.id) + "\x1f" + principal.user;
-  for (const auto& g : principal.groups) key += "\x1f" + g;
   const uint64_t generation = generation_->load();
   const int64_t now = NowMillis();
+  GrantsMemo& memo = grants_memo;
+  if (memo.access == serial_ && memo.metalake == metalake.id && memo.generation == generation &&
+      now - memo.built_ms < kGrantsTtlMs && memo.user == principal.user &&
+      memo.groups == principal.groups) {
+    return memo.grants;
+  }
+  const auto remember = [&](const CacheEntry& entry) {
+    memo = GrantsMemo{serial_, metalake.id,       principal.user, principal.groups,
+                      generation, entry.built_ms, entry.grants};
+  };
+  std::string key = std::to_string(metalake.id) + "\x1f" + principal.user;
+  for (const auto& g : principal.groups) key += "\x1f" + g;
   {
     std::lock_guard lock(mu_);
     auto it = cache_.find(key);
     if (it != cache_.end() && it->second.generation == generation &&
         now - it->second.built_ms < kGrantsTtlMs) {
+      remember(it->second);
       return it->second.grants;
     }
   }
@@ -513,9 +543,11 @@ Result<std::shared_ptr<const Grants>> AccessControl::GrantsOf(const EntityRecord
     }
   }
   std::shared_ptr<const Grants> result = grants;
+  const CacheEntry entry{generation, now, result};
+  remember(entry);
   std::lock_guard lock(mu_);
   if (cache_.size() > 10000) cache_.clear();
-  cache_[key] = CacheEntry{generation, now, result};
+  cache_[key] = entry;
   return result;
 }
 

@@ -178,6 +178,9 @@ class AccessControl {
   std::mutex mu_;
   std::unordered_map<std::string, CacheEntry>
       cache_;  // guarded by mu_; key: metalake id + principal
+  /// Tells this object's entries in a thread's memo of its last lookup (GrantsOf) from those of
+  /// another object, even one at the same address later.
+  const uint64_t serial_;
 };
 
 }  // namespace cairn::governance
