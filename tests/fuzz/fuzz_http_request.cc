@@ -5,6 +5,7 @@
 // a finished request, written again in the plainest form, reads back the same.
 #include <string>
 
+#include "common/util.h"
 #include "fuzz_util.h"
 #include "http/request_parser.h"
 
@@ -48,6 +49,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Check(whole.request().body.size() <= kBodyLimit, "a body within the limit");
   Check(!whole.request().method.empty() && !whole.request().target.empty(),
         "a method and a target");
+  for (const auto& [name, value] : whole.request().headers) {
+    // Against the byte-wise definitions the parser's word-wise checks stand for.
+    for (const char ch : value) {
+      const auto c = static_cast<unsigned char>(ch);
+      Check(c < 0x20 ? c == '\t' : c != 0x7f, "no control character but a tab in a field value");
+    }
+    Check(whole.request().headers.find(cairn::ToUpper(name)) ==
+              whole.request().headers.find(cairn::ToLower(name)),
+          "a field is found by its name in any case");
+    Check(whole.request().headers.find(name) != whole.request().headers.end(),
+          "every field is found by its name");
+  }
 
   // Written again with a Content-Length, the request reads back the same.
   std::string again = whole.request().method + " " + whole.request().target +
