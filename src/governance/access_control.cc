@@ -20,7 +20,6 @@ namespace {
 
 std::atomic<uint64_t> next_access_serial{1};
 
-
 Json ObjectsToJson(const std::vector<SecurableObject>& objects) {
   Json arr = Json::array();
   for (const auto& o : objects) {
@@ -491,7 +490,7 @@ Result<std::shared_ptr<const Grants>> AccessControl::GrantsOf(const EntityRecord
     return memo.grants;
   }
   const auto remember = [&](const CacheEntry& entry) {
-    memo = GrantsMemo{serial_, metalake.id,       principal.user, principal.groups,
+    memo = GrantsMemo{serial_,    metalake.id,    principal.user, principal.groups,
                       generation, entry.built_ms, entry.grants};
   };
   std::string key = std::to_string(metalake.id) + "\x1f" + principal.user;

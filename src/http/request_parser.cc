@@ -46,8 +46,8 @@ bool IsToken(std::string_view s) {
 // control character (CR, LF, NUL, DEL among them).
 bool IsFieldValue(std::string_view s) {
   using namespace swar;
-  // Eight bytes at a time: a word with a byte below 0x20 or a DEL is looked at byte by byte
-  // (a tab is allowed).
+  // Eight bytes at a time; a value with a byte below 0x20 or a DEL anywhere is then looked at
+  // byte by byte, since a tab is allowed.
   return NoneFlagged(
              s, [](uint64_t x) { return ByteBelow(x, 0x20) | ByteIs(x, 0x7f); }, ' ') ||
          std::none_of(s.begin(), s.end(), [](char ch) {
