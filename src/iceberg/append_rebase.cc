@@ -898,7 +898,9 @@ Result<std::pair<Json, Json>> RebaseAppend(const Json& current, const Json& requ
       LongField(set_ref, "snapshot-id") != s_id) {
     return NotRebasable("the snapshot is not set as the main branch");
   }
-  if (FindSnapshot(current, *s_id) != nullptr) return NotRebasable("the snapshot id exists");
+  const bool id_taken = io.snapshot_ids != nullptr ? io.snapshot_ids->count(*s_id) > 0
+                                                   : FindSnapshot(current, *s_id) != nullptr;
+  if (id_taken) return NotRebasable("the snapshot id exists");
   if (LongField(snapshot, "schema-id") != LongField(current, "current-schema-id")) {
     return NotRebasable("the schema changed");
   }

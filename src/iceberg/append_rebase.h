@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -100,6 +101,9 @@ struct RebaseIo {
   std::function<Result<std::string>(const std::string& location)> read;
   std::function<Status(const std::string& location, const std::string& bytes)> write_new;
   WrittenLists* written_lists = nullptr;
+  /// The ids of `current`'s snapshots, when the caller keeps them (not owned): whether the
+  /// appended snapshot's id is new is then one lookup, not a walk over the whole history.
+  const std::unordered_set<int64_t>* snapshot_ids = nullptr;
 };
 
 /// Rebases a fast append that lost a race against other appends, so that it lands on top of the

@@ -1457,7 +1457,8 @@ Result<LoadedObject> IcebergCatalog::CommitOnce(store::MetadataStore& store, con
 Result<iceberg::Json> IcebergCatalog::CheckCommit(const iceberg::Json& base,
                                                   const TableCommit& commit,
                                                   std::vector<std::string>& written,
-                                                  bool defer_sync) {
+                                                  bool defer_sync,
+                                                  const iceberg::SnapshotIndex* index) {
   const iceberg::Json requirements = json::ToOrderedJson(commit.requirements);
   iceberg::Json updates = json::ToOrderedJson(commit.updates);
   if (auto met = iceberg::CheckTableRequirements(&base, requirements); !met) {
@@ -1466,6 +1467,7 @@ Result<iceberg::Json> IcebergCatalog::CheckCommit(const iceberg::Json& base,
     // new head instead of failing, so concurrent appends all land without client retries.
     iceberg::RebaseIo io;
     io.written_lists = &caches_->written_lists();
+    io.snapshot_ids = index != nullptr ? &index->ids : nullptr;
     io.read = [this](const std::string& location) -> Result<std::string> {
       CAIRN_ASSIGN_OR_RETURN(auto file_io, storage::FileIOFor(location, storage_));
       return file_io->Read(location);
@@ -1652,7 +1654,11 @@ IcebergCatalog::BatchAttempt IcebergCatalog::CommitBatchOnce(
   for (size_t i : open) {
     const QueuedTableCommit& queued = *batch[i];
     std::vector<std::string> written;
-    auto updates = CheckCommit(*current, *queued.commit, written, /*defer_sync=*/true);
+    // The running index describes `running` whenever it is set (a hot table's history runs to
+    // thousands of snapshots: a rebase then finds whether an id is taken in one lookup).
+    const iceberg::SnapshotIndex* index =
+        current == &running && running_index ? &*running_index : nullptr;
+    auto updates = CheckCommit(*current, *queued.commit, written, /*defer_sync=*/true, index);
     if (!updates) {
       DeleteQuietly(storage_, files_, written);
       answers[i] = std::move(updates).error();

@@ -20,6 +20,7 @@
 #include "iceberg/maintenance.h"
 #include "iceberg/scan_plan.h"
 #include "iceberg/schema.h"
+#include "iceberg/table_builder.h"
 #include "model/table.h"
 #include "storage/credentials.h"
 #include "storage/file_io.h"
@@ -362,9 +363,11 @@ class IcebergCatalog {
   // Checks `commit`'s requirements against `base` and returns the updates to apply: its own, or,
   // for a fast append that lost a race against other appends, the ones RebaseAppend made for
   // `base` (the new manifest list recorded in `written`; made durable by WriteNew, or only
-  // written when `defer_sync`, and then the caller syncs it before pointing at it).
+  // written when `defer_sync`, and then the caller syncs it before pointing at it). `index`,
+  // when given, describes `base`'s snapshots.
   Result<iceberg::Json> CheckCommit(const iceberg::Json& base, const TableCommit& commit,
-                                    std::vector<std::string>& written, bool defer_sync);
+                                    std::vector<std::string>& written, bool defer_sync,
+                                    const iceberg::SnapshotIndex* index = nullptr);
   // One commit on its own, retried against the new head when it loses the compare-and-set.
   Result<LoadedObject> CommitAlone(const CallContext& ctx, const TableCommit& commit);
   // Commits `batch` (commits to one table, in order) and answers each, same order. `head` is the

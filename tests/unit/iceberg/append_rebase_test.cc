@@ -3,6 +3,7 @@
 
 #include <map>
 #include <string>
+#include <unordered_set>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -363,6 +364,25 @@ TEST_F(RebaseTest, RefusesWhenTheConcurrentCommitIsNotAnAppend) {
 TEST_F(RebaseTest, RefusesAnotherFailingRequirement) {
   requirements_[0]["uuid"] = "00000000-0000-0000-0000-000000000000";
   ExpectConflictAndNothingWritten("UUID does not match");
+}
+
+TEST_F(RebaseTest, RefusesAnIdTheTableHasWhetherItLooksOrIsTold) {
+  const Json appended = updates_;
+  updates_[0]["snapshot"]["snapshot-id"] = 2;  // main's own
+  updates_[1]["snapshot-id"] = 2;
+  ExpectConflictAndNothingWritten("the snapshot id exists");
+  // Told the table's ids, it looks nowhere else: a set naming S's id refuses it, and one
+  // without it lets the same append through.
+  updates_ = appended;
+  std::unordered_set<int64_t> ids;
+  for (const auto& s : current_["snapshots"]) ids.insert(s["snapshot-id"].get<int64_t>());
+  RebaseIo io = io_.Io();
+  io.snapshot_ids = &ids;
+  EXPECT_THAT(RebaseAppend(current_, requirements_, updates_, io), IsOk());
+  ids.insert(updates_[0]["snapshot"]["snapshot-id"].get<int64_t>());
+  auto refused = RebaseAppend(current_, requirements_, updates_, io);
+  EXPECT_THAT(refused, IsError(ErrorCode::kConflict));
+  EXPECT_THAT(refused, HasErrorMessage("the snapshot id exists"));
 }
 
 TEST_F(RebaseTest, RefusesWhenMainDidNotMove) {
