@@ -21,28 +21,28 @@ constexpr uint64_t ByteBelow(uint64_t v, unsigned char n) { return (v - kOnes * 
 /// Nonzero when some byte of `v` is 0x80 or above.
 constexpr uint64_t HighByte(uint64_t v) { return v & kHigh; }
 
+/// The word the last few bytes (fewer than eight) of the `n` bytes at `p` are looked at as: the
+/// last eight bytes again when there are eight, else the bytes padded with `fill`.
+inline uint64_t TailWord(const char* p, size_t n, unsigned char fill) {
+  uint64_t x = kOnes * fill;
+  std::memcpy(&x, n >= 8 ? p + n - 8 : p, n >= 8 ? 8 : n);
+  return x;
+}
+
 /// True when nothing in `text` is flagged: `word(x)` is nonzero when one of the eight bytes of
-/// `x` is. `fill` is a byte `word` never flags. The last few bytes (fewer than eight) are looked
-/// at as one word too: the last eight bytes of the text again when it has eight, else the bytes
-/// padded with `fill`. No byte is looked at alone, so a short value costs about one word.
+/// `x` is. `fill` is a byte `word` never flags: the last few bytes are one more word (TailWord),
+/// so no byte is looked at alone and a short value costs about one word.
 template <class Word>
 bool NoneFlagged(std::string_view text, Word word, unsigned char fill) {
   const char* p = text.data();
   const size_t n = text.size();
-  uint64_t x;
   size_t i = 0;
   for (; i + 8 <= n; i += 8) {
+    uint64_t x;
     std::memcpy(&x, p + i, 8);
     if (word(x) != 0) return false;
   }
-  if (i == n) return true;
-  if (n >= 8) {
-    std::memcpy(&x, p + n - 8, 8);
-  } else {
-    x = kOnes * fill;
-    std::memcpy(&x, p, n);
-  }
-  return word(x) == 0;
+  return i == n || word(TailWord(p, n, fill)) == 0;
 }
 
 }  // namespace cairn::swar

@@ -5,8 +5,8 @@
 #include <charconv>
 #include <chrono>
 #include <ctime>
-#include <limits>
 #include <cstring>
+#include <limits>
 #include <random>
 
 #include <fmt/format.h>
@@ -63,9 +63,6 @@ std::string RandomUuid() {
 namespace {
 char Lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
 char Upper(char c) { return (c >= 'a' && c <= 'z') ? static_cast<char>(c - 'a' + 'A') : c; }
-}  // namespace
-
-namespace {
 
 // The eight bytes of `w` with the ASCII capitals made small; every other byte as it is.
 uint64_t LowerWord(uint64_t w) {
@@ -83,25 +80,16 @@ uint64_t LowerWord(uint64_t w) {
 bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
   const size_t n = a.size();
   if (n != b.size()) return false;
-  uint64_t x = 0;
-  uint64_t y = 0;
+  uint64_t x;
+  uint64_t y;
   size_t i = 0;
   for (; i + 8 <= n; i += 8) {
     std::memcpy(&x, a.data() + i, 8);
     std::memcpy(&y, b.data() + i, 8);
     if (LowerWord(x) != LowerWord(y)) return false;
   }
-  if (i == n) return true;
-  if (n >= 8) {  // the last eight bytes again
-    std::memcpy(&x, a.data() + n - 8, 8);
-    std::memcpy(&y, b.data() + n - 8, 8);
-  } else {  // both padded with the same zeros
-    x = 0;
-    y = 0;
-    std::memcpy(&x, a.data(), n);
-    std::memcpy(&y, b.data(), n);
-  }
-  return LowerWord(x) == LowerWord(y);
+  return i == n || LowerWord(swar::TailWord(a.data(), n, 0)) ==
+                        LowerWord(swar::TailWord(b.data(), n, 0));
 }
 
 std::string ToLower(std::string_view s) {

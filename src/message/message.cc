@@ -46,9 +46,8 @@ std::optional<std::string> Request::Query(std::string_view name) const {
 }
 
 std::optional<std::string> Request::Header(std::string_view name) const {
-  auto it = headers.find(name);
-  if (it == headers.end()) return std::nullopt;
-  return it->second;
+  if (auto value = HeaderView(name)) return std::string(*value);
+  return std::nullopt;
 }
 
 std::optional<std::string_view> Request::HeaderView(std::string_view name) const {
